@@ -1,0 +1,1 @@
+//! CPU backend: rayon-parallel kernels of every format. (formats helper)

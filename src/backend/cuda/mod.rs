@@ -1,0 +1,1 @@
+//! CUDA backend (cudarc, loaded dynamically): see the CUDA issue. Not yet implemented.

@@ -1,0 +1,223 @@
+//! Backends run SpMV kernels: the [`Backend`] trait (Ginkgo's executors are the model) with a CPU
+//! implementation ([`cpu`]) and a CUDA implementation ([`cuda`]) behind the same interface.
+//!
+//! A *kernel variant* ([`Variant`]) names a storage format plus, where the format has one, its
+//! thread mapping (CSR: threads per row or merge-path); vendor (cuSPARSE) algorithms are variants
+//! of their own so every table shows ours beside the vendor's. A [`KernelConfig`] adds the
+//! format parameters and the CUDA block size.
+
+pub mod cpu;
+pub mod cuda;
+pub mod timing;
+
+use crate::formats::{FormatKind, FormatParams};
+use crate::{Csr, Error, Result, Scalar};
+use serde::{Deserialize, Serialize};
+
+pub use timing::{Timing, TimingProtocol};
+
+/// A cuSPARSE generic-SpMV algorithm, listed as a format of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum VendorAlg {
+    /// `CUSPARSE_SPMV_CSR_ALG1` on CSR.
+    CsrAlg1,
+    /// `CUSPARSE_SPMV_CSR_ALG2` on CSR.
+    CsrAlg2,
+    /// `CUSPARSE_SPMV_COO_ALG1` on COO.
+    CooAlg1,
+    /// `CUSPARSE_SPMV_COO_ALG2` on COO.
+    CooAlg2,
+    /// `CUSPARSE_SPMV_SELL_ALG1` on sliced ELL.
+    SellAlg1,
+}
+
+/// A kernel: a storage format and its thread mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Variant {
+    /// CSR with `threads_per_row` ∈ {1, 2, 4, 8, 16, 32} consecutive threads per row
+    /// (1 = Bell & Garland's scalar kernel, 32 = their vector kernel, one warp per row).
+    Csr { threads_per_row: u32 },
+    /// Load-balanced CSR (merge-path over rows and non-zeros).
+    CsrMerge,
+    /// COO, one thread per non-zero with a segmented reduction.
+    Coo,
+    /// ELL, one thread per row.
+    Ell,
+    /// HYB = ELL part + COO part.
+    Hyb,
+    /// Jagged diagonals, one thread per (permuted) row.
+    Jad,
+    /// SELL-C-σ, one thread per row of a slice.
+    Sell,
+    /// DIA, one thread per row.
+    Dia,
+    /// BSR, one warp per block row.
+    Bsr,
+    /// A cuSPARSE algorithm.
+    Vendor(VendorAlg),
+}
+
+impl Variant {
+    /// All of our own kernels, in display order.
+    pub fn ours() -> Vec<Variant> {
+        let mut v: Vec<Variant> = [1, 2, 4, 8, 16, 32]
+            .into_iter()
+            .map(|t| Variant::Csr { threads_per_row: t })
+            .collect();
+        v.extend([
+            Variant::CsrMerge,
+            Variant::Coo,
+            Variant::Ell,
+            Variant::Hyb,
+            Variant::Jad,
+            Variant::Sell,
+            Variant::Dia,
+            Variant::Bsr,
+        ]);
+        v
+    }
+
+    /// The cuSPARSE variants.
+    pub fn vendor() -> Vec<Variant> {
+        [
+            VendorAlg::CsrAlg1,
+            VendorAlg::CsrAlg2,
+            VendorAlg::CooAlg1,
+            VendorAlg::CooAlg2,
+            VendorAlg::SellAlg1,
+        ]
+        .into_iter()
+        .map(Variant::Vendor)
+        .collect()
+    }
+
+    /// The storage format the variant runs on.
+    pub fn format(self) -> FormatKind {
+        match self {
+            Variant::Csr { .. } | Variant::CsrMerge => FormatKind::Csr,
+            Variant::Coo => FormatKind::Coo,
+            Variant::Ell => FormatKind::Ell,
+            Variant::Hyb => FormatKind::Hyb,
+            Variant::Jad => FormatKind::Jad,
+            Variant::Sell => FormatKind::Sell,
+            Variant::Dia => FormatKind::Dia,
+            Variant::Bsr => FormatKind::Bsr,
+            Variant::Vendor(VendorAlg::CsrAlg1 | VendorAlg::CsrAlg2) => FormatKind::Csr,
+            Variant::Vendor(VendorAlg::CooAlg1 | VendorAlg::CooAlg2) => FormatKind::Coo,
+            Variant::Vendor(VendorAlg::SellAlg1) => FormatKind::Sell,
+        }
+    }
+
+    /// Whether this is a cuSPARSE algorithm.
+    pub fn is_vendor(self) -> bool {
+        matches!(self, Variant::Vendor(_))
+    }
+
+    /// The name used on the command line and in every table, e.g. `csr-vector`, `cusparse-csr-alg2`.
+    pub fn name(self) -> String {
+        match self {
+            Variant::Csr { threads_per_row: 1 } => "csr-scalar".into(),
+            Variant::Csr {
+                threads_per_row: 32,
+            } => "csr-vector".into(),
+            Variant::Csr { threads_per_row: t } => format!("csr-t{t}"),
+            Variant::CsrMerge => "csr-merge".into(),
+            Variant::Vendor(a) => match a {
+                VendorAlg::CsrAlg1 => "cusparse-csr-alg1",
+                VendorAlg::CsrAlg2 => "cusparse-csr-alg2",
+                VendorAlg::CooAlg1 => "cusparse-coo-alg1",
+                VendorAlg::CooAlg2 => "cusparse-coo-alg2",
+                VendorAlg::SellAlg1 => "cusparse-sell",
+            }
+            .into(),
+            other => other.format().name().into(),
+        }
+    }
+
+    /// Parse a name produced by [`Variant::name`]; `csr` alone means `csr-vector`.
+    pub fn parse(s: &str) -> Result<Variant> {
+        if s == "csr" {
+            return Ok(Variant::Csr {
+                threads_per_row: 32,
+            });
+        }
+        Variant::ours()
+            .into_iter()
+            .chain(Variant::vendor())
+            .find(|v| v.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<String> = Variant::ours()
+                    .into_iter()
+                    .chain(Variant::vendor())
+                    .map(|v| v.name())
+                    .collect();
+                Error::Invalid(format!(
+                    "unknown format '{s}'; expected one of: {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// Everything needed to prepare a kernel: variant, format parameters, CUDA block size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelConfig {
+    pub variant: Variant,
+    pub params: FormatParams,
+    /// Threads per CUDA block (ignored by the CPU backend).
+    pub block_size: u32,
+}
+
+impl KernelConfig {
+    /// A configuration with default parameters and a block size of 256.
+    pub fn new(variant: Variant) -> Self {
+        KernelConfig {
+            variant,
+            params: FormatParams::default(),
+            block_size: 256,
+        }
+    }
+}
+
+/// A backend: turns a CSR matrix into a prepared kernel that can run and be timed.
+pub trait Backend<T: Scalar> {
+    /// Short name (`cpu`, `cuda`).
+    fn name(&self) -> &str;
+    /// A one-line description of the device (CPU model and threads, GPU name …).
+    fn device_name(&self) -> String;
+    /// Whether the backend can run `variant` at all.
+    fn supports(&self, variant: Variant) -> bool;
+    /// Convert `csr` to the variant's format, move it to the device, and return a kernel ready to
+    /// run. Fails with a clear error if the format refuses the matrix or it does not fit.
+    fn prepare<'a>(
+        &'a self,
+        csr: &Csr<T>,
+        cfg: &KernelConfig,
+    ) -> Result<Box<dyn PreparedSpmv<T> + 'a>>;
+}
+
+/// A matrix in a kernel's format on a backend's device, with its x and y vectors.
+pub trait PreparedSpmv<T: Scalar> {
+    /// The configuration it was prepared with.
+    fn config(&self) -> &KernelConfig;
+    /// Bytes of the format's arrays on the device.
+    fn footprint_bytes(&self) -> u64;
+    /// The minimum bytes one SpMV must move: the format's arrays once, x once, y once.
+    fn effective_bytes(&self) -> u64;
+    /// Set the input vector (length = columns).
+    fn set_x(&mut self, x: &[T]) -> Result<()>;
+    /// Fill y with NaN, so that an element the kernel fails to write is caught.
+    fn poison_y(&mut self) -> Result<()>;
+    /// Compute `y = A·x` once and wait for it.
+    fn run(&mut self) -> Result<()>;
+    /// Read y back (length = rows).
+    fn y(&mut self) -> Result<Vec<T>>;
+    /// Run `protocol.runs` times, timing each run.
+    fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing>;
+}

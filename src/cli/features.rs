@@ -1,0 +1,9 @@
+//! `sparsecast features` (not yet implemented).
+
+/// Not yet implemented.
+#[derive(clap::Args, Debug)]
+pub struct Args {}
+
+pub fn run(_a: Args) -> anyhow::Result<()> {
+    anyhow::bail!("features: not yet implemented")
+}

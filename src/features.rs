@@ -1,0 +1,1 @@
+//! Matrix features (features helper).

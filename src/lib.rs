@@ -1,0 +1,25 @@
+//! # sparsecast
+//!
+//! Predicts, ranks and optimizes the run time of sparse matrix–vector multiplication
+//! (SpMV, `y = A·x`) on GPUs.
+//!
+//! The crate follows the data:
+//!
+//! * [`matrix`] — the canonical CSR matrix, the Matrix Market reader/writer and the generators;
+//! * [`formats`] — one module per storage format (layout, conversion from CSR, footprint, CPU kernel);
+//! * [`features`] — one-pass matrix features used by every performance model;
+//! * [`backend`] — the [`backend::Backend`] trait with CPU and CUDA implementations, and timing;
+//! * [`cli`] — the `sparsecast` command-line program, one file per subcommand.
+
+pub mod backend;
+pub mod cli;
+pub mod error;
+pub mod features;
+pub mod formats;
+pub mod matrix;
+pub mod scalar;
+pub mod util;
+
+pub use error::{Error, Result};
+pub use matrix::Csr;
+pub use scalar::{Precision, Scalar};

@@ -1,0 +1,1 @@
+//! Deterministic matrix generators (generators helper).

@@ -1,0 +1,1 @@
+//! Matrix Market reader and writer (matrix-market helper).
