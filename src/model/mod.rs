@@ -7,12 +7,14 @@
 
 pub mod analytical;
 pub mod fit;
+pub mod rank;
 
 use crate::backend::Variant;
 use crate::formats::FormatParams;
 use crate::{Csr, Error, Precision, Result, Scalar};
 
 pub use analytical::AnalyticalModel;
+pub use rank::{rank, Ranked, Ranking};
 
 /// A performance model of one device and precision.
 pub trait Model: Send + Sync {
@@ -26,6 +28,12 @@ pub trait Model: Send + Sync {
     /// `params`. Fails with [`Error::Unsupported`] for a kernel the model does not cover and with
     /// [`Error::FormatRefused`] where the format cannot hold the matrix on the device.
     fn predict(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> Result<f64>;
+    /// A short note on what the prediction used (strip counts, `P_NZ`, the HYB split …); empty
+    /// by default.
+    fn explain(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> String {
+        let _ = (shape, variant, params);
+        String::new()
+    }
 }
 
 /// What the models need to know about a matrix: its size and its row-length distribution.

@@ -154,6 +154,35 @@ impl Model for AnalyticalModel {
             }
         })
     }
+
+    fn explain(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> String {
+        let strips = |n: u64, v: Variant| {
+            strip_size(&self.limits, v).map_or(0, |s| crate::instrument::strips(n, s))
+        };
+        match variant {
+            Variant::Csr { .. } => format!(
+                "P_NZ {} (mode), {} strips",
+                shape.mode_row_len(),
+                strips(shape.nrows, variant)
+            ),
+            Variant::Ell => format!(
+                "P_NZ {} (width), {} strips",
+                shape.ell_width(params).unwrap_or(0),
+                strips(shape.nrows, variant)
+            ),
+            Variant::Coo => format!("{} non-zero strips", strips(shape.nnz, variant)),
+            Variant::Hyb => {
+                let k = shape.hyb_width(params);
+                let over = shape.entries_beyond(k);
+                format!(
+                    "ELL width {k} ({} strips) + COO {over} entries ({} strips)",
+                    strips(shape.nrows, Variant::Ell),
+                    strips(over, Variant::Coo)
+                )
+            }
+            _ => String::new(),
+        }
+    }
 }
 
 /// The smallest measured time, the floor of every estimate.
