@@ -5,6 +5,7 @@
 //! ([`analytical`]) and the statistical and machine-learning models of later work sit side by side
 //! and are compared on the same data. [`fit`] holds the small least-squares fits they share.
 
+pub mod accuracy;
 pub mod analytical;
 pub mod fit;
 pub mod rank;
