@@ -1,8 +1,11 @@
 //! Accuracy of a model against measurements: the papers' *difference rate*
 //! `|predicted − measured| / measured` (004 §5.1) and its statistics per kernel and precision.
 
+use super::{Model, Shape};
 use crate::backend::Variant;
-use crate::Precision;
+use crate::formats::FormatParams;
+use crate::instrument::Measurement;
+use crate::{Precision, Result};
 use serde::Serialize;
 
 /// One prediction next to its measurement.
@@ -57,6 +60,24 @@ pub struct Summary {
 
 fn variant_name<S: serde::Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&v.name())
+}
+
+/// The model's predictions of its own benchmark matrices (in-sample accuracy): how well the
+/// fitted relationships describe the measurements they were fitted to.
+pub fn benchmark_samples(model: &dyn Model, ms: &[Measurement]) -> Result<Vec<Sample>> {
+    let params = FormatParams::default();
+    ms.iter()
+        .map(|m| {
+            let shape = Shape::constant(m.rows, m.cols, m.pnz);
+            Ok(Sample {
+                input: format!("benchmark R={} P_NZ={}", m.rows, m.pnz),
+                variant: m.kernel,
+                precision: model.precision(),
+                predicted: model.predict(&shape, m.kernel, &params)?,
+                measured: m.time(),
+            })
+        })
+        .collect()
 }
 
 /// Statistics per (kernel, precision), in order of first appearance.

@@ -95,6 +95,16 @@ impl Shape {
         }
     }
 
+    /// A matrix of `rows` rows of `pnz` entries each (a benchmark matrix).
+    pub fn constant(rows: u64, cols: u64, pnz: u64) -> Shape {
+        Shape {
+            nrows: rows,
+            ncols: cols,
+            nnz: rows * pnz,
+            row_lengths: if rows > 0 { vec![(pnz, rows)] } else { Vec::new() },
+        }
+    }
+
     /// The longest row (0 for a matrix without rows).
     pub fn max_row_len(&self) -> u64 {
         self.row_lengths.last().map_or(0, |&(l, _)| l)
