@@ -55,6 +55,11 @@ impl<T: Scalar> Ell<T> {
             }
             Some(w) => w,
         };
+        check_u32(
+            "ell",
+            "ELL slots (width × rows)",
+            width as u128 * csr.nrows as u128,
+        )?;
         check_bytes(
             "ell",
             bytes_for(width, csr.nrows, T::BYTES),
