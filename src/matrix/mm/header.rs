@@ -56,7 +56,14 @@ pub fn parse(name: &str, s: &[u8]) -> Result<Header> {
     if words.is_empty() {
         return Err(err(
             1,
-            format!("expected the Matrix Market banner '{BANNER_HELP}', found an empty line"),
+            format!(
+                "expected the Matrix Market banner '{BANNER_HELP}', found {}",
+                if s.len() <= start {
+                    "an empty file"
+                } else {
+                    "an empty line"
+                }
+            ),
         ));
     }
     if !words[0].eq_ignore_ascii_case(b"%%MatrixMarket") {
