@@ -8,6 +8,7 @@
 
 pub mod cpu;
 pub mod cuda;
+pub mod selftest;
 pub mod timing;
 
 use crate::formats::{FormatKind, FormatParams};

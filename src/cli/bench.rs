@@ -1,9 +1,9 @@
 //! `sparsecast bench`: time every storage format / thread mapping on one matrix.
 
 use super::common::{self, KernelArgs, TimingArgs};
+use crate::backend::{Backend, BackendKind, BackendScalar, Variant, VendorAlg};
+use crate::{Csr, Precision};
 use serde::Serialize;
-use sparsecast::backend::{Backend, BackendKind, BackendScalar, VendorAlg, Variant};
-use sparsecast::{Csr, Precision, Scalar};
 use std::path::PathBuf;
 
 /// Time every storage format and thread mapping on one matrix.
@@ -110,7 +110,10 @@ fn run_typed<T: BackendScalar>(a: &Args, variants: &[Variant], m: Csr<T>) -> any
     let backend = T::open_backend(a.backend)?;
     let protocol = a.timing.protocol()?;
     let x: Vec<T> = common::random_vector(m.ncols, a.seed);
-    let explicit = !a.formats.iter().any(|f| matches!(f.as_str(), "all" | "ours" | "vendor"));
+    let explicit = !a
+        .formats
+        .iter()
+        .any(|f| matches!(f.as_str(), "all" | "ours" | "vendor"));
     let variants: Vec<Variant> = variants
         .iter()
         .copied()
@@ -136,7 +139,11 @@ fn run_typed<T: BackendScalar>(a: &Args, variants: &[Variant], m: Csr<T>) -> any
         nnz: m.nnz(),
         runs: protocol.runs,
         warmup: protocol.warmup,
-        cache: if protocol.cold { "cold (L2 cleared before each run)" } else { "warm (same matrix and x each run)" },
+        cache: if protocol.cold {
+            "cold (L2 cleared before each run)"
+        } else {
+            "warm (same matrix and x each run)"
+        },
         copy_bandwidth_gbs: ceiling,
         results: rows,
     };
@@ -157,7 +164,7 @@ fn bench_one<T: BackendScalar>(
     x: &[T],
     v: Variant,
     a: &Args,
-    protocol: &sparsecast::backend::TimingProtocol,
+    protocol: &crate::backend::TimingProtocol,
 ) -> BenchRow {
     let mut row = BenchRow {
         kernel: v.name(),
@@ -177,7 +184,7 @@ fn bench_one<T: BackendScalar>(
         row.reason = Some(format!("not supported by the {} backend", backend.name()));
         return row;
     }
-    let result = (|| -> sparsecast::Result<()> {
+    let result = (|| -> crate::Result<()> {
         let mut k = backend.prepare(m, &a.kernel.config(v))?;
         row.footprint_bytes = Some(k.footprint_bytes());
         row.effective_bytes = Some(k.effective_bytes());
@@ -243,33 +250,51 @@ fn print_table(r: &Report) {
             .map(|c| format!("; copy bandwidth {c:.0} GB/s"))
             .unwrap_or_default()
     );
-    let mut t = common::table(&[
-        "kernel",
-        "median",
-        "warm mean",
-        "eff. GB/s",
-        "% copy BW",
-        "vs cuSPARSE CSR",
-        "footprint MB",
-        "status",
-    ]);
+    let has_ceiling = r.copy_bandwidth_gbs.is_some();
+    let has_vendor = r
+        .results
+        .iter()
+        .any(|x| x.speedup_vs_cusparse_csr.is_some());
+    let mut header = vec!["kernel", "median", "warm mean", "eff. GB/s"];
+    if has_ceiling {
+        header.push("% copy BW");
+    }
+    if has_vendor {
+        header.push("vs cuSPARSE CSR");
+    }
+    header.extend(["footprint MB", "status"]);
+    let mut t = common::table(&header);
     let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map(f).unwrap_or_else(|| "-".into());
+    let mut notes = Vec::new();
     for row in &r.results {
-        t.add_row(vec![
+        let mut cells = vec![
             row.kernel.clone(),
             opt(row.median_s, &common::fmt_seconds),
             opt(row.warm_mean_s, &common::fmt_seconds),
             opt(row.effective_gbs, &|g| format!("{g:.1}")),
-            opt(row.copy_bw_fraction, &|f| format!("{:.1}", f * 100.0)),
-            opt(row.speedup_vs_cusparse_csr, &|s| format!("{s:.2}×")),
+        ];
+        if has_ceiling {
+            cells.push(opt(row.copy_bw_fraction, &|f| format!("{:.1}", f * 100.0)));
+        }
+        if has_vendor {
+            cells.push(opt(row.speedup_vs_cusparse_csr, &|s| format!("{s:.2}×")));
+        }
+        cells.push(
             row.footprint_bytes
                 .map(|b| format!("{:.2}", b as f64 / 1e6))
                 .unwrap_or_else(|| "-".into()),
-            match &row.reason {
-                Some(reason) => format!("{}: {}", row.status, reason),
-                None => row.status.clone(),
-            },
-        ]);
+        );
+        match &row.reason {
+            Some(reason) => {
+                notes.push(format!("[{}] {}: {}", notes.len() + 1, row.kernel, reason));
+                cells.push(format!("{} [{}]", row.status, notes.len()));
+            }
+            None => cells.push(row.status.clone()),
+        }
+        t.add_row(cells);
     }
     println!("{t}");
+    for n in notes {
+        println!("{n}");
+    }
 }

@@ -1,15 +1,15 @@
 //! Helpers shared by the subcommands: loading matrices, random vectors, shared option groups,
 //! tables and progress bars.
 
+use crate::backend::{KernelConfig, TimingProtocol, Variant};
+use crate::formats::FormatParams;
+use crate::{Csr, Scalar};
 use rand::{Rng, SeedableRng};
-use sparsecast::backend::{KernelConfig, TimingProtocol, Variant};
-use sparsecast::formats::FormatParams;
-use sparsecast::{Csr, Scalar};
 use std::path::Path;
 
 /// Read a Matrix Market file (plain or gzip) into an f64 CSR matrix.
 pub fn load_matrix(path: &Path) -> anyhow::Result<Csr<f64>> {
-    let m = sparsecast::matrix::mm::read::<f64>(path)?;
+    let m = crate::matrix::mm::read::<f64>(path)?;
     Ok(m)
 }
 
@@ -29,7 +29,7 @@ pub fn input_vector<T: Scalar>(
 ) -> anyhow::Result<Vec<T>> {
     match x_file {
         Some(p) => {
-            let v = sparsecast::matrix::mm::read_vector(p)?;
+            let v = crate::matrix::mm::read_vector(p)?;
             anyhow::ensure!(
                 v.len() == ncols,
                 "{}: x has {} entries but the matrix has {} columns",
@@ -144,8 +144,8 @@ pub fn max_relative_error<T: Scalar>(a: &Csr<T>, x: &[T], y: &[T]) -> f64 {
 /// Tolerance for [`max_relative_error`] by precision.
 pub fn tolerance<T: Scalar>() -> f64 {
     match T::PRECISION {
-        sparsecast::Precision::F32 => 1e-4,
-        sparsecast::Precision::F64 => 1e-10,
+        crate::Precision::F32 => 1e-4,
+        crate::Precision::F64 => 1e-10,
     }
 }
 
@@ -161,9 +161,11 @@ pub fn table(header: &[&str]) -> comfy_table::Table {
 pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::new(len);
     pb.set_style(
-        indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} (eta {eta})")
-            .expect("static template")
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} {msg} (eta {eta})",
+        )
+        .expect("static template")
+        .progress_chars("=> "),
     );
     pb.set_prefix(what.to_string());
     pb

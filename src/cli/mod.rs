@@ -4,8 +4,10 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod common;
+mod device;
 mod features;
 mod generate;
+mod selftest;
 mod spmv;
 
 /// sparsecast — predict, rank and optimize SpMV (y = A·x) run time on GPUs.
@@ -32,6 +34,8 @@ enum Command {
     Generate(generate::Args),
     Spmv(spmv::Args),
     Bench(bench::Args),
+    Selftest(selftest::Args),
+    Device(device::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -42,6 +46,8 @@ pub fn main() -> i32 {
         Command::Generate(a) => generate::run(a),
         Command::Spmv(a) => spmv::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Selftest(a) => selftest::run(a),
+        Command::Device(a) => device::run(a),
     };
     match res {
         Ok(()) => 0,

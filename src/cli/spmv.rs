@@ -2,8 +2,8 @@
 //! can check a kernel against another tool.
 
 use super::common::{self, KernelArgs};
-use sparsecast::backend::{BackendKind, BackendScalar, Variant};
-use sparsecast::{Precision, Scalar};
+use crate::backend::{BackendKind, BackendScalar, Variant};
+use crate::Precision;
 use std::path::PathBuf;
 
 /// Compute y = A·x with one storage format / kernel and write y (Matrix Market array n×1).
@@ -49,11 +49,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
 }
 
-fn run_typed<T: BackendScalar>(
-    a: &Args,
-    variant: Variant,
-    m: sparsecast::Csr<T>,
-) -> anyhow::Result<()> {
+fn run_typed<T: BackendScalar>(a: &Args, variant: Variant, m: crate::Csr<T>) -> anyhow::Result<()> {
     let backend = T::open_backend(a.backend)?;
     let x: Vec<T> = common::input_vector(a.x.as_deref(), a.seed, m.ncols)?;
     let cfg = a.kernel.config(variant);
@@ -63,7 +59,7 @@ fn run_typed<T: BackendScalar>(
     k.run()?;
     let y = k.y()?;
     let err = common::max_relative_error(&m, &x, &y);
-    sparsecast::matrix::mm::write_vector(&a.out, &y)?;
+    crate::matrix::mm::write_vector(&a.out, &y)?;
     eprintln!(
         "{}: {} × {}, {} non-zeros; {} on {} ({}); wrote {} ({} values); max relative error vs f64 reference {:.2e}",
         a.file.display(),

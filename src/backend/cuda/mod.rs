@@ -1,1 +1,248 @@
-//! CUDA backend (cudarc, loaded dynamically): see the CUDA issue. Not yet implemented.
+//! The CUDA backend: our kernels (`kernels/*.cu`, compiled at run time by NVRTC for the device's
+//! architecture and cached on disk) and cuSPARSE's generic SpMV, behind the [`Backend`] trait.
+//!
+//! Everything CUDA is loaded dynamically through `cudarc`, so the binary builds and runs on a
+//! machine without CUDA: there [`CudaBackend::new`] fails with one clear [`Error::NoCuda`] and the
+//! CPU backend stays usable. (cudarc panics when a library is missing on first use; `new` checks
+//! that each library can be opened before touching it, and additionally turns any panic from the
+//! driver set-up into an error.)
+//!
+//! Files: [`sources`] (embedded kernel sources), [`nvrtc`] (compilation to CUBIN), [`cache`]
+//! (on-disk module cache), [`modules`] (per-context module loading), [`launch`] (launch
+//! configuration math), [`memory`] (the device-memory check), [`device`] ([`DeviceInfo`]),
+//! [`timing`] (CUDA-event timing, L2 flush), [`cusparse`] (the vendor wrapper), `prepared`
+//! (conversion, upload and launch sequences).
+
+pub mod cache;
+pub mod cusparse;
+pub mod device;
+pub mod launch;
+pub mod memory;
+pub mod modules;
+pub mod nvrtc;
+mod prepared;
+pub mod sources;
+pub mod timing;
+
+pub use device::DeviceInfo;
+pub use modules::ModuleOrigin;
+
+use crate::backend::{Backend, KernelConfig, PreparedSpmv, Variant};
+use crate::{Csr, Error, Result, Scalar};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, ValidAsZeroBits};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// A value type the CUDA kernels are instantiated for (`f32`, `f64`).
+pub trait CudaScalar: Scalar + DeviceRepr + ValidAsZeroBits + Unpin {}
+impl CudaScalar for f32 {}
+impl CudaScalar for f64 {}
+
+/// One CUDA device with its context, stream, kernel modules and (lazily) a cuSPARSE handle.
+///
+/// All work goes to the context's default stream, in order; only one stream is used, so cudarc's
+/// cross-stream event tracking never engages.
+pub struct CudaBackend {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    modules: modules::Modules,
+    info: DeviceInfo,
+    copy_bw: OnceLock<f64>,
+    cusparse: OnceLock<std::result::Result<cusparse::Handle, String>>,
+    flush: Mutex<Option<timing::L2Flush>>,
+}
+
+/// Run `f`, turning a panic into `Err(message)` without printing the default panic message.
+fn quiet_catch<R>(f: impl FnOnce() -> R) -> std::result::Result<R, String> {
+    static HOOK_LOCK: Mutex<()> = Mutex::new(());
+    let _l = HOOK_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(prev);
+    r.map_err(|p| {
+        p.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into())
+    })
+}
+
+impl CudaBackend {
+    /// Open device `ordinal`. Fails with [`Error::NoCuda`] (one clear message) when the driver
+    /// library, NVRTC or a device is missing.
+    pub fn new(ordinal: usize) -> Result<Self> {
+        match quiet_catch(|| Self::open(ordinal)) {
+            Ok(r) => r,
+            Err(msg) => Err(Error::NoCuda(format!(
+                "the CUDA libraries failed to load: {msg}"
+            ))),
+        }
+    }
+
+    fn open(ordinal: usize) -> Result<Self> {
+        // SAFETY: only tries to open the library.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::NoCuda(
+                "the CUDA driver library (libcuda.so) was not found; install the NVIDIA driver \
+                 or add its directory to LD_LIBRARY_PATH"
+                    .into(),
+            ));
+        }
+        cudarc::driver::result::init()
+            .map_err(|e| Error::NoCuda(format!("the CUDA driver did not initialize: {e:?}")))?;
+        let count = CudaContext::device_count()
+            .map_err(|e| Error::NoCuda(format!("cannot count CUDA devices: {e:?}")))?;
+        if count <= 0 {
+            return Err(Error::NoCuda("the CUDA driver reports no device".into()));
+        }
+        if ordinal >= count as usize {
+            return Err(Error::Invalid(format!(
+                "CUDA device {ordinal} does not exist: {count} device(s), numbered from 0"
+            )));
+        }
+        if !nvrtc::present() {
+            return Err(Error::NoCuda(
+                "the NVRTC library (libnvrtc.so), needed to compile the kernels, was not found; \
+                 install the CUDA toolkit or add its lib64 directory to LD_LIBRARY_PATH"
+                    .into(),
+            ));
+        }
+        let nvrtc_version = nvrtc::version()?;
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|e| Error::Cuda(format!("creating a context on device {ordinal}: {e:?}")))?;
+        let stream = ctx.default_stream();
+        let info = device::read_static(&ctx, nvrtc_version)?;
+        if info.warp_size != launch::WARP {
+            return Err(Error::Unsupported(format!(
+                "the kernels assume {}-thread warps; this device has {}",
+                launch::WARP,
+                info.warp_size
+            )));
+        }
+        let modules = modules::Modules::new(ctx.clone(), info.arch.clone(), nvrtc_version);
+        Ok(CudaBackend {
+            ctx,
+            stream,
+            modules,
+            info,
+            copy_bw: OnceLock::new(),
+            cusparse: OnceLock::new(),
+            flush: Mutex::new(None),
+        })
+    }
+
+    /// The device description, including the measured copy bandwidth (measured on the first
+    /// call, NaN if the measurement failed).
+    pub fn describe(&self) -> DeviceInfo {
+        let bw = *self.copy_bw.get_or_init(|| {
+            device::measure_copy_bandwidth(&self.ctx, &self.stream).unwrap_or(f64::NAN)
+        });
+        DeviceInfo {
+            copy_bandwidth_gbs: bw,
+            ..self.info.clone()
+        }
+    }
+
+    /// The device description without the bandwidth measurement (`copy_bandwidth_gbs` is NaN
+    /// unless [`CudaBackend::describe`] has run).
+    pub fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            copy_bandwidth_gbs: self.copy_bw.get().copied().unwrap_or(f64::NAN),
+            ..self.info.clone()
+        }
+    }
+
+    /// Compile or load every kernel module now; returns (module, origin, NVRTC log).
+    pub fn load_all_modules(&self) -> Result<Vec<(&'static str, ModuleOrigin, String)>> {
+        self.modules.load_all()
+    }
+
+    /// Free and total device memory, bytes.
+    pub fn memory(&self) -> Result<(u64, u64)> {
+        let (free, total) = self
+            .ctx
+            .mem_get_info()
+            .map_err(|e| Error::Cuda(format!("cuMemGetInfo: {e:?}")))?;
+        Ok((free as u64, total as u64))
+    }
+
+    fn free_memory(&self) -> Result<u64> {
+        Ok(self.memory()?.0)
+    }
+
+    fn function(&self, entry: &str) -> Result<CudaFunction> {
+        self.modules.function(entry)
+    }
+
+    /// Whether cuSPARSE can be used.
+    pub fn supports_vendor(&self) -> bool {
+        cusparse::present()
+    }
+
+    /// cuSPARSE's version, if the library is present.
+    pub fn cusparse_version(&self) -> Option<i32> {
+        self.cusparse().ok().and_then(|h| h.version().ok())
+    }
+
+    fn cusparse(&self) -> Result<&cusparse::Handle> {
+        let h = self.cusparse.get_or_init(|| {
+            if !cusparse::present() {
+                return Err("the cuSPARSE library (libcusparse.so) was not found".into());
+            }
+            quiet_catch(|| cusparse::Handle::new(&self.stream))
+                .map_err(|p| format!("cuSPARSE failed to load: {p}"))?
+                .map_err(|e| e.to_string())
+        });
+        h.as_ref().map_err(|m| Error::Unsupported(m.clone()))
+    }
+
+    fn l2_flush(&self) -> Result<MutexGuard<'_, Option<timing::L2Flush>>> {
+        let mut g = self.flush.lock().unwrap_or_else(|e| e.into_inner());
+        if g.is_none() {
+            *g = Some(timing::L2Flush::new(&self.stream, self.info.l2_bytes)?);
+        }
+        Ok(g)
+    }
+}
+
+impl<T: CudaScalar> Backend<T> for CudaBackend {
+    fn name(&self) -> &str {
+        "cuda"
+    }
+
+    fn device_name(&self) -> String {
+        format!(
+            "{} ({}, {} SMs, {:.0} GiB)",
+            self.info.name,
+            self.info.arch,
+            self.info.sm_count,
+            self.info.global_mem as f64 / (1u64 << 30) as f64
+        )
+    }
+
+    fn supports(&self, variant: Variant) -> bool {
+        !variant.is_vendor() || self.supports_vendor()
+    }
+
+    fn prepare<'a>(
+        &'a self,
+        csr: &Csr<T>,
+        cfg: &KernelConfig,
+    ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
+        Ok(Box::new(prepared::CudaPrepared::new(self, csr, cfg)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quiet_catch_turns_panics_into_errors() {
+        assert_eq!(quiet_catch(|| 5), Ok(5));
+        let e = quiet_catch(|| -> i32 { panic!("boom {}", 1) }).unwrap_err();
+        assert_eq!(e, "boom 1");
+        let e = quiet_catch(|| -> i32 { panic!("static") }).unwrap_err();
+        assert_eq!(e, "static");
+    }
+}

@@ -1,0 +1,36 @@
+// Shared prelude of every sparsecast kernel file. The Rust side (src/backend/cuda/sources.rs)
+// prepends this text to each kernels/*.cu before NVRTC compiles it, so the .cu files need no
+// #include and NVRTC needs no include path. NVRTC provides the CUDA built-ins (__ldg, shuffles,
+// atomics) without any header.
+//
+// Conventions: values are float or double, indices and offsets are 32-bit unsigned; array
+// positions that can exceed 2^32 (ELL/DIA: width × nrows) are computed in 64 bits. Padding slots
+// hold the column index SC_PAD (u32::MAX on the Rust side) and the value 0.
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define SC_PAD 0xffffffffu
+#define SC_FULL_MASK 0xffffffffu
+
+// Read-only loads through the non-coherent (texture) path.
+template <typename T>
+__device__ __forceinline__ T ld(const T* __restrict__ p) {
+    return __ldg(p);
+}
+
+// Index of this thread in the whole grid, 64-bit.
+__device__ __forceinline__ u64 global_thread() {
+    return (u64)blockIdx.x * (u64)blockDim.x + (u64)threadIdx.x;
+}
+
+// Sum over groups of G consecutive lanes (G a power of two ≤ 32); every lane of the warp must call
+// it. The group's total ends up in the group's first lane.
+template <int G, typename T>
+__device__ __forceinline__ T group_sum(T v) {
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) {
+        v += __shfl_down_sync(SC_FULL_MASK, v, off, G);
+    }
+    return v;
+}

@@ -1,0 +1,214 @@
+//! Launch-configuration math: block-size validation and grid sizes of every kernel. Pure
+//! functions, tested without a GPU.
+
+use crate::{Error, Result};
+
+/// Threads per warp on every NVIDIA GPU so far (the kernels assume it; the backend checks the
+/// device's warp size against it).
+pub const WARP: u32 = 32;
+
+/// Chunks of 32 entries each warp of the COO kernel walks (its interval is `32 × COO_CHUNKS`
+/// entries; a row costs one atomic per interval it touches).
+pub const COO_CHUNKS: u32 = 8;
+
+/// Largest grid x-dimension CUDA allows.
+pub const MAX_GRID_X: u64 = (1 << 31) - 1;
+
+/// Headroom the kernels need above the largest index (`csr.cu` looks up to 3 × 32 entries ahead
+/// of a valid position; the rest is margin).
+pub const INDEX_HEADROOM: u64 = 4096;
+
+/// Shared memory a block may use without opting in.
+pub const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+
+/// Check a block size: a multiple of the warp size, at most the device's (and the kernel's)
+/// limit, and at least `threads_per_row` (so a row's thread group fits in one block).
+pub fn check_block_size(
+    block: u32,
+    max_threads_per_block: u32,
+    threads_per_row: u32,
+) -> Result<()> {
+    if block == 0 || block % WARP != 0 {
+        return Err(Error::Invalid(format!(
+            "block size {block} must be a positive multiple of {WARP}"
+        )));
+    }
+    if block > max_threads_per_block {
+        return Err(Error::Invalid(format!(
+            "block size {block} exceeds this kernel's limit of {max_threads_per_block} threads per block on this device"
+        )));
+    }
+    if block < threads_per_row {
+        return Err(Error::Invalid(format!(
+            "block size {block} is smaller than the {threads_per_row} threads per row"
+        )));
+    }
+    Ok(())
+}
+
+/// Check that 32-bit device indices can address a matrix with these dimensions.
+pub fn check_index_range(nrows: usize, ncols: usize, stored: usize) -> Result<()> {
+    let limit = u32::MAX as u64 - INDEX_HEADROOM;
+    for (what, n) in [
+        ("rows", nrows),
+        ("columns", ncols),
+        ("stored entries", stored),
+    ] {
+        if n as u64 > limit {
+            return Err(Error::Unsupported(format!(
+                "{n} {what} exceed the CUDA kernels' 32-bit indices (at most {limit})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Blocks of `block` threads needed for `threads` threads (0 for none).
+pub fn blocks_for(threads: u64, block: u32) -> Result<u32> {
+    let blocks = threads.div_ceil(block as u64);
+    if blocks > MAX_GRID_X {
+        return Err(Error::Unsupported(format!(
+            "{threads} threads need {blocks} blocks of {block}, more than CUDA's grid limit {MAX_GRID_X}"
+        )));
+    }
+    Ok(blocks as u32)
+}
+
+/// Grid of the CSR kernel with `threads_per_row` threads per row.
+pub fn csr_grid(nrows: usize, threads_per_row: u32, block: u32) -> Result<u32> {
+    blocks_for(nrows as u64 * threads_per_row as u64, block)
+}
+
+/// Grid of the one-thread-per-row kernels (ELL, JAD, DIA) and of SELL (one thread per sorted row
+/// position).
+pub fn row_grid(nrows: usize, block: u32) -> Result<u32> {
+    blocks_for(nrows as u64, block)
+}
+
+/// Grid of the COO kernel: one warp per interval of `32 × COO_CHUNKS` entries.
+pub fn coo_grid(nnz: usize, block: u32) -> Result<u32> {
+    let warps = (nnz as u64).div_ceil(WARP as u64 * COO_CHUNKS as u64);
+    blocks_for(warps * WARP as u64, block)
+}
+
+/// Grid of the BSR kernel: one warp per block row.
+pub fn bsr_grid(nblock_rows: usize, block: u32) -> Result<u32> {
+    blocks_for(nblock_rows as u64 * WARP as u64, block)
+}
+
+/// Tiling of the merge-path kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MergeTiling {
+    /// Path items (row ends + non-zeros) per tile = block × items per thread.
+    pub tile_items: u32,
+    /// Tiles (= blocks of the main kernel).
+    pub ntiles: u32,
+    /// Dynamic shared memory per block, bytes.
+    pub shared_bytes: u32,
+}
+
+/// The merge-path tiling for a matrix, a block size, items per thread and value size; see
+/// `kernels/csr_merge.cu` for the shared-memory layout.
+pub fn merge_tiling(
+    nrows: usize,
+    nnz: usize,
+    block: u32,
+    items_per_thread: u32,
+    value_bytes: u32,
+) -> Result<MergeTiling> {
+    let tile_items = block * items_per_thread;
+    let total = nrows as u64 + nnz as u64;
+    let ntiles = total.div_ceil(tile_items as u64);
+    if ntiles + 1 > MAX_GRID_X {
+        return Err(Error::Unsupported(format!(
+            "{total} merge-path items need too many tiles"
+        )));
+    }
+    let shared_bytes = (tile_items + block) * value_bytes + block * 4 + (tile_items + 1) * 4;
+    Ok(MergeTiling {
+        tile_items,
+        ntiles: ntiles as u32,
+        shared_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_size_rules() {
+        assert!(check_block_size(256, 1024, 32).is_ok());
+        assert!(check_block_size(32, 1024, 32).is_ok());
+        assert!(check_block_size(1024, 1024, 1).is_ok());
+        assert!(check_block_size(0, 1024, 1).is_err());
+        assert!(check_block_size(100, 1024, 1).is_err());
+        assert!(check_block_size(2048, 1024, 1).is_err());
+        assert!(check_block_size(512, 256, 1).is_err());
+        // Messages name the problem.
+        let e = check_block_size(96, 64, 1).unwrap_err().to_string();
+        assert!(e.contains("96") && e.contains("64"), "{e}");
+    }
+
+    #[test]
+    fn grids_cover_every_row_exactly() {
+        for nrows in [0usize, 1, 31, 32, 33, 1000, 123_457] {
+            for tpr in [1u32, 2, 4, 8, 16, 32] {
+                for block in [32u32, 64, 256, 1024] {
+                    let g = csr_grid(nrows, tpr, block).unwrap() as u64;
+                    let rows_per_block = (block / tpr) as u64;
+                    assert!(g * rows_per_block >= nrows as u64);
+                    assert!(g == 0 || (g - 1) * rows_per_block < nrows as u64);
+                }
+            }
+            let g = row_grid(nrows, 128).unwrap() as u64;
+            assert!(g * 128 >= nrows as u64 && (g == 0 || (g - 1) * 128 < nrows as u64));
+            let g = bsr_grid(nrows, 256).unwrap() as u64;
+            assert!(g * 8 >= nrows as u64);
+        }
+        assert_eq!(csr_grid(0, 32, 256).unwrap(), 0);
+        assert_eq!(csr_grid(8, 32, 256).unwrap(), 1);
+        assert_eq!(csr_grid(9, 32, 256).unwrap(), 2);
+    }
+
+    #[test]
+    fn coo_grid_covers_entries() {
+        let per_warp = (WARP * COO_CHUNKS) as u64;
+        for nnz in [0usize, 1, 255, 256, 257, 1 << 20] {
+            for block in [32u32, 256, 1024] {
+                let g = coo_grid(nnz, block).unwrap() as u64;
+                let warps = g * (block / WARP) as u64;
+                assert!(warps * per_warp >= nnz as u64);
+                assert!(g == 0 || (g - 1) * (block / WARP) as u64 * per_warp < nnz as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn grid_limit_is_an_error() {
+        assert!(blocks_for(MAX_GRID_X * 32, 32).is_ok());
+        assert!(blocks_for(MAX_GRID_X * 32 + 1, 32).is_err());
+    }
+
+    #[test]
+    fn merge_tiling_math() {
+        let t = merge_tiling(100, 1000, 256, 7, 8).unwrap();
+        assert_eq!(t.tile_items, 1792);
+        assert_eq!(t.ntiles, 1);
+        assert_eq!(t.shared_bytes, (1792 + 256) * 8 + 256 * 4 + 1793 * 4);
+        let t = merge_tiling(1000, 1000, 64, 7, 4).unwrap();
+        assert_eq!(t.tile_items, 448);
+        assert_eq!(t.ntiles, 5); // 2000 / 448 = 4.46
+        assert_eq!(merge_tiling(0, 0, 256, 7, 8).unwrap().ntiles, 0);
+        // 256 threads, f64: fits the default 48 KiB; 1024 threads does not.
+        assert!(merge_tiling(1, 1, 256, 7, 8).unwrap().shared_bytes <= DEFAULT_SHARED_LIMIT);
+        assert!(merge_tiling(1, 1, 1024, 7, 8).unwrap().shared_bytes > DEFAULT_SHARED_LIMIT);
+    }
+
+    #[test]
+    fn index_range() {
+        assert!(check_index_range(10, 10, 100).is_ok());
+        assert!(check_index_range(u32::MAX as usize, 1, 1).is_err());
+        assert!(check_index_range(1, 1, u32::MAX as usize - 10).is_err());
+    }
+}

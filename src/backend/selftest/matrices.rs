@@ -1,0 +1,218 @@
+//! The self-test's matrices: random matrices of several row-length distributions and the edge
+//! cases every kernel must survive (no rows, no entries, empty rows, one very long row, dense rows,
+//! rectangular shapes, rows of warp-boundary lengths, a single column, block and band structure).
+//! Values are uniform in [-1, 1); column positions are random and distinct within a row.
+
+use crate::Csr;
+use rand::seq::index::sample;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A named test matrix.
+#[derive(Clone, Debug)]
+pub struct TestMatrix {
+    /// Short name shown in the report.
+    pub name: String,
+    /// The matrix (f64; cast to the precision under test).
+    pub csr: Csr<f64>,
+}
+
+/// Build a matrix from per-row lengths, placing each row's entries at random distinct columns.
+fn from_lengths(rng: &mut ChaCha8Rng, ncols: usize, lens: &[usize]) -> Csr<f64> {
+    let mut row_ptr = Vec::with_capacity(lens.len() + 1);
+    row_ptr.push(0usize);
+    let mut col_idx = Vec::new();
+    let mut values = Vec::new();
+    for &len in lens {
+        let len = len.min(ncols);
+        let mut cols: Vec<u32> = sample(rng, ncols, len)
+            .into_iter()
+            .map(|c| c as u32)
+            .collect();
+        cols.sort_unstable();
+        for c in cols {
+            col_idx.push(c);
+            values.push(rng.random_range(-1.0..1.0));
+        }
+        row_ptr.push(col_idx.len());
+    }
+    Csr::new(lens.len(), ncols, row_ptr, col_idx, values).expect("generated CSR is valid")
+}
+
+/// Build a matrix from explicit (row, column) positions with random values.
+fn from_positions(
+    rng: &mut ChaCha8Rng,
+    nrows: usize,
+    ncols: usize,
+    pos: &[(u32, u32)],
+) -> Csr<f64> {
+    let rows: Vec<u32> = pos.iter().map(|p| p.0).collect();
+    let cols: Vec<u32> = pos.iter().map(|p| p.1).collect();
+    let vals: Vec<f64> = pos.iter().map(|_| rng.random_range(-1.0..1.0)).collect();
+    Csr::from_triplets(nrows, ncols, &rows, &cols, &vals).expect("positions in range")
+}
+
+/// The test matrices. `scale` multiplies the sizes (1 = small enough for a debug build on a CPU;
+/// the GPU self-test uses 8 and adds one matrix of about 2 million entries).
+pub fn test_matrices(seed: u64, scale: usize) -> Vec<TestMatrix> {
+    let s = scale.max(1);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    let mut push = |name: &str, csr: Csr<f64>| {
+        out.push(TestMatrix {
+            name: name.to_string(),
+            csr,
+        })
+    };
+
+    // Random row lengths 0..=40.
+    let n = 500 * s;
+    let lens: Vec<usize> = (0..n).map(|_| rng.random_range(0..=40)).collect();
+    push("random", from_lengths(&mut rng, n, &lens));
+
+    // Power-law row lengths: most rows short, a few very long.
+    let n = 600 * s;
+    let lens: Vec<usize> = (0..n)
+        .map(|_| {
+            let u: f64 = rng.random_range(0.0..1.0);
+            ((1.0 / (1.0 - u).max(1e-9)).powf(1.2) as usize).min(n)
+        })
+        .collect();
+    push("power-law", from_lengths(&mut rng, n, &lens));
+
+    // 70 % empty rows.
+    let n = 400 * s;
+    let lens: Vec<usize> = (0..n)
+        .map(|_| {
+            if rng.random_range(0..10) < 7 {
+                0
+            } else {
+                rng.random_range(1..=20)
+            }
+        })
+        .collect();
+    push("empty-rows", from_lengths(&mut rng, n, &lens));
+
+    // One very long row among short ones.
+    let n = 300 * s;
+    let ncols = 1000 * s;
+    let mut lens: Vec<usize> = (0..n).map(|_| rng.random_range(0..=4)).collect();
+    lens[n / 3] = ncols - 7;
+    push("one-long-row", from_lengths(&mut rng, ncols, &lens));
+
+    // A few fully dense rows (each longer than a merge-path tile).
+    let ncols = 1024 * s;
+    let lens = vec![ncols; 8];
+    push("dense-rows", from_lengths(&mut rng, ncols, &lens));
+
+    // Rectangular, wide and tall.
+    let lens: Vec<usize> = (0..40 * s).map(|_| rng.random_range(0..=150)).collect();
+    push("wide", from_lengths(&mut rng, 2000 * s, &lens));
+    let lens: Vec<usize> = (0..1500 * s).map(|_| rng.random_range(0..=6)).collect();
+    push("tall", from_lengths(&mut rng, 37, &lens));
+
+    // Single column.
+    let lens: Vec<usize> = (0..700 * s).map(|_| rng.random_range(0..=1)).collect();
+    push("one-column", from_lengths(&mut rng, 1, &lens));
+
+    // Row lengths at warp boundaries.
+    let pattern = [0usize, 1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129];
+    let lens: Vec<usize> = (0..24 * s).map(|i| pattern[i % pattern.len()]).collect();
+    push("warp-edges", from_lengths(&mut rng, 300 * s, &lens));
+
+    // Entries only in the first half of the rows (trailing empty rows), and only in the second
+    // half (leading empty rows).
+    let n = 300 * s;
+    let lens: Vec<usize> = (0..n)
+        .map(|i| {
+            if i < n / 2 {
+                rng.random_range(1..=9)
+            } else {
+                0
+            }
+        })
+        .collect();
+    push("trailing-empty", from_lengths(&mut rng, n, &lens));
+    let lens: Vec<usize> = (0..n)
+        .map(|i| {
+            if i >= n / 2 {
+                rng.random_range(1..=9)
+            } else {
+                0
+            }
+        })
+        .collect();
+    push("leading-empty", from_lengths(&mut rng, n, &lens));
+
+    // Banded: five central diagonals and two far ones (DIA-friendly); square and rectangular.
+    let n = 500 * s;
+    let mut pos = Vec::new();
+    for i in 0..n as i64 {
+        for off in [-2i64, -1, 0, 1, 2, -(n as i64) / 3, n as i64 / 2] {
+            let j = i + off;
+            if (0..n as i64 + 3).contains(&j) {
+                pos.push((i as u32, j as u32));
+            }
+        }
+    }
+    push("band", from_positions(&mut rng, n, n + 3, &pos));
+
+    // Dense 4×4 blocks at random block columns; rows and columns not multiples of 4.
+    let nb = 120 * s;
+    let (nrows, ncols) = (4 * nb - 2, 4 * nb + 3);
+    let mut pos = Vec::new();
+    for br in 0..nb {
+        for bc in sample(&mut rng, nb + 1, 3) {
+            for r in 0..4 {
+                for c in 0..4 {
+                    let (i, j) = (4 * br + r, 4 * bc + c);
+                    if i < nrows && j < ncols {
+                        pos.push((i as u32, j as u32));
+                    }
+                }
+            }
+        }
+    }
+    push("blocks", from_positions(&mut rng, nrows, ncols, &pos));
+
+    // Degenerate shapes.
+    push("no-entries", Csr::zeros(50 * s, 30 * s));
+    push("no-rows", Csr::zeros(0, 10));
+    push("no-columns", Csr::zeros(10, 0));
+    push("1x1", from_positions(&mut rng, 1, 1, &[(0, 0)]));
+
+    if scale >= 8 {
+        // Large enough for many blocks and merge-path tiles: ~2 M entries.
+        let n = 200_000;
+        let lens: Vec<usize> = (0..n).map(|_| rng.random_range(0..=20)).collect();
+        push("random-large", from_lengths(&mut rng, n, &lens));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matrices_are_valid_deterministic_and_cover_edge_cases() {
+        let a = test_matrices(7, 1);
+        let b = test_matrices(7, 1);
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            x.csr.validate().unwrap();
+            assert_eq!(x.csr, y.csr, "{} not deterministic", x.name);
+        }
+        let get = |n: &str| &a.iter().find(|m| m.name == n).unwrap().csr;
+        assert_eq!(get("no-rows").nrows, 0);
+        assert_eq!(get("no-entries").nnz(), 0);
+        let long = get("one-long-row");
+        assert_eq!(long.row_lengths().into_iter().max(), Some(long.ncols - 7));
+        let e = get("empty-rows");
+        assert!(e.row_lengths().iter().filter(|&&l| l == 0).count() > e.nrows / 2);
+        assert!(get("wide").ncols > get("wide").nrows);
+        assert!(get("tall").nrows > get("tall").ncols);
+        assert!(get("warp-edges").row_lengths().contains(&33));
+        assert_ne!(test_matrices(8, 1)[0].csr, a[0].csr, "seed must matter");
+    }
+}
