@@ -252,7 +252,12 @@ impl Profile {
                 "fitted parameters are not finite positive numbers".into(),
             ));
         }
-        let refit = AnalyticalModel::fit(p.precision(), p.limits(), &p.measurements)?;
+        let refit = AnalyticalModel::fit(
+            p.precision(),
+            p.limits(),
+            p.model.statistic,
+            &p.measurements,
+        )?;
         let (a, b) = (
             serde_json::to_value(&refit).map_err(|e| Error::Invalid(e.to_string()))?,
             serde_json::to_value(&p.model).map_err(|e| Error::Invalid(e.to_string()))?,

@@ -4,7 +4,7 @@
 
 use sparsecast::backend::{Timing, Variant};
 use sparsecast::formats::FormatParams;
-use sparsecast::instrument::{plan, strip_size, DeviceLimits, Measurement, SuiteConfig};
+use sparsecast::instrument::{plan, strip_size, DeviceLimits, Measurement, Statistic, SuiteConfig};
 use sparsecast::model::{AnalyticalModel, Model, Shape};
 use sparsecast::Precision;
 
@@ -93,7 +93,7 @@ fn setup() -> (DeviceLimits, Truth, AnalyticalModel, Vec<Measurement>) {
         threshold: limits.max_threads_per_block as f64,
     };
     let ms = synthetic_suite(&limits, &truth);
-    let m = AnalyticalModel::fit(Precision::F32, &limits, &ms).unwrap();
+    let m = AnalyticalModel::fit(Precision::F32, &limits, Statistic::WarmMean, &ms).unwrap();
     (limits, truth, m, ms)
 }
 
@@ -127,12 +127,12 @@ fn benchmark_configurations_predict_their_measured_time() {
         let shape = Shape::from_row_lengths(q.cols, std::iter::repeat(q.pnz).take(q.rows as usize));
         let got = m.predict(&shape, q.kernel, &p).unwrap();
         assert!(
-            rel(got, q.time()) < 1e-9,
+            rel(got, q.warm_mean) < 1e-9,
             "{} R={} P_NZ={}: predicted {got}, measured {}",
             q.kernel,
             q.rows,
             q.pnz,
-            q.time()
+            q.warm_mean
         );
     }
 }
@@ -189,7 +189,7 @@ fn arbitrary_matrices_follow_the_generating_formula() {
 fn estimates_never_fall_below_the_fastest_benchmark() {
     let (_, truth, m, ms) = setup();
     let p = FormatParams::default();
-    let fastest = ms.iter().map(|q| q.time()).fold(f64::INFINITY, f64::min);
+    let fastest = ms.iter().map(|q| q.warm_mean).fold(f64::INFINITY, f64::min);
     // One row with one entry: below every benchmark. The CSR truth there is below the fastest
     // benchmark (CSR, one strip, P_NZ 4), so the estimate is the floor; the others stay above.
     let tiny = Shape::from_row_lengths(1, [1]);
@@ -229,7 +229,8 @@ fn missing_relationships_are_reported() {
         .filter(|q| q.kernel != Variant::Ell)
         .cloned()
         .collect();
-    let e = AnalyticalModel::fit(Precision::F32, &limits, &no_ell).unwrap_err();
+    let e =
+        AnalyticalModel::fit(Precision::F32, &limits, Statistic::WarmMean, &no_ell).unwrap_err();
     assert!(e.to_string().contains("ell"), "{e}");
     // CSR measured at a single P_NZ: Relationship-1 is impossible.
     let one_pnz: Vec<Measurement> = ms
@@ -237,6 +238,45 @@ fn missing_relationships_are_reported() {
         .filter(|q| q.kernel != VECTOR || q.pnz == 16)
         .cloned()
         .collect();
-    let e = AnalyticalModel::fit(Precision::F32, &limits, &one_pnz).unwrap_err();
+    let e =
+        AnalyticalModel::fit(Precision::F32, &limits, Statistic::WarmMean, &one_pnz).unwrap_err();
     assert!(e.to_string().contains("Relationship-1"), "{e}");
+}
+
+#[test]
+fn the_median_statistic_ignores_preemption_spikes() {
+    let (limits, truth, _, ms) = setup();
+    // Same true times, but one run in five is preempted for 50× as long.
+    let spiky: Vec<Measurement> = ms
+        .iter()
+        .map(|q| {
+            let t = q.warm_mean;
+            let timing = Timing {
+                samples: vec![10.0 * t, t, t, 50.0 * t, t, t],
+                warmup: 1,
+            };
+            Measurement {
+                warm_mean: timing.warm_mean(),
+                median: timing.median(),
+                samples: timing.samples,
+                ..q.clone()
+            }
+        })
+        .collect();
+    let by_median =
+        AnalyticalModel::fit(Precision::F32, &limits, Statistic::Median, &spiky).unwrap();
+    let by_mean =
+        AnalyticalModel::fit(Precision::F32, &limits, Statistic::WarmMean, &spiky).unwrap();
+    let shape = Shape::from_row_lengths(1 << 20, std::iter::repeat(20).take(100_000));
+    let s_ell = strip_size(&limits, Variant::Ell).unwrap() as f64;
+    let want = truth.ell(20.0, (100_000.0 / s_ell).ceil());
+    let p = FormatParams::default();
+    assert!(rel(by_median.predict(&shape, Variant::Ell, &p).unwrap(), want) < 1e-9);
+    // The mean carries the spike: every time is (1 + 1 + 50 + 1 + 1) / 5 = 10.8× the truth.
+    assert!(
+        rel(
+            by_mean.predict(&shape, Variant::Ell, &p).unwrap(),
+            10.8 * want
+        ) < 1e-9
+    );
 }

@@ -2,7 +2,7 @@
 //! with an error that says what is wrong.
 
 use sparsecast::backend::{Timing, TimingProtocol};
-use sparsecast::instrument::{plan, DeviceLimits, Measurement, SuiteConfig};
+use sparsecast::instrument::{plan, DeviceLimits, Measurement, Statistic, SuiteConfig};
 use sparsecast::model::AnalyticalModel;
 use sparsecast::profile::{PrecisionProfile, Profile, SCHEMA_VERSION};
 use sparsecast::Precision;
@@ -45,7 +45,7 @@ fn sample_profile() -> Profile {
             })
             .collect();
         precisions.push(PrecisionProfile {
-            model: AnalyticalModel::fit(precision, &limits, &ms).unwrap(),
+            model: AnalyticalModel::fit(precision, &limits, Statistic::WarmMean, &ms).unwrap(),
             skipped: planned.skipped,
             seconds: 1.5,
             measurements: ms,

@@ -6,7 +6,7 @@ use crate::backend::cpu::CpuBackend;
 use crate::backend::cuda::CudaBackend;
 use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol, Variant};
 use crate::formats::FormatParams;
-use crate::instrument::synthetic;
+use crate::instrument::{synthetic, Statistic};
 use crate::matrix::generate::GeneratorSpec;
 use crate::model::accuracy::{difference_rate, summarize, Sample};
 use crate::model::{rank, Ranked, Shape};
@@ -301,6 +301,7 @@ fn one<T: Scalar>(
     let shape = Shape::from_csr(a);
     let features_seconds = t.elapsed().as_secs_f64();
     let ranking = rank(&section.model, &shape, params);
+    let stat = section.model.statistic;
     let x = synthetic::x_vector::<T>(a.ncols);
     let kernels = ranking
         .rows
@@ -308,7 +309,7 @@ fn one<T: Scalar>(
         .map(|ranked| {
             let (measured, err) = match backend {
                 None => (None, None),
-                Some(be) => match measure(be, a, ranked.variant, params, &x, protocol) {
+                Some(be) => match measure(be, a, ranked.variant, params, &x, protocol, stat) {
                     Ok(t) => (Some(t), None),
                     Err(e) => (None, Some(e.to_string())),
                 },
@@ -336,7 +337,7 @@ fn one<T: Scalar>(
     })
 }
 
-/// Run and time one kernel: the papers' warm-up-excluding mean.
+/// Run and time one kernel; the profile's statistic of the runs.
 fn measure<T: Scalar>(
     be: &dyn Backend<T>,
     a: &Csr<T>,
@@ -344,6 +345,7 @@ fn measure<T: Scalar>(
     params: &FormatParams,
     x: &[T],
     protocol: &TimingProtocol,
+    stat: Statistic,
 ) -> crate::Result<f64> {
     let cfg = KernelConfig {
         params: params.clone(),
@@ -351,7 +353,7 @@ fn measure<T: Scalar>(
     };
     let mut k = be.prepare(a, &cfg)?;
     k.set_x(x)?;
-    Ok(k.time(protocol)?.warm_mean())
+    Ok(stat.of(&k.time(protocol)?))
 }
 
 fn print_result(r: &MatrixResult) {

@@ -22,7 +22,7 @@ pub mod suite;
 pub mod synthetic;
 
 pub use device::DeviceLimits;
-pub use measure::{measure, MeasureOptions, Measurement};
+pub use measure::{measure, MeasureOptions, Measurement, Statistic};
 pub use run::run_precision;
 pub use source::{AutoSource, BenchmarkSource, DeviceSource, HostSource};
 pub use strips::{strip_size, strips};

@@ -4,7 +4,7 @@
 use super::{Model, Shape};
 use crate::backend::Variant;
 use crate::formats::FormatParams;
-use crate::instrument::Measurement;
+use crate::instrument::{Measurement, Statistic};
 use crate::{Precision, Result};
 use serde::Serialize;
 
@@ -64,7 +64,11 @@ fn variant_name<S: serde::Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Err
 
 /// The model's predictions of its own benchmark matrices (in-sample accuracy): how well the
 /// fitted relationships describe the measurements they were fitted to.
-pub fn benchmark_samples(model: &dyn Model, ms: &[Measurement]) -> Result<Vec<Sample>> {
+pub fn benchmark_samples(
+    model: &dyn Model,
+    ms: &[Measurement],
+    statistic: Statistic,
+) -> Result<Vec<Sample>> {
     let params = FormatParams::default();
     ms.iter()
         .map(|m| {
@@ -74,7 +78,7 @@ pub fn benchmark_samples(model: &dyn Model, ms: &[Measurement]) -> Result<Vec<Sa
                 variant: m.kernel,
                 precision: model.precision(),
                 predicted: model.predict(&shape, m.kernel, &params)?,
-                measured: m.time(),
+                measured: m.time(statistic),
             })
         })
         .collect()

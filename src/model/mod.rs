@@ -101,7 +101,11 @@ impl Shape {
             nrows: rows,
             ncols: cols,
             nnz: rows * pnz,
-            row_lengths: if rows > 0 { vec![(pnz, rows)] } else { Vec::new() },
+            row_lengths: if rows > 0 {
+                vec![(pnz, rows)]
+            } else {
+                Vec::new()
+            },
         }
     }
 

@@ -17,7 +17,7 @@ pub mod hyb;
 use super::{Model, Shape};
 use crate::backend::Variant;
 use crate::formats::FormatParams;
-use crate::instrument::{strip_size, DeviceLimits, Measurement};
+use crate::instrument::{strip_size, DeviceLimits, Measurement, Statistic};
 use crate::{Error, Precision, Result};
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +32,8 @@ pub struct AnalyticalModel {
     pub precision: Precision,
     /// The device it describes (strip sizes, threshold, memory bound).
     pub limits: DeviceLimits,
+    /// The statistic of the timed runs it was fitted to (and predicts).
+    pub statistic: Statistic,
     /// One CSR model per instrumented thread mapping.
     pub csr: Vec<CsrParams>,
     /// ELL model.
@@ -51,10 +53,12 @@ impl AnalyticalModel {
     pub fn fit(
         precision: Precision,
         limits: &DeviceLimits,
+        statistic: Statistic,
         ms: &[Measurement],
     ) -> Result<AnalyticalModel> {
         limits.validate()?;
-        let floor = floor_of("the suite", &ms.iter().collect::<Vec<_>>())?;
+        let stat = statistic;
+        let floor = floor_of("the suite", stat, &ms.iter().collect::<Vec<_>>())?;
         let of =
             |v: Variant| -> Vec<&Measurement> { ms.iter().filter(|m| m.kernel == v).collect() };
         let mut threads: Vec<u32> = ms
@@ -74,15 +78,27 @@ impl AnalyticalModel {
                 strip_size(limits, v)?,
                 limits.max_threads_per_block,
                 floor,
+                stat,
                 &of(v),
             )?);
         }
         Ok(AnalyticalModel {
             precision,
             limits: limits.clone(),
+            statistic,
             csr,
-            ell: EllParams::fit(strip_size(limits, Variant::Ell)?, floor, &of(Variant::Ell))?,
-            coo: CooParams::fit(strip_size(limits, Variant::Coo)?, floor, &of(Variant::Coo))?,
+            ell: EllParams::fit(
+                strip_size(limits, Variant::Ell)?,
+                floor,
+                stat,
+                &of(Variant::Ell),
+            )?,
+            coo: CooParams::fit(
+                strip_size(limits, Variant::Coo)?,
+                floor,
+                stat,
+                &of(Variant::Coo),
+            )?,
         })
     }
 
@@ -186,10 +202,10 @@ impl Model for AnalyticalModel {
 }
 
 /// The smallest measured time, the floor of every estimate.
-fn floor_of(what: &str, ms: &[&Measurement]) -> Result<f64> {
+fn floor_of(what: &str, stat: Statistic, ms: &[&Measurement]) -> Result<f64> {
     let t = ms
         .iter()
-        .map(|m| m.time())
+        .map(|m| m.time(stat))
         .min_by(f64::total_cmp)
         .ok_or_else(|| Error::Invalid(format!("{what}: no benchmark measurements")))?;
     if !(t.is_finite() && t > 0.0) {
