@@ -193,7 +193,7 @@ impl<T: Scalar> SparseFormat<T> for Csr<T> {
 }
 
 /// Parallel CSR SpMV on the CPU: rows are split into chunks of roughly equal work (rows plus
-/// non-zeros, see [`util::row_cuts`]) so that a few long rows do not serialize the work.
+/// non-zeros) so that a few long rows do not serialize the work.
 pub fn csr_spmv<T: Scalar>(a: &Csr<T>, x: &[T], y: &mut [T]) {
     use rayon::prelude::*;
     assert_eq!(x.len(), a.ncols, "x has the wrong length");
