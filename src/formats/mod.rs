@@ -241,7 +241,8 @@ pub enum AnyFormat<T> {
 
 impl<T: Scalar> AnyFormat<T> {
     /// Convert a CSR matrix to `kind` with `params`. Refuses (with a reason) where the format
-    /// cannot or should not hold the matrix.
+    /// cannot or should not hold the matrix. `csr` must satisfy [`Csr::validate`] (every
+    /// constructor and reader guarantees it; the CPU backend checks it before converting).
     pub fn convert(csr: &Csr<T>, kind: FormatKind, params: &FormatParams) -> Result<Self> {
         Ok(match kind {
             FormatKind::Csr => {
