@@ -85,6 +85,16 @@ impl RowLength {
         Ok(())
     }
 
+    /// Expected non-zeros of `rows` rows (exact for a constant length).
+    fn expected_nnz(&self, rows: usize) -> u128 {
+        let r = rows as u128;
+        match *self {
+            RowLength::Constant { nnz } => r * nnz as u128,
+            RowLength::Uniform { min, max } => r * ((min as u128 + max as u128) / 2),
+            RowLength::Normal { mean, .. } => (rows as f64 * mean) as u128,
+        }
+    }
+
     /// The largest row length this distribution can produce with `cols` columns.
     fn max_len(&self, cols: usize) -> usize {
         match *self {
@@ -117,8 +127,9 @@ pub fn random(
     const WHAT: &str = "random matrix";
     build::check_dim(WHAT, "columns", cols as u128)?;
     row_len.validate(rows, cols)?;
-    // Row pointers alone must fit; then the worst case decides whether drawing can start.
-    build::check_budget(WHAT, rows as u128, 0, max_bytes)?;
+    // The expected size must fit before anything is drawn; the exact size is checked again
+    // before the entries are allocated.
+    build::check_budget(WHAT, rows as u128, row_len.expected_nnz(rows), max_bytes)?;
     let counts = draw_counts(rows, cols, row_len, seed);
     let row_ptr = build::prefix_sum(&counts);
     drop(counts);
