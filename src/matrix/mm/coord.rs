@@ -12,8 +12,9 @@
 //!    arrays — block by block, chunk by chunk within a block. Each chunk parses its lines again,
 //!    values included, and appends every entry to the slice of its block: column, value and
 //!    row-within-block. Appends go to one sequential stream per block, which caches handle well;
-//!    a direct scatter to each entry's row costs a cache and TLB miss per entry on files sorted
-//!    by column (as SuiteSparse files are) — it was 2× slower on the benchmark file.
+//!    a direct scatter to each entry's row costs cache and TLB misses per entry on files sorted
+//!    by column (as SuiteSparse files are): on the benchmark file (`docs/PERFORMANCE.md`) the
+//!    whole read took 1.3× the CPU time with a batched direct scatter, 4× with a plain one.
 //! 3. **Group.** Each block, in parallel, counts its entries per row (giving the row pointers)
 //!    and, unless they are already in row order, moves them to their rows with a stable
 //!    counting sort, in cache.
@@ -224,7 +225,12 @@ fn count_chunk(s: &[u8], r: Range<usize>, h: &Header, blocks: &RowBlocks) -> Cou
             lines += 1;
             continue;
         }
+        // The column is only needed here to count the mirror of a symmetric entry; for general
+        // files pass 2 checks it.
         let res = index(s, q, "row", h.nrows).and_then(|(i, q)| {
+            if !mirror {
+                return Ok((i, i, q));
+            }
             let q = lex::skip_blanks(s, q);
             index(s, q, "column", h.ncols).map(|(j, q)| (i, j, q))
         });
@@ -301,11 +307,11 @@ fn scatter_chunk<T: Scalar>(
             line += 1;
             continue;
         }
-        // Indices were checked by pass 1.
+        // The row was checked by pass 1.
         let (i, q) = lex::parse_uint(s, q).map_err(|_| internal())?;
+        let i = i as usize - 1;
         let q = lex::skip_blanks(s, q);
-        let (j, q) = lex::parse_uint(s, q).map_err(|_| internal())?;
-        let (i, j) = (i as usize - 1, j as usize - 1);
+        let (j, q) = index(s, q, "column", h.ncols).map_err(|m| err(line, m))?;
         let (v, q) = match h.field {
             Field::Pattern => (T::one(), q),
             Field::Real => {

@@ -253,35 +253,6 @@ pub(crate) fn alloc_zeroed<T: Clone + Default>(name: &str, n: usize, what: &str)
             n as u128 * std::mem::size_of::<T>() as u128
         ))
     })?;
-    advise_huge_pages(&v);
     v.resize(n, T::default());
     Ok(v)
-}
-
-/// Ask the kernel to back a large, not yet touched allocation with transparent huge pages.
-///
-/// The reader scatters entries to random rows of arrays of hundreds of megabytes; with 4 KiB
-/// pages nearly every such write also misses the TLB. Linux often enables transparent huge
-/// pages only on request (`madvise` mode), hence this request. It is advice: failures are
-/// ignored, and the allocation stays an ordinary heap allocation.
-fn advise_huge_pages<T>(v: &Vec<T>) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let bytes = v.capacity() * std::mem::size_of::<T>();
-        if bytes >= 2 * HUGE {
-            let a = v.as_ptr() as usize;
-            let start = a.next_multiple_of(HUGE);
-            let end = (a + bytes) / HUGE * HUGE;
-            if end > start {
-                // SAFETY: the range lies inside memory this vector owns; MADV_HUGEPAGE changes
-                // no contents or permissions.
-                unsafe {
-                    libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-                }
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = v;
 }
