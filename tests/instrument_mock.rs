@@ -8,7 +8,7 @@ use sparsecast::instrument::{
     measure, plan, run_precision, synthetic, AutoSource, BenchmarkSource, DeviceLimits,
     DeviceSource, HostSource, MeasureOptions, Statistic, SuiteConfig,
 };
-use sparsecast::model::{Model, Shape};
+use sparsecast::model::Shape;
 use sparsecast::{Csr, Error, Result, Scalar};
 use std::cell::RefCell;
 
@@ -229,8 +229,11 @@ fn pipeline_fits_the_scripted_times() {
     ] {
         for &(strips, pnz) in &[(7u64, 12u64), (40, 100), (2, 300)] {
             let rows = strips * s;
-            let shape = Shape::from_row_lengths(4096, std::iter::repeat(pnz).take(rows as usize));
-            let got = pp.model.predict(&shape, v, &Default::default()).unwrap();
+            let shape = Shape::constant(rows, 4096, pnz);
+            let got = pp
+                .model
+                .predict_shape(&shape, v, &Default::default())
+                .unwrap();
             let want = formula(v, rows as usize, (rows * pnz) as usize);
             assert!(
                 ((got - want) / want).abs() < 1e-9,

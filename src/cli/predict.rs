@@ -5,11 +5,12 @@ use super::instrument::PrecisionArg;
 use crate::backend::cpu::CpuBackend;
 use crate::backend::cuda::CudaBackend;
 use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol, Variant};
+use crate::features::Features;
 use crate::formats::FormatParams;
 use crate::instrument::{synthetic, Statistic};
 use crate::matrix::generate::GeneratorSpec;
 use crate::model::accuracy::{difference_rate, summarize, Sample};
-use crate::model::{rank, Ranked, Shape};
+use crate::model::{rank, Ranked};
 use crate::profile::Profile;
 use crate::{Csr, Precision, Scalar};
 use anyhow::{bail, Context};
@@ -298,9 +299,15 @@ fn one<T: Scalar>(
     protocol: &TimingProtocol,
 ) -> anyhow::Result<MatrixResult> {
     let t = Instant::now();
-    let shape = Shape::from_csr(a);
+    let mut features = Features::compute(a);
     let features_seconds = t.elapsed().as_secs_f64();
-    let ranking = rank(&section.model, &shape, params);
+    if let Some(w) = params.hyb_width {
+        // The features hold HYB's split at Bell & Garland's width; re-split at the one asked for.
+        features.hyb_width = w;
+        features.hyb_coo_nnz = (0..a.nrows).map(|i| a.row_len(i).saturating_sub(w)).sum();
+        features.hyb_coo_share = features.hyb_coo_nnz as f64 / features.nnz.max(1) as f64;
+    }
+    let ranking = rank(&section.model, &features, params);
     let stat = section.model.statistic;
     let x = synthetic::x_vector::<T>(a.ncols);
     let kernels = ranking

@@ -16,6 +16,7 @@ pub mod hyb;
 
 use super::{Model, Shape};
 use crate::backend::Variant;
+use crate::features::Features;
 use crate::formats::FormatParams;
 use crate::instrument::{strip_size, DeviceLimits, Measurement, Statistic};
 use crate::{Error, Precision, Result};
@@ -123,6 +124,77 @@ impl AnalyticalModel {
     }
 }
 
+impl AnalyticalModel {
+    /// Predicted seconds for the matrix summarized by `shape` (see [`Model::predict`]).
+    pub fn predict_shape(
+        &self,
+        shape: &Shape,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Result<f64> {
+        let val = self.precision.bytes() as u64;
+        self.check_memory(variant, shape.working_set_bytes(variant, params, val)?)?;
+        Ok(match variant {
+            Variant::Csr { threads_per_row } => {
+                let c = self
+                    .csr
+                    .iter()
+                    .find(|c| c.threads_per_row == threads_per_row)
+                    .ok_or_else(|| {
+                        Error::Unsupported(format!("the profile has no model for {variant}"))
+                    })?;
+                c.predict(shape.mode_row_len as f64, shape.nrows)
+            }
+            Variant::Ell => self
+                .ell
+                .predict(shape.ell_width(params)? as f64, shape.nrows),
+            Variant::Coo => self.coo.predict(shape.nnz),
+            Variant::Hyb => {
+                let (w, over) = shape.hyb_split(params)?;
+                hyb::predict(&self.ell, &self.coo, shape.nrows, w, over)
+            }
+            other => {
+                return Err(Error::Unsupported(format!(
+                    "the analytical model does not cover {other}"
+                )))
+            }
+        })
+    }
+
+    /// What [`AnalyticalModel::predict_shape`] used: strip counts and `P_NZ`.
+    pub fn explain_shape(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> String {
+        let strips = |n: u64, v: Variant| {
+            strip_size(&self.limits, v).map_or(0, |s| crate::instrument::strips(n, s))
+        };
+        match variant {
+            Variant::Csr { .. } => format!(
+                "P_NZ {} (mode), {} strips",
+                shape.mode_row_len,
+                strips(shape.nrows, variant)
+            ),
+            Variant::Ell => format!(
+                "P_NZ {} (width), {} strips",
+                shape.ell_width(params).unwrap_or(0),
+                strips(shape.nrows, variant)
+            ),
+            Variant::Coo => format!("{} non-zero strips", strips(shape.nnz, variant)),
+            Variant::Hyb => match shape.hyb_split(params) {
+                Ok((k, over)) => format!(
+                    "ELL width {k} ({} strips) + COO {over} entries ({} strips)",
+                    if k > 0 {
+                        strips(shape.nrows, Variant::Ell)
+                    } else {
+                        0
+                    },
+                    strips(over, Variant::Coo)
+                ),
+                Err(_) => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+}
+
 impl Model for AnalyticalModel {
     fn name(&self) -> &str {
         "analytical"
@@ -144,60 +216,12 @@ impl Model for AnalyticalModel {
         v
     }
 
-    fn predict(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> Result<f64> {
-        let val = self.precision.bytes() as u64;
-        self.check_memory(variant, shape.working_set_bytes(variant, params, val)?)?;
-        Ok(match variant {
-            Variant::Csr { threads_per_row } => {
-                let c = self
-                    .csr
-                    .iter()
-                    .find(|c| c.threads_per_row == threads_per_row)
-                    .ok_or_else(|| {
-                        Error::Unsupported(format!("the profile has no model for {variant}"))
-                    })?;
-                c.predict(shape.mode_row_len() as f64, shape.nrows)
-            }
-            Variant::Ell => self
-                .ell
-                .predict(shape.ell_width(params)? as f64, shape.nrows),
-            Variant::Coo => self.coo.predict(shape.nnz),
-            Variant::Hyb => hyb::predict(&self.ell, &self.coo, shape, shape.hyb_width(params)),
-            other => {
-                return Err(Error::Unsupported(format!(
-                    "the analytical model does not cover {other}"
-                )))
-            }
-        })
+    fn predict(&self, features: &Features, variant: Variant, params: &FormatParams) -> Result<f64> {
+        self.predict_shape(&Shape::from_features(features), variant, params)
     }
 
-    fn explain(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> String {
-        let strips = |n: u64, v: Variant| {
-            strip_size(&self.limits, v).map_or(0, |s| crate::instrument::strips(n, s))
-        };
-        match variant {
-            Variant::Csr { .. } => format!(
-                "P_NZ {} (mode), {} strips",
-                shape.mode_row_len(),
-                strips(shape.nrows, variant)
-            ),
-            Variant::Ell => format!(
-                "P_NZ {} (width), {} strips",
-                shape.ell_width(params).unwrap_or(0),
-                strips(shape.nrows, variant)
-            ),
-            Variant::Coo => format!("{} non-zero strips", strips(shape.nnz, variant)),
-            Variant::Hyb => {
-                let k = shape.hyb_width(params);
-                let over = shape.entries_beyond(k);
-                format!(
-                    "ELL width {k} ({} strips) + COO {over} entries ({} strips)",
-                    strips(shape.nrows, Variant::Ell),
-                    strips(over, Variant::Coo)
-                )
-            }
-            _ => String::new(),
-        }
+    fn explain(&self, features: &Features, variant: Variant, params: &FormatParams) -> String {
+        self.explain_shape(&Shape::from_features(features), variant, params)
     }
 }
 
