@@ -13,7 +13,7 @@ use crate::model::accuracy::{difference_rate, summarize, Sample};
 use crate::model::{rank, Ranked};
 use crate::profile::Profile;
 use crate::{Csr, Precision, Scalar};
-use anyhow::{bail, Context};
+use anyhow::bail;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -25,7 +25,7 @@ use std::time::Instant;
 ///
 /// Without --profile the profile built into the binary is used (and named). Inputs are Matrix
 /// Market files (plain or gzip) or generator specs (`.json`: one spec or an array, as written by
-/// `sparsecast generate`).
+/// `sparsecast generate`); an input that cannot be read is reported and skipped.
 ///
 /// Examples:
 ///   sparsecast predict matrix.mtx.gz
@@ -105,6 +105,8 @@ struct Report {
     backend: String,
     device: String,
     results: Vec<MatrixResult>,
+    /// Inputs that could not be read: `(input, error)`.
+    skipped: Vec<(String, String)>,
     summary: Vec<crate::model::accuracy::Summary>,
 }
 
@@ -176,8 +178,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         ..FormatParams::default()
     };
     let mut results = Vec::new();
+    let mut skipped = Vec::new();
     for (name, load) in expand_inputs(&a.inputs)? {
-        let a64 = load().with_context(|| format!("reading {name}"))?;
+        let a64 = match load() {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("skipping {name}: {e}");
+                skipped.push((name, e.to_string()));
+                continue;
+            }
+        };
         for &p in &precisions {
             let section = profile.precision(p)?;
             let r = match p {
@@ -229,11 +239,17 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             backend: profile.backend.clone(),
             device: profile.device_name.clone(),
             results,
+            skipped,
             summary,
         };
         println!("{}", serde_json::to_string_pretty(&report)?);
-    } else if a.measure && !summary.is_empty() {
-        print_summary(&summary);
+    } else {
+        if a.measure && !summary.is_empty() {
+            print_summary(&summary);
+        }
+        if !skipped.is_empty() {
+            println!("{} input(s) could not be read and were skipped", skipped.len());
+        }
     }
     Ok(())
 }
