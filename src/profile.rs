@@ -12,7 +12,7 @@
 //! Measured profiles are committed under `profiles/`; [`embedded`] is the one built into the
 //! binary and used when no profile is given.
 
-use crate::backend::TimingProtocol;
+use crate::backend::{TimingProtocol, Variant};
 use crate::instrument::{DeviceLimits, Measurement, SuiteConfig};
 use crate::model::AnalyticalModel;
 use crate::{Error, Precision, Result};
@@ -244,6 +244,18 @@ impl Profile {
                 return bad(format!(
                     "impossible benchmark: {} rows, {} columns, P_NZ {}, {} strips",
                     m.rows, m.cols, m.pnz, m.strips
+                ));
+            }
+            // Strips follow from rows (CSR, ELL) or non-zeros (COO) and the strip size.
+            let s = crate::instrument::strip_size(p.limits(), m.kernel)?;
+            let consistent = match m.kernel {
+                Variant::Coo => m.rows.checked_mul(m.pnz) == m.strips.checked_mul(s),
+                _ => m.strips.checked_mul(s) == Some(m.rows),
+            };
+            if !consistent {
+                return bad(format!(
+                    "{} rows × P_NZ {} is not {} strips of {s}",
+                    m.rows, m.pnz, m.strips
                 ));
             }
         }

@@ -163,6 +163,11 @@ fn other_damage_is_rejected() {
         v["precisions"][1] = first;
     });
     assert!(e.contains("two sections"), "{e}");
+    let e = load_edited(|v| {
+        let r = &mut v["precisions"][0]["measurements"][5]["rows"];
+        *r = (r.as_u64().unwrap() + 1).into();
+    });
+    assert!(e.contains("is not 6 strips of 672"), "{e}");
     let e = load_edited(|v| v["precisions"][0]["measurements"][0]["kernel"] = "csr-t3".into());
     assert!(e.contains("unknown format"), "{e}");
     let text = serde_json::to_string_pretty(&sample_profile()).unwrap();
