@@ -102,7 +102,8 @@ pub struct MmInfo {
     pub nrows: usize,
     /// Columns.
     pub ncols: usize,
-    /// Entries declared on the size line (before symmetric expansion).
+    /// Entries declared on the size line (before symmetric expansion); for an array file,
+    /// the number of values its size line and symmetry imply.
     pub declared_entries: u64,
     /// Whether the file was gzip-compressed.
     pub gzip: bool,
