@@ -194,6 +194,10 @@ pub trait Backend<T: Scalar> {
     fn device_name(&self) -> String;
     /// Whether the backend can run `variant` at all.
     fn supports(&self, variant: Variant) -> bool;
+    /// The measured bandwidth ceiling (device-to-device copy, GB/s), where the backend has one.
+    fn copy_bandwidth_gbs(&self) -> Option<f64> {
+        None
+    }
     /// Convert `csr` to the variant's format, move it to the device, and return a kernel ready to
     /// run. Fails with a clear error if the format refuses the matrix or it does not fit.
     fn prepare<'a>(
@@ -222,3 +226,44 @@ pub trait PreparedSpmv<T: Scalar> {
     /// Run `protocol.runs` times, timing each run.
     fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing>;
 }
+
+/// Which backend to run on, as chosen on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// Parallel CPU kernels (rayon); always available.
+    Cpu,
+    /// CUDA kernels and cuSPARSE on GPU 0 (needs an NVIDIA driver).
+    Cuda,
+}
+
+impl BackendKind {
+    /// `"cpu"` or `"cuda"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Cpu => "cpu",
+            BackendKind::Cuda => "cuda",
+        }
+    }
+}
+
+/// A value type every backend supports; lets generic code open a backend for `T`.
+pub trait BackendScalar: Scalar {
+    /// Open the backend `kind` for this value type.
+    fn open_backend(kind: BackendKind) -> Result<Box<dyn Backend<Self>>>;
+}
+
+macro_rules! impl_backend_scalar {
+    ($t:ty) => {
+        impl BackendScalar for $t {
+            fn open_backend(kind: BackendKind) -> Result<Box<dyn Backend<Self>>> {
+                match kind {
+                    BackendKind::Cpu => Ok(Box::new(cpu::CpuBackend::new())),
+                    BackendKind::Cuda => Ok(Box::new(cuda::CudaBackend::new(0)?)),
+                }
+            }
+        }
+    };
+}
+impl_backend_scalar!(f32);
+impl_backend_scalar!(f64);

@@ -1,1 +1,185 @@
-//! Helpers shared by the subcommands.
+//! Helpers shared by the subcommands: loading matrices, random vectors, shared option groups,
+//! tables and progress bars.
+
+use crate::backend::{KernelConfig, TimingProtocol, Variant};
+use crate::formats::FormatParams;
+use crate::{Csr, Scalar};
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+
+/// Read a Matrix Market file (plain or gzip) into an f64 CSR matrix.
+pub fn load_matrix(path: &Path) -> anyhow::Result<Csr<f64>> {
+    let m = crate::matrix::mm::read::<f64>(path)?;
+    Ok(m)
+}
+
+/// A vector of `n` values drawn uniformly from [-1, 1) with a seeded generator.
+pub fn random_vector<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| T::cast_f64(rng.random_range(-1.0..1.0)))
+        .collect()
+}
+
+/// Read x from a file (Matrix Market array n×1) or draw it from a seed, checking its length.
+pub fn input_vector<T: Scalar>(
+    x_file: Option<&Path>,
+    seed: u64,
+    ncols: usize,
+) -> anyhow::Result<Vec<T>> {
+    match x_file {
+        Some(p) => {
+            let v = crate::matrix::mm::read_vector(p)?;
+            anyhow::ensure!(
+                v.len() == ncols,
+                "{}: x has {} entries but the matrix has {} columns",
+                p.display(),
+                v.len(),
+                ncols
+            );
+            Ok(v.into_iter().map(T::cast_f64).collect())
+        }
+        None => Ok(random_vector(ncols, seed)),
+    }
+}
+
+/// Format parameters and the CUDA block size, shared by every subcommand that runs kernels.
+#[derive(clap::Args, Debug, Clone)]
+pub struct KernelArgs {
+    /// Threads per CUDA block.
+    #[arg(long, default_value_t = 256)]
+    pub block_size: u32,
+    /// ELL width (default: the longest row).
+    #[arg(long)]
+    pub ell_width: Option<usize>,
+    /// Width of HYB's ELL part (default: Bell & Garland's rule).
+    #[arg(long)]
+    pub hyb_width: Option<usize>,
+    /// SELL-C-σ slice height C.
+    #[arg(long, default_value_t = 32)]
+    pub sell_c: usize,
+    /// SELL-C-σ sorting window σ (1 = no sorting; else a multiple of C).
+    #[arg(long, default_value_t = 256)]
+    pub sell_sigma: usize,
+    /// BSR block size.
+    #[arg(long, default_value_t = 4)]
+    pub bsr_block: usize,
+}
+
+impl KernelArgs {
+    /// The kernel configuration for `variant`.
+    pub fn config(&self, variant: Variant) -> KernelConfig {
+        KernelConfig {
+            variant,
+            params: FormatParams {
+                ell_width: self.ell_width,
+                hyb_width: self.hyb_width,
+                sell_c: self.sell_c,
+                sell_sigma: self.sell_sigma,
+                bsr_block: self.bsr_block,
+                ..FormatParams::default()
+            },
+            block_size: self.block_size,
+        }
+    }
+}
+
+/// The timing protocol options.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TimingArgs {
+    /// β: timed runs per kernel.
+    #[arg(long, default_value_t = 30)]
+    pub runs: usize,
+    /// α: leading runs excluded as warm-up (the papers' formula).
+    #[arg(long, default_value_t = 5)]
+    pub warmup: usize,
+    /// Clear the L2 cache before every run (CUDA). Default: warm cache, as inside a solver.
+    #[arg(long)]
+    pub cold: bool,
+}
+
+impl TimingArgs {
+    /// The protocol, validated (`α < β`).
+    pub fn protocol(&self) -> anyhow::Result<TimingProtocol> {
+        anyhow::ensure!(self.runs >= 1, "--runs must be at least 1");
+        anyhow::ensure!(
+            self.warmup < self.runs,
+            "--warmup ({}) must be less than --runs ({})",
+            self.warmup,
+            self.runs
+        );
+        Ok(TimingProtocol {
+            runs: self.runs,
+            warmup: self.warmup,
+            cold: self.cold,
+        })
+    }
+}
+
+/// Largest error of `y` against the f64 reference, relative to Σ|a_ij·x_j| of each row (so rows
+/// that cancel do not inflate it). NaN (an unwritten or poisoned element) gives +∞.
+pub fn max_relative_error<T: Scalar>(a: &Csr<T>, x: &[T], y: &[T]) -> f64 {
+    let xf: Vec<f64> = x.iter().map(|v| v.as_f64()).collect();
+    let reference = a.spmv_reference(&xf);
+    let mut worst = 0.0f64;
+    for i in 0..a.nrows {
+        let (c, v) = a.row(i);
+        let scale: f64 = c
+            .iter()
+            .zip(v)
+            .map(|(&c, &v)| (v.as_f64() * xf[c as usize]).abs())
+            .sum::<f64>()
+            .max(f64::MIN_POSITIVE);
+        let yi = y[i].as_f64();
+        let e = if yi.is_nan() {
+            f64::INFINITY
+        } else {
+            (yi - reference[i]).abs() / scale
+        };
+        worst = worst.max(e);
+    }
+    worst
+}
+
+/// Tolerance for [`max_relative_error`] by precision.
+pub fn tolerance<T: Scalar>() -> f64 {
+    match T::PRECISION {
+        crate::Precision::F32 => 1e-4,
+        crate::Precision::F64 => 1e-10,
+    }
+}
+
+/// A table with the crate's style.
+pub fn table(header: &[&str]) -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_BORDERS_ONLY)
+        .set_header(header.iter().map(|h| comfy_table::Cell::new(h)));
+    t
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal).
+pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new(len);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} {msg} (eta {eta})",
+        )
+        .expect("static template")
+        .progress_chars("=> "),
+    );
+    pb.set_prefix(what.to_string());
+    pb
+}
+
+/// Seconds as a human unit (µs below a millisecond).
+pub fn fmt_seconds(s: f64) -> String {
+    if !s.is_finite() {
+        "-".into()
+    } else if s < 1e-3 {
+        format!("{:.2} µs", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}

@@ -1,8 +1,14 @@
 //! JAD (jagged diagonals): rows permuted by decreasing length; jagged diagonal d holds entry d of
 //! every row that has more than d entries, in permuted row order.
 
+use super::util::{check_bytes, check_rows, check_u32, csr_from_rows, max_row_len};
 use super::{FormatKind, FormatParams, SparseFormat};
 use crate::{Csr, Result, Scalar};
+use rayon::prelude::*;
+use std::cmp::Reverse;
+
+/// Entries (conversion) or permuted rows (SpMV) handled by one parallel task.
+const CHUNK: usize = 1 << 12;
 
 /// Jagged diagonal format. Device footprint: `perm (nrows × 4) + jd_ptr ((ndiag+1) × 4) + nnz × (4 + sizeof T)`.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,10 +24,102 @@ pub struct Jad<T> {
     pub values: Vec<T>,
 }
 
+/// Footprint: `nrows × 4 + (ndiag + 1) × 4 + nnz × (4 + sizeof T)`.
+fn bytes_for(nrows: usize, ndiag: usize, nnz: usize, value_bytes: usize) -> u128 {
+    nrows as u128 * 4 + (ndiag as u128 + 1) * 4 + nnz as u128 * (4 + value_bytes as u128)
+}
+
 impl<T: Scalar> Jad<T> {
-    /// Convert from CSR.
-    pub fn from_csr(_csr: &Csr<T>, _params: &FormatParams) -> Result<Self> {
-        todo!("formats helper")
+    /// Convert from CSR (which must satisfy [`Csr::validate`]): a stable parallel sort of the rows
+    /// by decreasing length, then a parallel fill of the diagonals.
+    ///
+    /// Refused when the rows or the non-zeros exceed 32-bit offsets or the footprint exceeds
+    /// `params.max_bytes`.
+    pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
+        let (nrows, nnz) = (csr.nrows, csr.nnz());
+        check_rows("jad", nrows)?;
+        check_u32("jad", "non-zeros", nnz as u128)?;
+        let ndiag = max_row_len(csr);
+        check_bytes(
+            "jad",
+            bytes_for(nrows, ndiag, nnz, T::BYTES),
+            params.max_bytes,
+        )?;
+        let mut perm: Vec<u32> = (0..nrows as u32).collect();
+        // rayon's `par_sort_by_key` is stable: equal lengths keep their original order.
+        perm.par_sort_by_key(|&r| Reverse(csr.row_len(r as usize)));
+        // Rows longer than d form a prefix of the sorted order.
+        let jd_ptr = {
+            let mut ptr = Vec::with_capacity(ndiag + 1);
+            ptr.push(0u32);
+            let mut acc = 0usize;
+            for d in 0..ndiag {
+                let longer = perm.partition_point(|&r| csr.row_len(r as usize) > d);
+                acc += longer;
+                ptr.push(acc as u32);
+            }
+            ptr
+        };
+        let mut col_idx = vec![0u32; nnz];
+        let mut values = vec![T::zero(); nnz];
+        col_idx
+            .par_chunks_mut(CHUNK)
+            .zip(values.par_chunks_mut(CHUNK))
+            .enumerate()
+            .for_each(|(j, (cs, vs))| {
+                let p0 = j * CHUNK;
+                let mut d = jd_ptr.partition_point(|&s| s as usize <= p0) - 1;
+                for (t, (c, v)) in cs.iter_mut().zip(vs).enumerate() {
+                    let p = p0 + t;
+                    while p >= jd_ptr[d + 1] as usize {
+                        d += 1;
+                    }
+                    let k = p - jd_ptr[d] as usize;
+                    let src = csr.row_ptr[perm[k] as usize] + d;
+                    *c = csr.col_idx[src];
+                    *v = csr.values[src];
+                }
+            });
+        Ok(Jad {
+            nrows,
+            ncols: csr.ncols,
+            perm,
+            jd_ptr,
+            col_idx,
+            values,
+        })
+    }
+
+    /// Number of jagged diagonals (the longest row's length).
+    pub fn ndiag(&self) -> usize {
+        self.jd_ptr.len().saturating_sub(1)
+    }
+
+    /// Entries of diagonal `d` (= permuted rows longer than `d`).
+    fn diag_len(&self, d: usize) -> usize {
+        (self.jd_ptr[d + 1] - self.jd_ptr[d]) as usize
+    }
+
+    /// Convert back to CSR; the exact inverse of [`Jad::from_csr`].
+    pub fn to_csr(&self) -> Csr<T> {
+        let nd = self.ndiag();
+        // Permuted row k has as many entries as there are diagonals longer than k.
+        let mut lens = vec![0usize; self.nrows];
+        for (k, &r) in self.perm.iter().enumerate() {
+            lens[r as usize] = (0..nd).take_while(|&d| self.diag_len(d) > k).count();
+        }
+        let mut rank = vec![0usize; self.nrows];
+        for (k, &r) in self.perm.iter().enumerate() {
+            rank[r as usize] = k;
+        }
+        csr_from_rows(self.nrows, self.ncols, &lens, |i, c, v| {
+            let k = rank[i];
+            for d in 0..c.len() {
+                let p = self.jd_ptr[d] as usize + k;
+                c[d] = self.col_idx[p];
+                v[d] = self.values[p];
+            }
+        })
     }
 }
 
@@ -36,15 +134,42 @@ impl<T: Scalar> SparseFormat<T> for Jad<T> {
         self.ncols
     }
     fn nnz(&self) -> usize {
-        todo!()
+        self.values.len()
     }
     fn stored_entries(&self) -> usize {
-        todo!()
+        self.values.len()
     }
     fn footprint_bytes(&self) -> u64 {
-        todo!()
+        bytes_for(self.nrows, self.ndiag(), self.values.len(), T::BYTES) as u64
     }
-    fn spmv(&self, _x: &[T], _y: &mut [T]) {
-        todo!()
+    /// Chunks of permuted rows accumulate diagonal by diagonal (contiguous reads) into a temporary
+    /// in permuted order, in parallel; the result is then scattered to `y` through `perm`. The
+    /// scatter is sequential: `perm` is a permutation, but proving the writes disjoint to the
+    /// compiler would need `unsafe`, and it costs one pass over `nrows` against the kernel's
+    /// pass over `nnz`.
+    fn spmv(&self, x: &[T], y: &mut [T]) {
+        assert_eq!(x.len(), self.ncols, "x has the wrong length");
+        assert_eq!(y.len(), self.nrows, "y has the wrong length");
+        let nd = self.ndiag();
+        let mut yp = vec![T::zero(); self.nrows];
+        yp.par_chunks_mut(CHUNK).enumerate().for_each(|(j, acc)| {
+            let k0 = j * CHUNK;
+            for d in 0..nd {
+                let len = self.diag_len(d);
+                if len <= k0 {
+                    break;
+                }
+                let hi = len.min(k0 + acc.len());
+                let base = self.jd_ptr[d] as usize;
+                let cols = &self.col_idx[base + k0..base + hi];
+                let vals = &self.values[base + k0..base + hi];
+                for ((a, &c), &v) in acc.iter_mut().zip(cols).zip(vals) {
+                    *a += v * x[c as usize];
+                }
+            }
+        });
+        for (&r, &v) in self.perm.iter().zip(&yp) {
+            y[r as usize] = v;
+        }
     }
 }

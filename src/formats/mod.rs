@@ -15,6 +15,7 @@ pub mod ell;
 pub mod hyb;
 pub mod jad;
 pub mod sell;
+mod util;
 
 use crate::matrix::Csr;
 use crate::scalar::Scalar;
@@ -191,24 +192,38 @@ impl<T: Scalar> SparseFormat<T> for Csr<T> {
     }
 }
 
-/// Parallel CSR SpMV on the CPU: rows are split into chunks of roughly equal non-zero count so that
-/// a few long rows do not serialize the work.
+/// Parallel CSR SpMV on the CPU: rows are split into chunks of roughly equal work (rows plus
+/// non-zeros, see [`util::row_cuts`]) so that a few long rows do not serialize the work.
 pub fn csr_spmv<T: Scalar>(a: &Csr<T>, x: &[T], y: &mut [T]) {
     use rayon::prelude::*;
-    assert_eq!(x.len(), a.ncols);
-    assert_eq!(y.len(), a.nrows);
-    let row = |i: usize| -> T {
-        let (c, v) = a.row(i);
-        let mut s = T::zero();
-        for k in 0..c.len() {
-            s += v[k] * x[c[k] as usize];
-        }
-        s
-    };
-    y.par_iter_mut()
-        .with_min_len(256)
-        .enumerate()
-        .for_each(|(i, yi)| *yi = row(i));
+    assert_eq!(x.len(), a.ncols, "x has the wrong length");
+    assert_eq!(y.len(), a.nrows, "y has the wrong length");
+    let cuts = util::row_cuts(a.nrows, a.nnz(), |i| a.row_ptr[i]);
+    util::split_at_cuts(y, &cuts)
+        .into_par_iter()
+        .zip(cuts.par_windows(2))
+        .for_each(|(ys, w)| {
+            for (yi, i) in ys.iter_mut().zip(w[0]..w[1]) {
+                let (c, v) = a.row(i);
+                let mut s = T::zero();
+                for (&c, &v) in c.iter().zip(v) {
+                    s += v * x[c as usize];
+                }
+                *yi = s;
+            }
+        });
+}
+
+/// The checks every other format makes, for CSR itself: rows and non-zeros within 32-bit device
+/// offsets, footprint within `params.max_bytes` (the copy is refused before it is made).
+fn check_csr<T: Scalar>(csr: &Csr<T>, params: &FormatParams) -> Result<()> {
+    util::check_rows("csr", csr.nrows)?;
+    util::check_u32("csr", "non-zeros", csr.nnz() as u128)?;
+    util::check_bytes(
+        "csr",
+        SparseFormat::footprint_bytes(csr) as u128,
+        params.max_bytes,
+    )
 }
 
 /// A matrix in any storage format.
@@ -229,7 +244,10 @@ impl<T: Scalar> AnyFormat<T> {
     /// cannot or should not hold the matrix.
     pub fn convert(csr: &Csr<T>, kind: FormatKind, params: &FormatParams) -> Result<Self> {
         Ok(match kind {
-            FormatKind::Csr => AnyFormat::Csr(csr.clone()),
+            FormatKind::Csr => {
+                check_csr(csr, params)?;
+                AnyFormat::Csr(csr.clone())
+            }
             FormatKind::Coo => AnyFormat::Coo(Coo::from_csr(csr, params)?),
             FormatKind::Ell => AnyFormat::Ell(Ell::from_csr(csr, params)?),
             FormatKind::Hyb => AnyFormat::Hyb(Hyb::from_csr(csr, params)?),
@@ -238,6 +256,21 @@ impl<T: Scalar> AnyFormat<T> {
             FormatKind::Dia => AnyFormat::Dia(Dia::from_csr(csr, params)?),
             FormatKind::Bsr => AnyFormat::Bsr(Bsr::from_csr(csr, params)?),
         })
+    }
+
+    /// Convert back to CSR (the inverse of [`AnyFormat::convert`]; see each format's `to_csr` for
+    /// what survives the round trip).
+    pub fn to_csr(&self) -> Csr<T> {
+        match self {
+            AnyFormat::Csr(m) => m.clone(),
+            AnyFormat::Coo(m) => m.to_csr(),
+            AnyFormat::Ell(m) => m.to_csr(),
+            AnyFormat::Hyb(m) => m.to_csr(),
+            AnyFormat::Jad(m) => m.to_csr(),
+            AnyFormat::Sell(m) => m.to_csr(),
+            AnyFormat::Dia(m) => m.to_csr(),
+            AnyFormat::Bsr(m) => m.to_csr(),
+        }
     }
 
     /// The format as a trait object.

@@ -153,7 +153,13 @@ impl<T: Scalar> Csr<T> {
     }
 
     /// Finish a CSR whose rows are grouped but not sorted by column and may hold duplicates:
-    /// sort each row, sum duplicates, compact. Used by [`Csr::from_triplets`] and the reader.
+    /// sort each row, sum duplicates (in their given order), compact. Used by
+    /// [`Csr::from_triplets`] and the Matrix Market reader.
+    ///
+    /// Rows are processed in parallel in blocks of about 64 Ki entries; sorted rows without
+    /// duplicates (the common case for files written in order) are only checked, and when no
+    /// row had duplicates nothing is moved. `row_ptr` must be a valid row pointer array for
+    /// `col_idx` and `values` (as built by the callers).
     pub fn from_unsorted_rows(
         nrows: usize,
         ncols: usize,
@@ -161,40 +167,71 @@ impl<T: Scalar> Csr<T> {
         mut col_idx: Vec<u32>,
         mut values: Vec<T>,
     ) -> Self {
-        // Split the arrays into per-row chunks and sort + merge duplicates in parallel.
+        let blocks = row_blocks(&row_ptr, 1 << 16);
         let mut new_len = vec![0usize; nrows];
+        // Per block: sort and merge every row, compacting towards the block start.
+        let mut kept = vec![0usize; blocks.len()];
         {
+            let mut parts = Vec::with_capacity(blocks.len());
             let mut ci_rest: &mut [u32] = &mut col_idx;
             let mut cv_rest: &mut [T] = &mut values;
-            let mut chunks = Vec::with_capacity(nrows);
-            for i in 0..nrows {
-                let len = row_ptr[i + 1] - row_ptr[i];
-                let (a, b) = std::mem::take(&mut ci_rest).split_at_mut(len);
-                let (c, d) = std::mem::take(&mut cv_rest).split_at_mut(len);
+            let mut nl_rest: &mut [usize] = &mut new_len;
+            for &(r0, r1) in &blocks {
+                let len = row_ptr[r1] - row_ptr[r0];
+                let (ci, b) = std::mem::take(&mut ci_rest).split_at_mut(len);
+                let (cv, d) = std::mem::take(&mut cv_rest).split_at_mut(len);
+                let (nl, f) = std::mem::take(&mut nl_rest).split_at_mut(r1 - r0);
                 ci_rest = b;
                 cv_rest = d;
-                chunks.push((a, c));
+                nl_rest = f;
+                parts.push((r0, r1, ci, cv, nl));
             }
-            chunks
-                .into_par_iter()
-                .zip(new_len.par_iter_mut())
-                .for_each(|((ci, cv), nl)| *nl = sort_merge_row(ci, cv));
+            parts.into_par_iter().zip(kept.par_iter_mut()).for_each(
+                |((r0, r1, ci, cv, nl), kept)| {
+                    let base = row_ptr[r0];
+                    let mut scratch = Vec::new();
+                    let mut w = 0usize;
+                    for r in r0..r1 {
+                        let (a, b) = (row_ptr[r] - base, row_ptr[r + 1] - base);
+                        let len = sort_merge_row(&mut ci[a..b], &mut cv[a..b], &mut scratch);
+                        if w != a {
+                            ci.copy_within(a..a + len, w);
+                            cv.copy_within(a..a + len, w);
+                        }
+                        nl[r - r0] = len;
+                        w += len;
+                    }
+                    *kept = w;
+                },
+            );
         }
-        // Compact.
-        let mut out_ptr = Vec::with_capacity(nrows + 1);
-        out_ptr.push(0usize);
+        let total: usize = kept.iter().sum();
+        if total == col_idx.len() {
+            return Csr {
+                nrows,
+                ncols,
+                row_ptr,
+                col_idx,
+                values,
+            };
+        }
+        // Some rows shrank: move the blocks together and rebuild the row pointers.
         let mut w = 0usize;
-        for i in 0..nrows {
-            let start = row_ptr[i];
-            for k in 0..new_len[i] {
-                col_idx[w + k] = col_idx[start + k];
-                values[w + k] = values[start + k];
+        for (&(r0, _), &k) in blocks.iter().zip(&kept) {
+            let start = row_ptr[r0];
+            if w != start {
+                col_idx.copy_within(start..start + k, w);
+                values.copy_within(start..start + k, w);
             }
-            w += new_len[i];
-            out_ptr.push(w);
+            w += k;
         }
         col_idx.truncate(w);
         values.truncate(w);
+        let mut out_ptr = row_ptr;
+        out_ptr[0] = 0;
+        for i in 0..nrows {
+            out_ptr[i + 1] = out_ptr[i] + new_len[i];
+        }
         Csr {
             nrows,
             ncols,
@@ -273,35 +310,66 @@ impl<T: Scalar> Csr<T> {
     }
 }
 
-/// Sort one row's entries by column and sum duplicates in place; returns the new length.
-fn sort_merge_row<T: Scalar>(ci: &mut [u32], cv: &mut [T]) -> usize {
-    let n = ci.len();
-    if n == 0 {
-        return 0;
+/// Consecutive row ranges `(r0, r1)` covering all rows, each holding about `target` entries
+/// (at least one row, at most `target` rows).
+fn row_blocks(row_ptr: &[usize], target: usize) -> Vec<(usize, usize)> {
+    let nrows = row_ptr.len() - 1;
+    let mut out = Vec::new();
+    let mut r0 = 0;
+    while r0 < nrows {
+        // Furthest row end within the entry budget, but at least one row.
+        let limit = row_ptr[r0] + target;
+        let mut r1 = row_ptr[r0 + 1..].partition_point(|&p| p <= limit) + r0;
+        r1 = r1.clamp(r0 + 1, (r0 + target).min(nrows));
+        out.push((r0, r1));
+        r0 = r1;
     }
-    if !ci.windows(2).all(|w| w[0] < w[1]) {
-        if !ci.windows(2).all(|w| w[0] <= w[1]) {
-            let mut idx: Vec<(u32, T)> = ci.iter().copied().zip(cv.iter().copied()).collect();
-            idx.sort_by_key(|p| p.0);
-            for (k, (c, v)) in idx.into_iter().enumerate() {
+    out
+}
+
+/// Sort one row's entries by column (stable) and sum duplicates in place, in their given order;
+/// returns the new length. `scratch` is reused between rows.
+fn sort_merge_row<T: Scalar>(ci: &mut [u32], cv: &mut [T], scratch: &mut Vec<(u32, T)>) -> usize {
+    let n = ci.len();
+    if ci.windows(2).all(|w| w[0] < w[1]) {
+        return n;
+    }
+    if !ci.windows(2).all(|w| w[0] <= w[1]) {
+        if n <= 32 {
+            // Insertion sort: stable and fast for short rows.
+            for k in 1..n {
+                let (c, v) = (ci[k], cv[k]);
+                let mut m = k;
+                while m > 0 && ci[m - 1] > c {
+                    ci[m] = ci[m - 1];
+                    cv[m] = cv[m - 1];
+                    m -= 1;
+                }
+                ci[m] = c;
+                cv[m] = v;
+            }
+        } else {
+            scratch.clear();
+            scratch.extend(ci.iter().copied().zip(cv.iter().copied()));
+            scratch.sort_by_key(|p| p.0);
+            for (k, &(c, v)) in scratch.iter().enumerate() {
                 ci[k] = c;
                 cv[k] = v;
             }
         }
-        let mut w = 0usize;
-        for k in 1..n {
-            if ci[k] == ci[w] {
-                let v = cv[k];
-                cv[w] += v;
-            } else {
-                w += 1;
-                ci[w] = ci[k];
-                cv[w] = cv[k];
-            }
-        }
-        return w + 1;
     }
-    n
+    let mut w = 0usize;
+    for k in 1..n {
+        if ci[k] == ci[w] {
+            let v = cv[k];
+            cv[w] += v;
+        } else {
+            w += 1;
+            ci[w] = ci[k];
+            cv[w] = cv[k];
+        }
+    }
+    w + 1
 }
 
 #[cfg(test)]

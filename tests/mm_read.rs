@@ -1,0 +1,338 @@
+//! Reading Matrix Market content: layouts, fields, symmetries, gzip, vectors, chunking.
+
+use sparsecast::matrix::mm::{self, Field, Layout, MmInfo, Symmetry};
+use sparsecast::Csr;
+use std::io::Write;
+
+/// Parse with the automatic chunk count and with several forced ones; all must agree.
+fn read<T: sparsecast::Scalar>(text: &str) -> (Csr<T>, MmInfo) {
+    let (m, info) = mm::read_bytes::<T>("t.mtx", text.as_bytes()).expect("parse");
+    m.validate().expect("valid CSR");
+    for chunks in [1, 2, 3, 5, 8, 13] {
+        let (m2, info2) =
+            mm::read_bytes_chunked::<T>("t.mtx", text.as_bytes(), Some(chunks)).unwrap();
+        assert_eq!(bits(&m2), bits(&m), "chunks = {chunks}");
+        assert_eq!(info2, info);
+    }
+    (m, info)
+}
+
+/// The matrix with values as bit patterns, so NaN compares equal to itself.
+fn bits<T: sparsecast::Scalar>(m: &Csr<T>) -> (Vec<usize>, Vec<u32>, Vec<u64>) {
+    (
+        m.row_ptr.clone(),
+        m.col_idx.clone(),
+        m.values.iter().map(|v| v.as_f64().to_bits()).collect(),
+    )
+}
+
+/// Dense copy, with `None` where no entry is stored.
+fn dense<T: sparsecast::Scalar>(m: &Csr<T>) -> Vec<Vec<Option<f64>>> {
+    let mut d = vec![vec![None; m.ncols]; m.nrows];
+    for (i, row) in d.iter_mut().enumerate() {
+        let (c, v) = m.row(i);
+        for (&c, &v) in c.iter().zip(v) {
+            row[c as usize] = Some(v.as_f64());
+        }
+    }
+    d
+}
+
+#[test]
+fn general_real_with_comments_blank_lines_and_case() {
+    let text = "%%matrixmarket MATRIX Coordinate REAL General\n\
+                % a comment\n\
+                \n\
+                3 4 4\n\
+                % comment between entries\n\
+                1 1 1.5\n\
+                \n\
+                3 4 -2e3\n\
+                   2 2\t0.25  \n\
+                %last\n\
+                1 3 7\n";
+    let (m, info) = read::<f64>(text);
+    assert_eq!(
+        info,
+        MmInfo {
+            layout: Layout::Coordinate,
+            field: Field::Real,
+            symmetry: Symmetry::General,
+            nrows: 3,
+            ncols: 4,
+            declared_entries: 4,
+            gzip: false,
+        }
+    );
+    assert_eq!(
+        dense(&m),
+        vec![
+            vec![Some(1.5), None, Some(7.0), None],
+            vec![None, Some(0.25), None, None],
+            vec![None, None, None, Some(-2000.0)],
+        ]
+    );
+}
+
+#[test]
+fn crlf_line_ends() {
+    let text = "%%MatrixMarket matrix coordinate real general\r\n2 2 2\r\n1 1 1\r\n2 1 3\r\n";
+    let (m, _) = read::<f64>(text);
+    assert_eq!(m.row_ptr, vec![0, 1, 2]);
+    assert_eq!(m.values, vec![1.0, 3.0]);
+}
+
+#[test]
+fn symmetric_expands_without_duplicating_the_diagonal() {
+    let text =
+        "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1\n2 1 2\n3 1 3\n3 3 4\n";
+    let (m, info) = read::<f64>(text);
+    assert_eq!(info.declared_entries, 4);
+    assert_eq!(m.nnz(), 6);
+    assert_eq!(
+        dense(&m),
+        vec![
+            vec![Some(1.0), Some(2.0), Some(3.0)],
+            vec![Some(2.0), None, None],
+            vec![Some(3.0), None, Some(4.0)],
+        ]
+    );
+}
+
+#[test]
+fn symmetric_entry_in_upper_triangle_is_mirrored() {
+    let text = "%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 2 5\n";
+    let (m, _) = read::<f64>(text);
+    assert_eq!(
+        dense(&m),
+        vec![vec![None, Some(5.0)], vec![Some(5.0), None]]
+    );
+}
+
+#[test]
+fn skew_symmetric_negates_the_mirror() {
+    let text = "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 2\n3 2 -1.5\n";
+    let (m, _) = read::<f32>(text);
+    assert_eq!(
+        dense(&m),
+        vec![
+            vec![None, Some(-2.0), None],
+            vec![Some(2.0), None, Some(1.5)],
+            vec![None, Some(-1.5), None],
+        ]
+    );
+}
+
+#[test]
+fn pattern_values_are_one() {
+    let text = "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n";
+    let (m, info) = read::<f64>(text);
+    assert_eq!(info.field, Field::Pattern);
+    assert_eq!(
+        dense(&m),
+        vec![
+            vec![None, Some(1.0), None],
+            vec![Some(1.0), None, None],
+            vec![None, None, Some(1.0)],
+        ]
+    );
+}
+
+#[test]
+fn integer_field() {
+    let text = "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 -7\n2 1 +12\n";
+    let (m, info) = read::<f64>(text);
+    assert_eq!(info.field, Field::Integer);
+    assert_eq!(
+        dense(&m),
+        vec![vec![None, Some(-7.0)], vec![Some(12.0), None]]
+    );
+}
+
+#[test]
+fn duplicates_are_summed_and_explicit_zeros_kept() {
+    let text = "%%MatrixMarket matrix coordinate real general\n2 3 5\n1 2 1\n2 3 0\n1 2 2.5\n1 1 0.0\n1 2 -0.5\n";
+    let (m, _) = read::<f64>(text);
+    assert_eq!(m.nnz(), 3);
+    assert_eq!(
+        dense(&m),
+        vec![
+            vec![Some(0.0), Some(3.0), None],
+            vec![None, None, Some(0.0)],
+        ]
+    );
+}
+
+#[test]
+fn empty_rows_rectangular_and_empty_matrices() {
+    let (m, _) = read::<f64>("%%MatrixMarket matrix coordinate real general\n5 2 1\n4 2 1\n");
+    assert_eq!(m.row_ptr, vec![0, 0, 0, 0, 1, 1]);
+    assert_eq!(m.col_idx, vec![1]);
+    let (m, _) = read::<f64>("%%MatrixMarket matrix coordinate real general\n0 0 0\n");
+    assert_eq!((m.nrows, m.ncols, m.nnz()), (0, 0, 0));
+    let (m, _) = read::<f64>("%%MatrixMarket matrix coordinate real general\n3 7 0");
+    assert_eq!((m.nrows, m.ncols, m.nnz()), (3, 7, 0));
+}
+
+#[test]
+fn nan_and_inf_are_accepted() {
+    let text = "%%MatrixMarket matrix coordinate real general\n1 4 4\n1 1 NaN\n1 2 inf\n1 3 -Infinity\n1 4 nan\n";
+    let (m, _) = read::<f64>(text);
+    assert!(m.values[0].is_nan() && m.values[3].is_nan());
+    assert_eq!(m.values[1], f64::INFINITY);
+    assert_eq!(m.values[2], f64::NEG_INFINITY);
+}
+
+#[test]
+fn f32_values_are_rounded_directly_from_decimal() {
+    // 0.1 and 16777217 (2^24 + 1) read as f32 give the nearest f32 of the decimal.
+    let text = "%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 0.1\n1 2 16777217\n";
+    let (m, _) = read::<f32>(text);
+    assert_eq!(m.values, vec![0.1f32, 16777216.0]);
+}
+
+#[test]
+fn array_general_is_column_major_and_keeps_zeros() {
+    let text = "%%MatrixMarket matrix array real general\n% c\n2 3\n1\n2\n0\n4\n5\n\n6\n";
+    let (m, info) = read::<f64>(text);
+    assert_eq!(info.layout, Layout::Array);
+    assert_eq!(info.declared_entries, 6);
+    assert_eq!(m.nnz(), 6);
+    assert_eq!(
+        dense(&m),
+        vec![
+            vec![Some(1.0), Some(0.0), Some(5.0)],
+            vec![Some(2.0), Some(4.0), Some(6.0)],
+        ]
+    );
+}
+
+#[test]
+fn array_symmetric_and_skew() {
+    let text = "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n6\n";
+    let (m, _) = read::<f64>(text);
+    assert_eq!(
+        dense(&m),
+        vec![
+            vec![Some(1.0), Some(2.0), Some(3.0)],
+            vec![Some(2.0), Some(4.0), Some(5.0)],
+            vec![Some(3.0), Some(5.0), Some(6.0)],
+        ]
+    );
+    let text = "%%MatrixMarket matrix array integer skew-symmetric\n3 3\n1\n2\n3\n";
+    let (m, _) = read::<f64>(text);
+    assert_eq!(
+        dense(&m),
+        vec![
+            vec![Some(0.0), Some(-1.0), Some(-2.0)],
+            vec![Some(1.0), Some(0.0), Some(-3.0)],
+            vec![Some(2.0), Some(3.0), Some(0.0)],
+        ]
+    );
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn gzip_is_detected_by_content_not_name() {
+    let text = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 2\n";
+    let dir = tempfile::tempdir().unwrap();
+    let gz_named_plain = dir.path().join("a.mtx");
+    std::fs::write(&gz_named_plain, gzip(text.as_bytes())).unwrap();
+    let plain_named_gz = dir.path().join("b.mtx.gz");
+    std::fs::write(&plain_named_gz, text).unwrap();
+    let (a, ia) = mm::read_with_info::<f64>(&gz_named_plain).unwrap();
+    let (b, ib) = mm::read_with_info::<f64>(&plain_named_gz).unwrap();
+    assert!(ia.gzip && !ib.gzip);
+    assert_eq!(a, b);
+    assert_eq!(a.values, vec![1.0, 2.0]);
+}
+
+#[test]
+fn concatenated_gzip_members_are_all_read() {
+    let head = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n";
+    let mut bytes = gzip(head.as_bytes());
+    bytes.extend(gzip(b"2 2 2\n"));
+    let (m, info) = mm::read_bytes::<f64>("two.gz", &bytes).unwrap();
+    assert!(info.gzip);
+    assert_eq!(m.values, vec![1.0, 2.0]);
+}
+
+#[test]
+fn read_vector_accepts_arrays_and_coordinate_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        "%%MatrixMarket matrix array real general\n3 1\n1\n-2\n3.5\n",
+        "%%MatrixMarket matrix array real general\n1 3\n1\n-2\n3.5\n",
+        "%%MatrixMarket matrix coordinate real general\n3 1 3\n3 1 3.5\n1 1 1\n2 1 -2\n",
+        "%%MatrixMarket matrix coordinate real general\n1 3 4\n1 3 3\n1 1 1\n1 2 -2\n1 3 0.5\n",
+    ];
+    for (k, text) in cases.iter().enumerate() {
+        let p = dir.path().join(format!("v{k}.mtx"));
+        std::fs::write(&p, text).unwrap();
+        assert_eq!(
+            mm::read_vector(&p).unwrap(),
+            vec![1.0, -2.0, 3.5],
+            "case {k}"
+        );
+    }
+    let p = dir.path().join("sparse.mtx");
+    std::fs::write(
+        &p,
+        "%%MatrixMarket matrix coordinate real general\n4 1 1\n3 1 2\n",
+    )
+    .unwrap();
+    assert_eq!(mm::read_vector(&p).unwrap(), vec![0.0, 0.0, 2.0, 0.0]);
+}
+
+/// A deterministic pseudo-random generator (64-bit LCG) so the test needs no seed handling.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+#[test]
+fn chunked_parse_matches_triplets_on_a_larger_file() {
+    let (nrows, ncols, n) = (300usize, 200usize, 20_000usize);
+    let mut g = Lcg(42);
+    let mut rows = Vec::new();
+    let mut cols = Vec::new();
+    let mut vals = Vec::new();
+    let mut text = format!("%%MatrixMarket matrix coordinate real general\n{nrows} {ncols} {n}\n");
+    for k in 0..n {
+        let (i, j) = (g.next() as usize % nrows, g.next() as usize % ncols);
+        let v = (g.next() % 2001) as f64 / 8.0 - 125.0;
+        rows.push(i as u32);
+        cols.push(j as u32);
+        vals.push(v);
+        text.push_str(&format!("{} {} {v}\n", i + 1, j + 1));
+        if k % 997 == 0 {
+            text.push_str("% comment\n\n");
+        }
+    }
+    let (m, _) = read::<f64>(&text);
+    // Values are multiples of 1/8 with small magnitude, so sums are exact in any order.
+    let expected = Csr::from_triplets(nrows, ncols, &rows, &cols, &vals).unwrap();
+    assert_eq!(m, expected);
+}
+
+#[test]
+fn reading_a_path_equals_reading_bytes() {
+    let text = "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 3 2\n3 2 3\n";
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("m.mtx");
+    std::fs::write(&p, text).unwrap();
+    let from_path = mm::read::<f64>(&p).unwrap();
+    let (from_bytes, _) = mm::read_bytes::<f64>("m", text.as_bytes()).unwrap();
+    assert_eq!(from_path, from_bytes);
+}
