@@ -96,8 +96,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 block_sizes: vec![cfg.block_sizes.first().copied().unwrap_or(256)],
                 ..cfg
             };
-            let _ = cfg;
-            anyhow::bail!("the CPU backend is not available in this build yet")
+            let be = crate::backend::cpu::CpuBackend::new();
+            let matrices = selftest::test_matrices(a.seed, a.scale.unwrap_or(1));
+            report(&be, &matrices, &cfg, &a)
         }
     }
 }

@@ -206,17 +206,14 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             // cuSPARSE's sliced ELL has no row permutation.
             params.sell_sigma = 1;
         }
+        // CSR kernels use the CSR directly (no copy); every other format is converted.
         let format = match format_kind {
             FormatKind::Csr => None,
-            FormatKind::Coo => None,
             k => Some(AnyFormat::convert(csr, k, &params)?),
         };
         let footprint = match &format {
             Some(f) => f.as_dyn().footprint_bytes(),
-            None => match format_kind {
-                FormatKind::Coo => csr.nnz() as u64 * (8 + T::BYTES as u64),
-                _ => SparseFormat::<T>::footprint_bytes(csr),
-            },
+            None => SparseFormat::<T>::footprint_bytes(csr),
         };
         if let Some(f) = &format {
             let stored = f.as_dyn().stored_entries();
@@ -285,15 +282,6 @@ fn row_ptr_u32(row_ptr: &[usize]) -> Vec<u32> {
     row_ptr.iter().map(|&p| p as u32).collect()
 }
 
-/// COO arrays of a CSR matrix (rows sorted, columns increasing within a row).
-fn coo_arrays<T: CudaScalar>(csr: &Csr<T>) -> Vec<u32> {
-    let mut rows = Vec::with_capacity(csr.nnz());
-    for i in 0..csr.nrows {
-        rows.extend(std::iter::repeat(i as u32).take(csr.row_len(i)));
-    }
-    rows
-}
-
 fn function<T: CudaScalar>(be: &CudaBackend, base: &str, block: u32) -> Result<CudaFunction> {
     let f = be.function(&format!("{base}_{}", T::PRECISION.name()))?;
     let max = f
@@ -321,30 +309,14 @@ fn own_kernel<T: CudaScalar>(
             val: upload(s, &csr.values)?,
         },
         (Variant::CsrMerge, _) => merge_kernel(be, csr, block)?,
-        (Variant::Coo, _) => Kernel::Coo {
-            f: function::<T>(be, "coo", block)?,
-            grid: launch::coo_grid(csr.nnz(), block)?,
-            nnz: csr.nnz() as u32,
-            zero_y: true,
-            rows: upload(s, &coo_arrays(csr))?,
-            cols: upload(s, &csr.col_idx)?,
-            val: upload(s, &csr.values)?,
-        },
+        (Variant::Coo, Some(AnyFormat::Coo(m))) => coo_kernel(be, m, block, true)?,
         (Variant::Ell, Some(AnyFormat::Ell(m))) => ell_kernel(be, m, block)?,
         (Variant::Hyb, Some(AnyFormat::Hyb(m))) => {
             let ell = Box::new(ell_kernel(be, &m.ell, block)?);
             let coo = if m.coo.values.is_empty() {
                 None
             } else {
-                Some(Box::new(Kernel::Coo {
-                    f: function::<T>(be, "coo", block)?,
-                    grid: launch::coo_grid(m.coo.values.len(), block)?,
-                    nnz: m.coo.values.len() as u32,
-                    zero_y: false,
-                    rows: upload(s, &m.coo.rows)?,
-                    cols: upload(s, &m.coo.cols)?,
-                    val: upload(s, &m.coo.values)?,
-                }))
+                Some(Box::new(coo_kernel(be, &m.coo, block, false)?))
             };
             Kernel::Hyb { ell, coo }
         }
@@ -411,6 +383,25 @@ fn ell_kernel<T: CudaScalar>(
         grid: launch::row_grid(m.nrows, block)?,
         width: m.width as u32,
         col: upload(s, &m.col_idx)?,
+        val: upload(s, &m.values)?,
+    })
+}
+
+/// COO kernel; `zero_y` = zero y before adding (false for HYB's COO part).
+fn coo_kernel<T: CudaScalar>(
+    be: &CudaBackend,
+    m: &crate::formats::Coo<T>,
+    block: u32,
+    zero_y: bool,
+) -> Result<Kernel<T>> {
+    let s = &be.stream;
+    Ok(Kernel::Coo {
+        f: function::<T>(be, "coo", block)?,
+        grid: launch::coo_grid(m.values.len(), block)?,
+        nnz: m.values.len() as u32,
+        zero_y,
+        rows: upload(s, &m.rows)?,
+        cols: upload(s, &m.cols)?,
         val: upload(s, &m.values)?,
     })
 }
@@ -498,11 +489,18 @@ fn vendor_kernel<T: CudaScalar>(
             upload(s, &csr.values)?,
             0u8,
         ),
-        VendorAlg::CooAlg1 | VendorAlg::CooAlg2 => (
-            vec![upload(s, &coo_arrays(csr))?, upload(s, &csr.col_idx)?],
-            upload(s, &csr.values)?,
-            1u8,
-        ),
+        VendorAlg::CooAlg1 | VendorAlg::CooAlg2 => match format {
+            Some(AnyFormat::Coo(m)) => (
+                vec![upload(s, &m.rows)?, upload(s, &m.cols)?],
+                upload(s, &m.values)?,
+                1u8,
+            ),
+            _ => {
+                return Err(Error::Invalid(
+                    "internal: cusparse-coo needs the COO format".into(),
+                ))
+            }
+        },
         VendorAlg::SellAlg1 => match format {
             Some(AnyFormat::Sell(m)) => (
                 vec![upload(s, &m.slice_ptr)?, upload(s, &m.col_idx)?],
