@@ -67,7 +67,7 @@ __device__ __forceinline__ void coo_interval(u32 nnz, u32 chunks, const u32* __r
 }
 
 #define SC_COO(NAME, T)                                                                        \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         NAME(u32 nnz, u32 chunks, const u32* __restrict__ rows, const u32* __restrict__ cols,  \
              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {          \
         coo_interval<T>(nnz, chunks, rows, cols, val, x, y);                                   \

@@ -178,7 +178,7 @@ __device__ __forceinline__ void merge_fixup(u32 nrows, u32 ntiles,
 }
 
 #define SC_MERGE(NAME, FIXUP, T, IPT)                                                          \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         NAME(u32 nrows, u32 nnz, const u32* __restrict__ row_ptr, const u32* __restrict__ col, \
              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y,            \
              const u32* __restrict__ tile_row, u32* __restrict__ carry_row,                    \
@@ -186,7 +186,7 @@ __device__ __forceinline__ void merge_fixup(u32 nrows, u32 ntiles,
         merge_tile<T, IPT>(nrows, nnz, row_ptr, col, val, x, y, tile_row, carry_row,           \
                            carry_val);                                                         \
     }                                                                                          \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         FIXUP(u32 nrows, u32 ntiles, const u32* __restrict__ carry_row,                        \
               const T* __restrict__ carry_val, T* __restrict__ y) {                            \
         merge_fixup<T>(nrows, ntiles, carry_row, carry_val, y);                                \

@@ -32,9 +32,13 @@ step selftest ./sparsecast selftest --backend cuda --json "$OUT/selftest.json" >
     step cuda_backend ./cuda_backend --nocapture --test-threads 1
     step cuda_cache ./cuda_cache --nocapture
 } > "$OUT/tests.log" 2>&1
-step stencil ./cuda_stencil --ignored --nocapture > "$OUT/stencil.log" 2>&1
+{
+    step stencil ./cuda_stencil --ignored --nocapture
+    # A/B: the kernels compiled for 64 registers per thread (one 1024-thread block per SM).
+    step stencil-64regs env SPARSECAST_NVRTC_OPTIONS=-DSC_MIN_BLOCKS=1 ./cuda_stencil --ignored --nocapture
+} > "$OUT/stencil.log" 2>&1
 # The reply shows the end of the output: keep it short.
 grep -E "^\[|name|copy bandwidth|compute" "$OUT/device.log" | head -20
 grep -E "FAIL|cases:|^\[" "$OUT/selftest.log" | tail -25
 grep -E "test result|panicked|^\[" "$OUT/tests.log"
-cat "$OUT/stencil.log" | tail -30
+grep -vE "^running|^$|^test result" "$OUT/stencil.log" | tail -60

@@ -131,8 +131,12 @@ mod tests {
             }
             if let Some(rest) = t.strip_prefix("extern \"C\" __global__ void ") {
                 if let Some(name) = rest.split('(').next() {
-                    if !name.contains("__launch_bounds__") && !name.trim().is_empty() {
-                        out.push(name.trim().to_string());
+                    let name = name.trim();
+                    if !name.is_empty()
+                        && !name.contains("__launch_bounds__")
+                        && !name.starts_with("SC_BOUNDS")
+                    {
+                        out.push(name.to_string());
                     }
                 }
             }
