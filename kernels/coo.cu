@@ -1,7 +1,8 @@
 // COO SpMV, one thread per non-zero with a segmented reduction (Bell & Garland's COO kernel,
 // written with warp shuffles instead of shared memory).
 //
-// Each warp takes an interval of `chunks` × 32 consecutive entries (entries are sorted by row) and
+// Each warp takes an interval of `chunks` × 32 consecutive entries (entries are sorted by row;
+// the launcher picks `chunks` so that the warps fill the GPU, at most 8) and
 // walks it 32 entries at a time: every lane forms one product val·x[col], an inclusive segmented
 // scan keyed by row (5 __shfl_up_sync steps) sums the products of each row within the chunk, and
 // the last lane of each row's segment adds the sum to y[row] with atomicAdd. The segment that

@@ -7,9 +7,9 @@ use crate::{Error, Result};
 /// device's warp size against it).
 pub const WARP: u32 = 32;
 
-/// Chunks of 32 entries each warp of the COO kernel walks (its interval is `32 × COO_CHUNKS`
+/// Most chunks of 32 entries one warp of the COO kernel walks (its interval is `32 × chunks`
 /// entries; a row costs one atomic per interval it touches).
-pub const COO_CHUNKS: u32 = 8;
+pub const COO_MAX_CHUNKS: u32 = 8;
 
 /// Largest grid x-dimension CUDA allows.
 pub const MAX_GRID_X: u64 = (1 << 31) - 1;
@@ -85,9 +85,17 @@ pub fn row_grid(nrows: usize, block: u32) -> Result<u32> {
     blocks_for(nrows as u64, block)
 }
 
-/// Grid of the COO kernel: one warp per interval of `32 × COO_CHUNKS` entries.
-pub fn coo_grid(nnz: usize, block: u32) -> Result<u32> {
-    let warps = (nnz as u64).div_ceil(WARP as u64 * COO_CHUNKS as u64);
+/// Chunks per warp of the COO kernel: as many as keep at least `resident_warps` warps busy
+/// (so a small matrix is not walked by a few warps in long serial chains of dependent loads),
+/// between 1 and [`COO_MAX_CHUNKS`].
+pub fn coo_chunks(nnz: usize, resident_warps: u32) -> u32 {
+    let per_warp = (nnz as u64).div_ceil(WARP as u64 * resident_warps.max(1) as u64);
+    per_warp.clamp(1, COO_MAX_CHUNKS as u64) as u32
+}
+
+/// Grid of the COO kernel: one warp per interval of `32 × chunks` entries.
+pub fn coo_grid(nnz: usize, chunks: u32, block: u32) -> Result<u32> {
+    let warps = (nnz as u64).div_ceil(WARP as u64 * chunks.max(1) as u64);
     blocks_for(warps * WARP as u64, block)
 }
 
@@ -173,15 +181,29 @@ mod tests {
 
     #[test]
     fn coo_grid_covers_entries() {
-        let per_warp = (WARP * COO_CHUNKS) as u64;
-        for nnz in [0usize, 1, 255, 256, 257, 1 << 20] {
-            for block in [32u32, 256, 1024] {
-                let g = coo_grid(nnz, block).unwrap() as u64;
-                let warps = g * (block / WARP) as u64;
-                assert!(warps * per_warp >= nnz as u64);
-                assert!(g == 0 || (g - 1) * (block / WARP) as u64 * per_warp < nnz as u64);
+        for chunks in [1u32, 3, COO_MAX_CHUNKS] {
+            let per_warp = (WARP * chunks) as u64;
+            for nnz in [0usize, 1, 255, 256, 257, 1 << 20] {
+                for block in [32u32, 256, 1024] {
+                    let g = coo_grid(nnz, chunks, block).unwrap() as u64;
+                    let warps = g * (block / WARP) as u64;
+                    assert!(warps * per_warp >= nnz as u64);
+                    assert!(g == 0 || (g - 1) * (block / WARP) as u64 * per_warp < nnz as u64);
+                }
             }
         }
+    }
+
+    #[test]
+    fn coo_chunks_fill_the_gpu() {
+        let resident = 132 * 64;
+        assert_eq!(coo_chunks(0, resident), 1);
+        assert_eq!(coo_chunks(5_000, resident), 1);
+        // Just over one entry per resident lane: two chunks.
+        assert_eq!(coo_chunks(32 * resident as usize + 1, resident), 2);
+        assert_eq!(coo_chunks(60_000_000, resident), COO_MAX_CHUNKS);
+        // A zero warp count is treated as one warp: 100 entries = 4 chunks.
+        assert_eq!(coo_chunks(100, 0), 4);
     }
 
     #[test]

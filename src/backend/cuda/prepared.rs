@@ -3,8 +3,8 @@
 //!
 //! Launch sequences (all in the backend's one stream):
 //! * CSR (1–32 threads per row), ELL, JAD, SELL, DIA, BSR: one kernel, which writes every row.
-//! * Merge-path CSR: the tile kernel, then the carry fix-up kernel (the tile partition is computed
-//!   once, here, when preparing).
+//! * Merge-path CSR: one single-pass kernel (the tile partition is computed once, here, when
+//!   preparing; rows crossing tiles are finished by a look-back on the previous tiles' carries).
 //! * COO: zero y (`cuMemsetD32Async`), then the kernel, which adds with atomics. The zeroing is
 //!   part of the SpMV and is timed with it.
 //! * HYB: the ELL kernel (writes every row), then, if the COO part has entries, the COO kernel
@@ -14,9 +14,9 @@
 //!
 //! Byte counts: [`PreparedSpmv::footprint_bytes`] is the format's footprint as the format module
 //! reports it (32-bit indices, `T` values); [`PreparedSpmv::effective_bytes`] adds x and y once.
-//! Auxiliary device arrays — the merge kernel's tile partition and carries (8–12 bytes per tile of
-//! `block × 7` items), cuSPARSE's external buffer — are counted in the memory check but not in
-//! either figure.
+//! Auxiliary device arrays — the merge kernel's tile partition, carries and flags (12–16 bytes per
+//! tile of `block × 6` items), cuSPARSE's external buffer — are counted in the memory check but not
+//! in either figure.
 
 use super::cusparse::{VendorMatrix, VendorSpmv};
 use super::launch::{self, MergeTiling};
@@ -79,19 +79,24 @@ enum Kernel<T> {
     },
     Merge {
         f: CudaFunction,
-        fixup: CudaFunction,
         tiling: MergeTiling,
         nnz: u32,
         row_ptr: CudaSlice<u32>,
         col: CudaSlice<u32>,
         val: CudaSlice<T>,
         tile_row: CudaSlice<u32>,
-        carry_row: CudaSlice<u32>,
         carry_val: CudaSlice<T>,
+        /// Per-tile flags, stamped with the launch's epoch when the tile's carry is published.
+        flags: CudaSlice<u32>,
+        /// Bumped before every launch (never 0, the flags' initial value).
+        epoch: u32,
+        /// Set to 1 by a look-back that gave up waiting (checked after each run).
+        error: CudaSlice<u32>,
     },
     Coo {
         f: CudaFunction,
         grid: u32,
+        chunks: u32,
         nnz: u32,
         /// Zero y first (plain COO); HYB's COO part adds onto the ELL part's output instead.
         zero_y: bool,
@@ -252,6 +257,25 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         })
     }
 
+    /// After the stream is idle: fail if a merge-path look-back gave up waiting.
+    fn check_kernel_error(&mut self) -> Result<()> {
+        if let Kernel::Merge { error, .. } = &self.kernel {
+            let e = self
+                .be
+                .stream
+                .clone_dtoh(error)
+                .map_err(cuda("reading the csr-merge error word"))?;
+            if e.first().copied().unwrap_or(0) != 0 {
+                return Err(Error::Cuda(
+                    "csr-merge: a tile waited too long for its predecessor's carry (tiles were not \
+                     dispatched in order); the result is wrong"
+                        .into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Queue one SpMV (no synchronization).
     fn launch(&mut self) -> Result<()> {
         let stream = self.be.stream.clone();
@@ -395,9 +419,12 @@ fn coo_kernel<T: CudaScalar>(
     zero_y: bool,
 ) -> Result<Kernel<T>> {
     let s = &be.stream;
+    let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
+    let chunks = launch::coo_chunks(m.values.len(), resident_warps);
     Ok(Kernel::Coo {
         f: function::<T>(be, "coo", block)?,
-        grid: launch::coo_grid(m.values.len(), block)?,
+        grid: launch::coo_grid(m.values.len(), chunks, block)?,
+        chunks,
         nnz: m.values.len() as u32,
         zero_y,
         rows: upload(s, &m.rows)?,
@@ -416,7 +443,6 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
         T::BYTES as u32,
     )?;
     let f = function::<T>(be, "csr_merge", block)?;
-    let fixup = function::<T>(be, "merge_fixup", block)?;
     if tiling.shared_bytes > launch::DEFAULT_SHARED_LIMIT {
         if tiling.shared_bytes as u64 > be.info.shared_mem_per_block_optin {
             return Err(Error::Unsupported(format!(
@@ -434,9 +460,12 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
     let mut tile_row = s
         .alloc_zeros::<u32>(tiling.ntiles as usize + 1)
         .map_err(cuda("allocating the merge partition"))?;
-    let carry_row = s
+    let flags = s
         .alloc_zeros::<u32>(tiling.ntiles.max(1) as usize)
-        .map_err(cuda("allocating merge carries"))?;
+        .map_err(cuda("allocating merge flags"))?;
+    let error = s
+        .alloc_zeros::<u32>(1)
+        .map_err(cuda("allocating the merge error word"))?;
     let carry_val = s
         .alloc_zeros::<T>(tiling.ntiles.max(1) as usize)
         .map_err(cuda("allocating merge carries"))?;
@@ -458,15 +487,16 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
     .map_err(cuda("launching merge_partition"))?;
     Ok(Kernel::Merge {
         f,
-        fixup,
         tiling,
         nnz,
         row_ptr,
         col: upload(s, &csr.col_idx)?,
         val: upload(s, &csr.values)?,
         tile_row,
-        carry_row,
         carry_val,
+        flags,
+        epoch: 0,
+        error,
     })
 }
 
@@ -605,19 +635,24 @@ fn launch_kernel<T: CudaScalar>(
         }
         Kernel::Merge {
             f,
-            fixup,
             tiling,
             nnz,
             row_ptr,
             col,
             val,
             tile_row,
-            carry_row,
             carry_val,
+            flags,
+            epoch,
+            error,
         } => {
             if tiling.ntiles == 0 {
                 return Ok(());
             }
+            *epoch = match epoch.wrapping_add(1) {
+                0 => 1,
+                e => e,
+            };
             unsafe {
                 s.launch_builder(f)
                     .arg(&nrows32)
@@ -626,28 +661,20 @@ fn launch_kernel<T: CudaScalar>(
                     .arg(&*col)
                     .arg(&*val)
                     .arg(x)
-                    .arg(&mut *y)
-                    .arg(&*tile_row)
-                    .arg(&mut *carry_row)
-                    .arg(&mut *carry_val)
-                    .launch(cfg1(tiling.ntiles, block, tiling.shared_bytes))
-            }
-            .map_err(cuda("launching csr_merge"))?;
-            let grid = launch::blocks_for(tiling.ntiles as u64, block)?;
-            unsafe {
-                s.launch_builder(fixup)
-                    .arg(&nrows32)
-                    .arg(&tiling.ntiles)
-                    .arg(&*carry_row)
-                    .arg(&*carry_val)
                     .arg(y)
-                    .launch(cfg1(grid, block, 0))
+                    .arg(&*tile_row)
+                    .arg(&mut *carry_val)
+                    .arg(&mut *flags)
+                    .arg(&*epoch)
+                    .arg(&mut *error)
+                    .launch(cfg1(tiling.ntiles, block, tiling.shared_bytes))
             }
             .map(|_| ())
         }
         Kernel::Coo {
             f,
             grid,
+            chunks,
             nnz,
             zero_y,
             rows,
@@ -662,11 +689,10 @@ fn launch_kernel<T: CudaScalar>(
             if *grid == 0 {
                 return Ok(());
             }
-            let chunks = launch::COO_CHUNKS;
             unsafe {
                 s.launch_builder(f)
                     .arg(&*nnz)
-                    .arg(&chunks)
+                    .arg(&*chunks)
                     .arg(&*rows)
                     .arg(&*cols)
                     .arg(&*val)
@@ -843,7 +869,8 @@ impl<T: CudaScalar> PreparedSpmv<T> for CudaPrepared<'_, T> {
         self.be
             .stream
             .synchronize()
-            .map_err(cuda(format!("running {}", self.cfg.variant)))
+            .map_err(cuda(format!("running {}", self.cfg.variant)))?;
+        self.check_kernel_error()
     }
 
     fn y(&mut self) -> Result<Vec<T>> {
@@ -866,6 +893,8 @@ impl<T: CudaScalar> PreparedSpmv<T> for CudaPrepared<'_, T> {
         };
         let ctx = be.ctx.clone();
         let stream = be.stream.clone();
-        time_runs(&ctx, &stream, protocol, flush, &mut || self.launch())
+        let t = time_runs(&ctx, &stream, protocol, flush, &mut || self.launch())?;
+        self.check_kernel_error()?;
+        Ok(t)
     }
 }
