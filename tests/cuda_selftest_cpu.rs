@@ -139,6 +139,7 @@ fn the_harness_catches_broken_kernels() {
         variants: vec![Variant::Csr { threads_per_row: 1 }],
         block_sizes: vec![256],
         seed: 5,
+        max_format_bytes: selftest::MAX_FORMAT_BYTES,
     };
     for (defect, name) in [
         (Defect::NoWrite, "no write"),

@@ -71,6 +71,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         variants,
         block_sizes: a.block_sizes.clone(),
         seed: a.seed,
+        max_format_bytes: selftest::MAX_FORMAT_BYTES,
     };
     match a.backend {
         SelftestBackend::Cuda => {

@@ -140,6 +140,37 @@ pub fn merge_tiling(
     })
 }
 
+/// Blocks of `block` threads, each with `shared_bytes` of dynamic shared memory, that the device
+/// holds at once (threads, blocks and shared memory per SM; registers are not limiting at the
+/// kernels' 32-register budget).
+pub fn resident_blocks(
+    sm_count: u32,
+    max_threads_per_sm: u32,
+    max_blocks_per_sm: u32,
+    shared_per_sm: u64,
+    block: u32,
+    shared_bytes: u32,
+) -> u64 {
+    let by_threads = (max_threads_per_sm / block.max(1)) as u64;
+    // The driver reserves 1 KiB of shared memory per resident block.
+    let by_shared = shared_per_sm / (shared_bytes as u64 + 1024);
+    sm_count as u64 * by_threads.min(max_blocks_per_sm as u64).min(by_shared)
+}
+
+/// Whether the merge-path kernel should run as a single pass with look-back rather than two
+/// passes: all tiles resident at once (with many waves, blocks waiting on their predecessors would
+/// hold their slots) and no row longer than a tile (the look-back walks back one tile per step,
+/// serially, so a row spanning many tiles would make its finishing thread wait for each in turn;
+/// the two-pass fix-up adds those carries in parallel).
+pub fn merge_single_pass(
+    ntiles: u32,
+    resident_blocks: u64,
+    max_row_len: usize,
+    tile_items: u32,
+) -> bool {
+    (ntiles as u64) <= resident_blocks && max_row_len <= tile_items as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +256,24 @@ mod tests {
         // 256 threads, f64: fits the default 48 KiB; 1024 threads does not.
         assert!(merge_tiling(1, 1, 256, 7, 8).unwrap().shared_bytes <= DEFAULT_SHARED_LIMIT);
         assert!(merge_tiling(1, 1, 1024, 7, 8).unwrap().shared_bytes > DEFAULT_SHARED_LIMIT);
+    }
+
+    #[test]
+    fn residency_and_merge_mode() {
+        // H200: 132 SMs, 2048 threads, 32 blocks, 228 KiB shared per SM.
+        let r = |block, shared| resident_blocks(132, 2048, 32, 233_472, block, shared);
+        assert_eq!(r(256, 0), 132 * 8);
+        assert_eq!(r(64, 0), 132 * 32);
+        // 256 threads, f64, 6 items per thread: ~20 KiB each, 10 fit by shared memory, 8 by threads.
+        let t = merge_tiling(1, 1, 256, 6, 8).unwrap();
+        assert_eq!(r(256, t.shared_bytes), 132 * 8);
+        // 1024 threads, f64: ~80 KiB each, 2 by shared memory and by threads.
+        let t = merge_tiling(1, 1, 1024, 6, 8).unwrap();
+        assert_eq!(r(1024, t.shared_bytes), 132 * 2);
+        assert!(merge_single_pass(1000, r(256, 0), 100, 1536));
+        assert!(!merge_single_pass(39_000, r(256, 0), 100, 1536));
+        assert!(!merge_single_pass(1000, r(256, 0), 1537, 1536));
+        assert!(merge_single_pass(0, 0, 0, 1536));
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //!
 //! Launch sequences (all in the backend's one stream):
 //! * CSR (1–32 threads per row), ELL, JAD, SELL, DIA, BSR: one kernel, which writes every row.
-//! * Merge-path CSR: one single-pass kernel (the tile partition is computed once, here, when
-//!   preparing; rows crossing tiles are finished by a look-back on the previous tiles' carries).
+//! * Merge-path CSR: one single-pass kernel when all tiles are resident at once (rows crossing
+//!   tiles are finished by a look-back on the previous tiles' carries), else the tile kernel and
+//!   a carry fix-up kernel; the tile partition is computed once, here, when preparing.
 //! * COO: zero y (`cuMemsetD32Async`), then the kernel, which adds with atomics. The zeroing is
 //!   part of the SpMV and is timed with it.
 //! * HYB: the ELL kernel (writes every row), then, if the COO part has entries, the COO kernel
@@ -14,7 +15,7 @@
 //!
 //! Byte counts: [`PreparedSpmv::footprint_bytes`] is the format's footprint as the format module
 //! reports it (32-bit indices, `T` values); [`PreparedSpmv::effective_bytes`] adds x and y once.
-//! Auxiliary device arrays — the merge kernel's tile partition, carries and flags (12–16 bytes per
+//! Auxiliary device arrays — the merge kernel's tile partition, carries and flags (16–20 bytes per
 //! tile of `block × 6` items), cuSPARSE's external buffer — are counted in the memory check but not
 //! in either figure.
 
@@ -79,6 +80,8 @@ enum Kernel<T> {
     },
     Merge {
         f: CudaFunction,
+        /// The fix-up kernel of the two-pass variant; `None` = single pass with look-back.
+        fixup: Option<CudaFunction>,
         tiling: MergeTiling,
         nnz: u32,
         row_ptr: CudaSlice<u32>,
@@ -86,6 +89,7 @@ enum Kernel<T> {
         val: CudaSlice<T>,
         tile_row: CudaSlice<u32>,
         carry_val: CudaSlice<T>,
+        carry_row: CudaSlice<u32>,
         /// Per-tile flags, stamped with the launch's epoch when the tile's carry is published.
         flags: CudaSlice<u32>,
         /// Bumped before every launch (never 0, the flags' initial value).
@@ -296,7 +300,7 @@ fn aux_bytes(variant: Variant, csr: &Csr<impl CudaScalar>, block: u32, vb: u32) 
     Ok(match variant {
         Variant::CsrMerge => {
             let t = launch::merge_tiling(csr.nrows, csr.nnz(), block, MERGE_ITEMS_PER_THREAD, vb)?;
-            (t.ntiles as u64 + 1) * 4 + t.ntiles as u64 * (4 + vb as u64)
+            (t.ntiles as u64 + 1) * 4 + t.ntiles as u64 * (8 + vb as u64)
         }
         _ => 0,
     })
@@ -442,7 +446,24 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
         MERGE_ITEMS_PER_THREAD,
         T::BYTES as u32,
     )?;
-    let f = function::<T>(be, "csr_merge", block)?;
+    let resident = launch::resident_blocks(
+        be.info.sm_count,
+        be.info.max_threads_per_sm,
+        be.info.max_blocks_per_sm,
+        be.info.shared_mem_per_sm,
+        block,
+        tiling.shared_bytes,
+    );
+    let max_row = (0..csr.nrows).map(|i| csr.row_len(i)).max().unwrap_or(0);
+    let (f, fixup) =
+        if launch::merge_single_pass(tiling.ntiles, resident, max_row, tiling.tile_items) {
+            (function::<T>(be, "csr_merge", block)?, None)
+        } else {
+            (
+                function::<T>(be, "csr_merge_tp", block)?,
+                Some(function::<T>(be, "merge_fixup", block)?),
+            )
+        };
     if tiling.shared_bytes > launch::DEFAULT_SHARED_LIMIT {
         if tiling.shared_bytes as u64 > be.info.shared_mem_per_block_optin {
             return Err(Error::Unsupported(format!(
@@ -463,6 +484,9 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
     let flags = s
         .alloc_zeros::<u32>(tiling.ntiles.max(1) as usize)
         .map_err(cuda("allocating merge flags"))?;
+    let carry_row = s
+        .alloc_zeros::<u32>(tiling.ntiles.max(1) as usize)
+        .map_err(cuda("allocating merge carries"))?;
     let error = s
         .alloc_zeros::<u32>(1)
         .map_err(cuda("allocating the merge error word"))?;
@@ -487,6 +511,7 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
     .map_err(cuda("launching merge_partition"))?;
     Ok(Kernel::Merge {
         f,
+        fixup,
         tiling,
         nnz,
         row_ptr,
@@ -494,6 +519,7 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
         val: upload(s, &csr.values)?,
         tile_row,
         carry_val,
+        carry_row,
         flags,
         epoch: 0,
         error,
@@ -635,6 +661,7 @@ fn launch_kernel<T: CudaScalar>(
         }
         Kernel::Merge {
             f,
+            fixup,
             tiling,
             nnz,
             row_ptr,
@@ -642,6 +669,7 @@ fn launch_kernel<T: CudaScalar>(
             val,
             tile_row,
             carry_val,
+            carry_row,
             flags,
             epoch,
             error,
@@ -661,15 +689,32 @@ fn launch_kernel<T: CudaScalar>(
                     .arg(&*col)
                     .arg(&*val)
                     .arg(x)
-                    .arg(y)
+                    .arg(&mut *y)
                     .arg(&*tile_row)
                     .arg(&mut *carry_val)
+                    .arg(&mut *carry_row)
                     .arg(&mut *flags)
                     .arg(&*epoch)
                     .arg(&mut *error)
                     .launch(cfg1(tiling.ntiles, block, tiling.shared_bytes))
             }
-            .map(|_| ())
+            .map_err(cuda("launching csr-merge"))?;
+            match fixup {
+                None => Ok(()),
+                Some(fix) => {
+                    let grid = launch::blocks_for(tiling.ntiles as u64, block)?;
+                    unsafe {
+                        s.launch_builder(fix)
+                            .arg(&nrows32)
+                            .arg(&tiling.ntiles)
+                            .arg(&*carry_row)
+                            .arg(&*carry_val)
+                            .arg(y)
+                            .launch(cfg1(grid, block, 0))
+                    }
+                    .map(|_| ())
+                }
+            }
         }
         Kernel::Coo {
             f,

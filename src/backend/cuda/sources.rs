@@ -46,11 +46,19 @@ pub const CSR: KernelFile = KernelFile {
     ],
 };
 
-/// Merge-path CSR: partition and the single-pass tile kernel.
+/// Merge-path CSR: partition, single-pass and two-pass tile kernels, carry fix-up.
 pub const CSR_MERGE: KernelFile = KernelFile {
     name: "csr_merge",
     source: include_str!("../../../kernels/csr_merge.cu"),
-    entry_points: &["merge_partition", "csr_merge_f32", "csr_merge_f64"],
+    entry_points: &[
+        "merge_partition",
+        "csr_merge_f32",
+        "csr_merge_f64",
+        "csr_merge_tp_f32",
+        "csr_merge_tp_f64",
+        "merge_fixup_f32",
+        "merge_fixup_f64",
+    ],
 };
 
 /// COO with a warp-level segmented reduction.
@@ -189,8 +197,10 @@ mod tests {
     fn merge_items_per_thread_matches_source() {
         for t in ["f32", "f64"] {
             let ty = if t == "f32" { "float" } else { "double" };
-            let line = format!("SC_MERGE(csr_merge_{t}, {ty}, {MERGE_ITEMS_PER_THREAD})");
-            assert!(CSR_MERGE.source.contains(&line), "missing `{line}`");
+            for (mac, name) in [("SC_MERGE", "csr_merge"), ("SC_MERGE_TP", "csr_merge_tp")] {
+                let line = format!("{mac}({name}_{t}, {ty}, {MERGE_ITEMS_PER_THREAD})");
+                assert!(CSR_MERGE.source.contains(&line), "missing `{line}`");
+            }
         }
     }
 }
