@@ -248,7 +248,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             print_summary(&summary);
         }
         if !skipped.is_empty() {
-            println!("{} input(s) could not be read and were skipped", skipped.len());
+            println!(
+                "{} input(s) could not be read and were skipped",
+                skipped.len()
+            );
         }
     }
     Ok(())
