@@ -9,6 +9,10 @@
 //! * [`formats`] — one module per storage format (layout, conversion from CSR, footprint, CPU kernel);
 //! * [`features`] — one-pass matrix features used by every performance model;
 //! * [`backend`] — the [`backend::Backend`] trait with CPU and CUDA implementations, and timing;
+//! * [`instrument`] — the instrumenting phase: strip sizes, benchmark suites, timing;
+//! * [`model`] — performance models behind one [`model::Model`] trait (the papers' analytical model
+//!   first) and their accuracy;
+//! * [`profile`] — device profiles: measurements and fitted models as JSON;
 //! * [`cli`] — the `sparsecast` command-line program, one file per subcommand.
 
 pub mod backend;
@@ -16,7 +20,10 @@ pub mod cli;
 pub mod error;
 pub mod features;
 pub mod formats;
+pub mod instrument;
 pub mod matrix;
+pub mod model;
+pub mod profile;
 pub mod scalar;
 pub mod util;
 
