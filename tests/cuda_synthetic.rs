@@ -48,8 +48,11 @@ fn synthetic_source_is_embedded_names_its_entry_points_and_compiles() {
     let c = nvrtc::compile(f.name, &f.full_source(), &nvrtc::options("sm_90"))
         .unwrap_or_else(|e| panic!("synthetic.cu: {e}"));
     assert_eq!(&c.cubin[..4], b"\x7fELF");
+    // The CUBIN's symbol table names every entry point. (Not the assembler report: on the H200
+    // machine NVRTC 13.0 returned a log without ptxas lines, which made that check fail there.)
     for e in f.entry_points {
-        assert!(c.log.contains(e), "{e} missing from the assembler report");
+        let found = c.cubin.windows(e.len()).any(|w| w == e.as_bytes());
+        assert!(found, "{e} missing from the CUBIN");
     }
 }
 
