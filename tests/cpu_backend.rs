@@ -5,7 +5,6 @@ use sparsecast::backend::cpu::CpuBackend;
 use sparsecast::backend::{Backend, KernelConfig, TimingProtocol, Variant};
 use sparsecast::formats::{AnyFormat, FormatKind, FormatParams};
 use sparsecast::{Csr, Error, Scalar};
-use std::io::Read;
 use std::path::PathBuf;
 
 fn small() -> Csr<f64> {
@@ -122,42 +121,9 @@ fn shared_dir() -> Option<PathBuf> {
         .find(|p| p.join("matrices/suitesparse").is_dir())
 }
 
-/// A minimal reader for `coordinate real|pattern general|symmetric` Matrix Market files, enough
-/// for this test (the crate's own reader lives in `matrix::mm` and is tested there).
+/// Read with the crate's own Matrix Market reader.
 fn read_mtx_gz(path: &std::path::Path) -> Csr<f64> {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().to_lowercase();
-    let pattern = header.contains("pattern");
-    let symmetric = header.contains("symmetric");
-    let mut lines = lines.filter(|l| !l.starts_with('%') && !l.trim().is_empty());
-    let size: Vec<usize> = lines
-        .next()
-        .unwrap()
-        .split_whitespace()
-        .map(|t| t.parse().unwrap())
-        .collect();
-    let (mut r, mut c, mut v) = (vec![], vec![], vec![]);
-    for l in lines {
-        let t: Vec<&str> = l.split_whitespace().collect();
-        let (i, j): (u32, u32) = (
-            t[0].parse::<u32>().unwrap() - 1,
-            t[1].parse::<u32>().unwrap() - 1,
-        );
-        let x = if pattern { 1.0 } else { t[2].parse().unwrap() };
-        r.push(i);
-        c.push(j);
-        v.push(x);
-        if symmetric && i != j {
-            r.push(j);
-            c.push(i);
-            v.push(x);
-        }
-    }
-    Csr::from_triplets(size[0], size[1], &r, &c, &v).unwrap()
+    sparsecast::matrix::mm::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn check_real<T: Scalar>(name: &str, m: &Csr<f64>, tol: f64, expect_dia: bool) {

@@ -55,9 +55,11 @@ fn banded(n: usize, band: &[i64]) -> Csr<f64> {
     Csr::from_triplets(n, n, &rows, &cols, &vals).unwrap()
 }
 
-/// Parameter sets every case runs with: the defaults, and small C/σ/b with a forced HYB width
-/// (the default HYB width of a matrix with fewer than 4096 rows is 0: all-COO).
-fn param_sets() -> Vec<(&'static str, FormatParams)> {
+/// Parameter sets every case runs with: the defaults, small C/σ/b with a forced HYB width (the
+/// default HYB width of a matrix with fewer than 4096 rows is 0: all-COO), and unsorted SELL with
+/// an ELL width 3 beyond the longest row of `m`.
+fn param_sets(m: &Csr<f64>) -> Vec<(&'static str, FormatParams)> {
+    let longest = (0..m.nrows).map(|i| m.row_len(i)).max().unwrap_or(0);
     let small = FormatParams {
         sell_c: 4,
         sell_sigma: 8,
@@ -70,7 +72,7 @@ fn param_sets() -> Vec<(&'static str, FormatParams)> {
         sell_sigma: 1,
         bsr_block: 1,
         hyb_width: Some(1),
-        ell_width: Some(10_000),
+        ell_width: Some(longest + 3),
         ..FormatParams::default()
     };
     vec![
@@ -113,7 +115,7 @@ fn run_all<T: Scalar>(name: &str, m: &Csr<f64>, tol: f64) -> BTreeSet<FormatKind
         .collect();
     let backend = CpuBackend::new();
     let mut refused = BTreeSet::new();
-    for (pname, params) in param_sets() {
+    for (pname, params) in param_sets(m) {
         for v in Variant::ours() {
             assert!(Backend::<T>::supports(&backend, v));
             let cfg = KernelConfig {
@@ -272,4 +274,26 @@ fn refusals_by_parameter() {
         }
         other => panic!("expected a SELL refusal, got {:?}", other.map(|_| ())),
     };
+}
+
+#[test]
+fn large_enough_for_many_parallel_chunks() {
+    // ~90 000 entries over 6000 rows: the conversions and kernels cut the work into several
+    // chunks, and with ≥ 4096 rows HYB's automatic width is non-zero (both parts in use).
+    case(
+        "large random",
+        random_csr(11, 6000, 5000, |i, r| {
+            if i == 4321 {
+                600
+            } else {
+                r.random_range(0..30)
+            }
+        }),
+        &[FormatKind::Dia],
+    );
+    case(
+        "large banded",
+        banded(20_000, &[-300, -2, -1, 0, 1, 2, 300]),
+        &[],
+    );
 }

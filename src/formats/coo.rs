@@ -71,10 +71,16 @@ impl<T: Scalar> Coo<T> {
             .into_par_iter()
             .zip(cuts.par_windows(2))
             .for_each(|(ys, w)| {
-                let (a, b) = (self.row_start(w[0]), self.row_start(w[1]));
-                for k in a..b {
-                    let r = self.rows[k] as usize - w[0];
-                    ys[r] += self.values[k] * x[self.cols[k] as usize];
+                let (mut k, b) = (self.row_start(w[0]), self.row_start(w[1]));
+                // Sum each run of one row's entries in a register, then add it once.
+                while k < b {
+                    let r = self.rows[k];
+                    let mut s = T::zero();
+                    while k < b && self.rows[k] == r {
+                        s += self.values[k] * x[self.cols[k] as usize];
+                        k += 1;
+                    }
+                    ys[r as usize - w[0]] += s;
                 }
             });
     }

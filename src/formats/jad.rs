@@ -1,11 +1,10 @@
 //! JAD (jagged diagonals): rows permuted by decreasing length; jagged diagonal d holds entry d of
 //! every row that has more than d entries, in permuted row order.
 
-use super::util::{check_bytes, check_rows, check_u32, csr_from_rows, max_row_len};
+use super::util::{check_bytes, check_rows, check_u32, csr_from_rows, row_cuts, row_lengths};
 use super::{FormatKind, FormatParams, SparseFormat};
 use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
-use std::cmp::Reverse;
 
 /// Entries (conversion) or permuted rows (SpMV) handled by one parallel task.
 const CHUNK: usize = 1 << 12;
@@ -29,9 +28,38 @@ fn bytes_for(nrows: usize, ndiag: usize, nnz: usize, value_bytes: usize) -> u128
     nrows as u128 * 4 + (ndiag as u128 + 1) * 4 + nnz as u128 * (4 + value_bytes as u128)
 }
 
+/// The pieces of a jagged-diagonal array each chunk of permuted rows owns: element `j` holds, for
+/// every diagonal `d` that reaches row `kcuts[j]` (a prefix of the diagonals, as they shorten),
+/// the slice of diagonal `d` for permuted rows `kcuts[j]..min(kcuts[j+1], len(d))`. So entry `d`
+/// of permuted row `k` is `pieces[j][d][k - kcuts[j]]`.
+fn jagged_pieces<'a, U>(
+    data: &'a mut [U],
+    jd_ptr: &[u32],
+    kcuts: &[usize],
+) -> Vec<Vec<&'a mut [U]>> {
+    let nchunks = kcuts.len().saturating_sub(1);
+    let mut out: Vec<Vec<&'a mut [U]>> = (0..nchunks).map(|_| Vec::new()).collect();
+    let mut rest = data;
+    for w in jd_ptr.windows(2) {
+        let len = (w[1] - w[0]) as usize;
+        let (mut diag, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        rest = tail;
+        for j in 0..nchunks {
+            let (a, b) = (kcuts[j], kcuts[j + 1].min(len));
+            if a >= len {
+                break;
+            }
+            let (piece, t) = std::mem::take(&mut diag).split_at_mut(b - a);
+            diag = t;
+            out[j].push(piece);
+        }
+    }
+    out
+}
+
 impl<T: Scalar> Jad<T> {
-    /// Convert from CSR (which must satisfy [`Csr::validate`]): a stable parallel sort of the rows
-    /// by decreasing length, then a parallel fill of the diagonals.
+    /// Convert from CSR (which must satisfy [`Csr::validate`]): a stable counting sort of the rows
+    /// by decreasing length, then a parallel fill of the diagonals by chunks of permuted rows.
     ///
     /// Refused when the rows or the non-zeros exceed 32-bit offsets or the footprint exceeds
     /// `params.max_bytes`.
@@ -39,45 +67,66 @@ impl<T: Scalar> Jad<T> {
         let (nrows, nnz) = (csr.nrows, csr.nnz());
         check_rows("jad", nrows)?;
         check_u32("jad", "non-zeros", nnz as u128)?;
-        let ndiag = max_row_len(csr);
+        let lens = row_lengths(csr);
+        let ndiag = lens.par_iter().copied().max().unwrap_or(0);
         check_bytes(
             "jad",
             bytes_for(nrows, ndiag, nnz, T::BYTES),
             params.max_bytes,
         )?;
-        let mut perm: Vec<u32> = (0..nrows as u32).collect();
-        // rayon's `par_sort_by_key` is stable: equal lengths keep their original order.
-        perm.par_sort_by_key(|&r| Reverse(csr.row_len(r as usize)));
-        // Rows longer than d form a prefix of the sorted order.
-        let jd_ptr = {
-            let mut ptr = Vec::with_capacity(ndiag + 1);
-            ptr.push(0u32);
-            let mut acc = 0usize;
-            for d in 0..ndiag {
-                let longer = perm.partition_point(|&r| csr.row_len(r as usize) > d);
-                acc += longer;
-                ptr.push(acc as u32);
+        // Stable counting sort by decreasing length (O(nrows + ndiag)): bucket L starts after
+        // every row longer than L; rows of one length keep their original order.
+        let mut hist = vec![0usize; ndiag + 1];
+        for &l in &lens {
+            hist[l] += 1;
+        }
+        let mut next = vec![0usize; ndiag + 1];
+        let mut acc = 0usize;
+        for l in (0..=ndiag).rev() {
+            next[l] = acc;
+            acc += hist[l];
+        }
+        let mut perm = vec![0u32; nrows];
+        for (i, &l) in lens.iter().enumerate() {
+            perm[next[l]] = i as u32;
+            next[l] += 1;
+        }
+        // Diagonal d holds one entry per row longer than d.
+        let mut jd_ptr = Vec::with_capacity(ndiag + 1);
+        jd_ptr.push(0u32);
+        let (mut longer, mut acc) = (nrows, 0usize);
+        for &h in &hist[..ndiag] {
+            longer -= h;
+            acc += longer;
+            jd_ptr.push(acc as u32);
+        }
+        // Entries before each sorted position, to cut the permuted rows into balanced chunks.
+        let mut sorted_start = Vec::with_capacity(nrows + 1);
+        sorted_start.push(0usize);
+        let mut acc = 0usize;
+        for l in (0..=ndiag).rev() {
+            for _ in 0..hist[l] {
+                acc += l;
+                sorted_start.push(acc);
             }
-            ptr
-        };
+        }
+        let kcuts = row_cuts(nrows, nnz, |k| sorted_start[k]);
         let mut col_idx = vec![0u32; nnz];
         let mut values = vec![T::zero(); nnz];
-        col_idx
-            .par_chunks_mut(CHUNK)
-            .zip(values.par_chunks_mut(CHUNK))
-            .enumerate()
-            .for_each(|(j, (cs, vs))| {
-                let p0 = j * CHUNK;
-                let mut d = jd_ptr.partition_point(|&s| s as usize <= p0) - 1;
-                for (t, (c, v)) in cs.iter_mut().zip(vs).enumerate() {
-                    let p = p0 + t;
-                    while p >= jd_ptr[d + 1] as usize {
-                        d += 1;
+        let cp = jagged_pieces(&mut col_idx, &jd_ptr, &kcuts);
+        let vp = jagged_pieces(&mut values, &jd_ptr, &kcuts);
+        // Each chunk of permuted rows reads its rows contiguously and writes entry d of each row
+        // into its own piece of diagonal d.
+        cp.into_par_iter()
+            .zip(vp)
+            .zip(kcuts.par_windows(2))
+            .for_each(|((mut cs, mut vs), w)| {
+                for k in w[0]..w[1] {
+                    let (c, v) = csr.row(perm[k] as usize);
+                    for d in 0..c.len() {
+                        cs[d][k - w[0]] = c[d];
+                        vs[d][k - w[0]] = v[d];
                     }
-                    let k = p - jd_ptr[d] as usize;
-                    let src = csr.row_ptr[perm[k] as usize] + d;
-                    *c = csr.col_idx[src];
-                    *v = csr.values[src];
                 }
             });
         Ok(Jad {

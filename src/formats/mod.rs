@@ -193,7 +193,7 @@ impl<T: Scalar> SparseFormat<T> for Csr<T> {
 }
 
 /// Parallel CSR SpMV on the CPU: rows are split into chunks of roughly equal work (rows plus
-/// non-zeros, see [`util::row_cuts`]) so that a few long rows do not serialize the work.
+/// non-zeros) so that a few long rows do not serialize the work.
 pub fn csr_spmv<T: Scalar>(a: &Csr<T>, x: &[T], y: &mut [T]) {
     use rayon::prelude::*;
     assert_eq!(x.len(), a.ncols, "x has the wrong length");
@@ -241,7 +241,8 @@ pub enum AnyFormat<T> {
 
 impl<T: Scalar> AnyFormat<T> {
     /// Convert a CSR matrix to `kind` with `params`. Refuses (with a reason) where the format
-    /// cannot or should not hold the matrix.
+    /// cannot or should not hold the matrix. `csr` must satisfy [`Csr::validate`] (every
+    /// constructor and reader guarantees it; the CPU backend checks it before converting).
     pub fn convert(csr: &Csr<T>, kind: FormatKind, params: &FormatParams) -> Result<Self> {
         Ok(match kind {
             FormatKind::Csr => {

@@ -2,9 +2,7 @@
 //! slices of C rows; each slice padded to its longest row and stored column-major (entry k of lane
 //! r of slice s at `slice_ptr[s] + k * C + r`).
 
-use super::util::{
-    check_bytes, check_rows, check_u32, csr_from_rows, row_cuts, split_at_cuts, U32_LIMIT,
-};
+use super::util::{check_bytes, check_rows, check_u32, csr_from_rows, row_cuts, split_at_cuts};
 use super::{FormatKind, FormatParams, SparseFormat, PAD};
 use crate::{Csr, Error, Result, Scalar};
 use rayon::prelude::*;
@@ -91,7 +89,6 @@ impl<T: Scalar> Sell<T> {
             bytes_for(nslices, nrows, stored, T::BYTES),
             params.max_bytes,
         )?;
-        debug_assert!(stored <= U32_LIMIT);
         let mut slice_ptr = Vec::with_capacity(nslices + 1);
         slice_ptr.push(0u32);
         let mut acc = 0usize;

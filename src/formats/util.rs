@@ -13,7 +13,7 @@ use rayon::prelude::*;
 const GRAIN: usize = 1 << 14;
 
 /// Largest value a 32-bit device offset or index can hold.
-pub(crate) const U32_LIMIT: u128 = u32::MAX as u128;
+const U32_LIMIT: u128 = u32::MAX as u128;
 
 /// Refuse when `nrows` does not fit the 32-bit row indices / permutations used on the device.
 pub(crate) fn check_rows(format: &str, nrows: usize) -> Result<()> {
