@@ -104,9 +104,20 @@ impl DeviceLimits {
     }
 }
 
-// TODO(after the CUDA branch lands): `impl From<&crate::backend::cuda::DeviceInfo> for
-// DeviceLimits`, mapping SM count, max threads/SM, warps/SM (= threads/SM ÷ warp size where the
-// driver does not report it), max threads/block, warp size and global memory.
+impl From<&crate::backend::cuda::DeviceInfo> for DeviceLimits {
+    /// The limits of a CUDA device as its driver reports them.
+    fn from(d: &crate::backend::cuda::DeviceInfo) -> DeviceLimits {
+        DeviceLimits {
+            name: format!("{} ({}, {} SMs)", d.name, d.arch, d.sm_count),
+            n_sm: d.sm_count as u64,
+            warps_per_sm: d.max_warps_per_sm as u64,
+            threads_per_sm: d.max_threads_per_sm as u64,
+            max_threads_per_block: d.max_threads_per_block as u64,
+            warp_size: d.warp_size as u64,
+            global_mem_bytes: d.global_mem,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
