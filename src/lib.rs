@@ -9,6 +9,7 @@
 //! * [`formats`] — one module per storage format (layout, conversion from CSR, footprint, CPU kernel);
 //! * [`features`] — one-pass matrix features used by every performance model;
 //! * [`backend`] — the [`backend::Backend`] trait with CPU and CUDA implementations, and timing;
+//! * [`optimize`] — row-block partitioning with one format per block (DP) and executable plans;
 //! * [`cli`] — the `sparsecast` command-line program, one file per subcommand.
 
 pub mod backend;
@@ -19,6 +20,7 @@ pub mod formats;
 pub mod instrument;
 pub mod matrix;
 pub mod model;
+pub mod optimize;
 pub mod profile;
 pub mod scalar;
 pub mod util;
