@@ -85,11 +85,12 @@ impl BlockModel for AnalyticalBlocks<'_> {
         self.0
     }
 
-    /// `S_CSR` of the vector kernel (one warp per row), as 004 §4 uses.
+    /// `S_CSR` of the vector kernel (`csr-vector`, 32 threads per row), as 004 §4 uses: the
+    /// strip size the profile's CSR model counts strips in.
     fn strip_rows(&self) -> Result<(u64, String)> {
         let limits = &self.0.limits;
         let v = Variant::Csr {
-            threads_per_row: limits.warp_size as u32,
+            threads_per_row: 32,
         };
         Ok((strip_size(limits, v)?, format!("S_CSR of {}", limits.name)))
     }
@@ -102,7 +103,9 @@ impl BlockModel for AnalyticalBlocks<'_> {
         let ell_width = match params.ell_width {
             None => f.max_row_len,
             Some(w) if w as u64 >= f.max_row_len => w as u64,
-            Some(_) => return f64::INFINITY,
+            // ELL refuses a width shorter than the longest row; the other formats ignore it.
+            Some(_) if variant == Variant::Ell => return f64::INFINITY,
+            Some(w) => w as u64,
         };
         match self.working_set(f, variant, ell_width) {
             Some(b) if b <= m.limits.global_mem_bytes => {}
