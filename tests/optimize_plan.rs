@@ -201,6 +201,9 @@ fn plan_json_round_trips() {
     assert!(run_plan(&a, &back, 3) < 1e-12);
 }
 
+/// A change to a plan's JSON.
+type Edit = dyn FnOnce(&mut serde_json::Value);
+
 /// The plan's JSON with `edit` applied, loaded from memory.
 fn load_edited(plan: &Plan, edit: impl FnOnce(&mut serde_json::Value)) -> String {
     let mut v = serde_json::to_value(plan).unwrap();
@@ -226,7 +229,7 @@ fn corrupted_plans_are_rejected() {
         e.starts_with("plan.json:") && e.contains("not valid JSON"),
         "{e}"
     );
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut serde_json::Value)>)> = vec![
+    let cases: Vec<(&str, Box<Edit>)> = vec![
         (
             "schema version",
             Box::new(|v| v["schema_version"] = 7.into()),
