@@ -219,7 +219,9 @@ fn load_input(path: &Path) -> anyhow::Result<(String, Csr<f64>)> {
         let spec: GeneratorSpec = serde_json::from_str(&text).map_err(|e| {
             crate::Error::parse(
                 path.display().to_string(),
-                e.line() as u64,
+                // Internally tagged specs are buffered before parsing, and serde_json then
+                // reports line 0: name the document's first line instead.
+                e.line().max(1) as u64,
                 format!("expected a generator spec or {{\"stack\": [specs]}}: {e}"),
             )
         })?;
