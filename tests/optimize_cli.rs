@@ -85,7 +85,8 @@ fn optimize_saves_a_plan_that_spmv_runs() {
         &plan,
         "--json",
     ]);
-    let r: Value = serde_json::from_str(&out).unwrap();
+    let all: Value = serde_json::from_str(&out).unwrap();
+    let r = &all["results"][0];
     let blocks = r["blocks"].as_array().unwrap();
     assert!(!blocks.is_empty());
     // The blocks cover the strips; the total is their sum; no single format predicts better.
@@ -185,7 +186,8 @@ fn measure_runs_the_plan_and_every_single_format() {
         "1",
         "--json",
     ]);
-    let r: Value = serde_json::from_str(&out).unwrap();
+    let all: Value = serde_json::from_str(&out).unwrap();
+    let r = &all["results"][0];
     let ms = &r["measured"];
     assert!(ms["max_relative_error"].as_f64().unwrap() <= ms["tolerance"].as_f64().unwrap());
     assert!(ms["plan"]["measured_seconds"].as_f64().unwrap() > 0.0);
@@ -222,6 +224,86 @@ fn measure_runs_the_plan_and_every_single_format() {
         text.contains("plan (") && text.contains("plan saves (measured)"),
         "{text}"
     );
+}
+
+#[test]
+fn several_inputs_end_with_a_summary() {
+    // An array of generated inputs: a stack and a plain spec.
+    let list = path("list.json");
+    std::fs::write(
+        &list,
+        r#"[{"stack": [{"family": "stencil", "stencil": "3d7", "n": 25},
+                       {"family": "random", "rows": 9000, "cols": 9000,
+                        "row_len": {"dist": "uniform", "min": 1, "max": 60}, "seed": 2}]},
+            {"family": "banded", "n": 20000, "half_bandwidth": 4, "seed": 1}]"#,
+    )
+    .unwrap();
+    let hetero = path("hetero.json");
+    let prof = path("cpu.json");
+    let args = [
+        "optimize",
+        &list,
+        &hetero,
+        "--profile",
+        &prof,
+        "--strip-rows",
+        "1000",
+        "--measure",
+        "--runs",
+        "3",
+        "--warmup",
+        "1",
+    ];
+    let all: Value = serde_json::from_str(&ok(&[&args[..], &["--json"]].concat())).unwrap();
+    let results = all["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    let s = &all["summary"];
+    assert_eq!(s["matrices"], 3);
+    assert_eq!(s["measured"], 3);
+    let parted = results
+        .iter()
+        .filter(|r| r["blocks"].as_array().unwrap().len() > 1)
+        .count();
+    assert_eq!(s["partitioned"].as_u64(), Some(parted as u64));
+    // Each comparison's mean over all matrices is the mean of the per-matrix improvements.
+    let versus = s["versus"].as_array().unwrap();
+    assert!(!versus.is_empty());
+    for v in versus {
+        let name = v["kernel"].as_str().unwrap();
+        let per: Vec<f64> = results
+            .iter()
+            .filter_map(|r| {
+                r["measured"]["singles"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|k| k["kernel"] == name)
+                    .and_then(|k| k["plan_improvement"].as_f64())
+            })
+            .collect();
+        let mean = per.iter().sum::<f64>() / per.len() as f64;
+        assert_eq!(v["all"]["count"].as_u64(), Some(per.len() as u64), "{name}");
+        assert!(
+            (v["all"]["mean"].as_f64().unwrap() - mean).abs() < 1e-12,
+            "{name}"
+        );
+    }
+    let text = ok(&[&args[..], &["--summary-only"]].concat());
+    assert!(text.starts_with("summary: 3 matrices"), "{text}");
+    assert!(
+        text.contains("plan vs") && text.contains("csr-vector"),
+        "{text}"
+    );
+    // --save-plan needs exactly one input.
+    let e = fails(&[
+        "optimize",
+        &list,
+        "--profile",
+        &prof,
+        "--save-plan",
+        &path("x.json"),
+    ]);
+    assert!(e.contains("one matrix"), "{e}");
 }
 
 #[test]

@@ -38,6 +38,34 @@ pub trait BlockModel: Sync {
     /// cannot hold the block on the device) or does not cover the variant. Must equal
     /// `self.model().predict(&shape, variant, params)` for the block's shape.
     fn predict_block(&self, f: &BlockFeatures, variant: Variant, params: &FormatParams) -> f64;
+    /// `E` and `F` of a block: the least [`BlockModel::predict_block`] over `variants` and its
+    /// index (the first on ties; `(+∞, 0)` if every candidate is refused). One call per block,
+    /// so that implementations can dispatch the variants statically.
+    fn best_block(
+        &self,
+        f: &BlockFeatures,
+        variants: &[Variant],
+        params: &FormatParams,
+    ) -> (f64, u32) {
+        best_of(f, variants, |f, v| self.predict_block(f, v, params))
+    }
+}
+
+/// The least of `predict(f, v)` over `variants` and its index, the first on ties.
+#[inline(always)]
+fn best_of(
+    f: &BlockFeatures,
+    variants: &[Variant],
+    mut predict: impl FnMut(&BlockFeatures, Variant) -> f64,
+) -> (f64, u32) {
+    let mut best = (f64::INFINITY, 0u32);
+    for (k, &v) in variants.iter().enumerate() {
+        let t = predict(f, v);
+        if t < best.0 {
+            best = (t, k as u32);
+        }
+    }
+    best
 }
 
 /// The model `name` of a profile section.
@@ -98,6 +126,16 @@ impl BlockModel for AnalyticalBlocks<'_> {
     /// [`AnalyticalModel::predict`] on the features: the memory bound of 004 §3.2.1, then the
     /// CSR model at the mode, ELL at the width (the longest row unless fixed), COO at the
     /// non-zeros, HYB as ELL part + COO part (a part without entries costs nothing).
+    fn best_block(
+        &self,
+        f: &BlockFeatures,
+        variants: &[Variant],
+        params: &FormatParams,
+    ) -> (f64, u32) {
+        best_of(f, variants, |f, v| self.predict_block(f, v, params))
+    }
+
+    #[inline]
     fn predict_block(&self, f: &BlockFeatures, variant: Variant, params: &FormatParams) -> f64 {
         let m = self.0;
         let ell_width = match params.ell_width {

@@ -137,13 +137,7 @@ pub fn optimize<T: Scalar>(
                     let mut e = vec![f64::INFINITY; j + 1];
                     let mut f = vec![0u32; j + 1];
                     sweep.column(j, |i, feat| {
-                        for (k, &v) in variants.iter().enumerate() {
-                            let t = model.predict_block(feat, v, params);
-                            if t < e[i] {
-                                e[i] = t;
-                                f[i] = k as u32;
-                            }
-                        }
+                        (e[i], f[i]) = model.best_block(feat, &variants, params);
                     });
                     (e, f)
                 },
