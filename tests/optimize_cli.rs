@@ -288,8 +288,12 @@ fn several_inputs_end_with_a_summary() {
             "{name}"
         );
     }
-    let text = ok(&[&args[..], &["--summary-only"]].concat());
+    let saved = path("summary-run.json");
+    let text = ok(&[&args[..], &["--summary-only", "--json-out", &saved]].concat());
     assert!(text.starts_with("summary: 3 matrices"), "{text}");
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(again["results"].as_array().unwrap().len(), 3);
+    assert_eq!(again["summary"]["matrices"], 3);
     assert!(
         text.contains("plan vs") && text.contains("csr-vector"),
         "{text}"

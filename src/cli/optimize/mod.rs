@@ -78,6 +78,9 @@ pub struct Args {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
+    /// Also write the JSON report to this file (atomically), whatever is printed.
+    #[arg(long)]
+    json_out: Option<PathBuf>,
     /// With several inputs: print only the summary table.
     #[arg(long)]
     summary_only: bool,
@@ -178,8 +181,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         results.push(r);
     }
     let summary = Summary::of(&results);
+    let out = serde_json::json!({ "results": results, "summary": summary });
+    if let Some(p) = &a.json_out {
+        crate::util::write_atomic(p, |w| {
+            serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
+            w.write_all(b"\n")
+        })?;
+    }
     if a.json {
-        let out = serde_json::json!({ "results": results, "summary": summary });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else if results.len() > 1 {
         report::print_summary(&summary);
