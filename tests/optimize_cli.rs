@@ -298,6 +298,28 @@ fn several_inputs_end_with_a_summary() {
         text.contains("plan vs") && text.contains("csr-vector"),
         "{text}"
     );
+    // An input that cannot be read is reported and skipped; the others are still summarized,
+    // and the command fails at the end.
+    let o = run(&[
+        "optimize",
+        &hetero,
+        &path("no-such-matrix.mtx"),
+        "--profile",
+        &prof,
+        "--strip-rows",
+        "1000",
+        "--summary-only",
+    ]);
+    assert!(!o.status.success());
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(out.starts_with("summary: 1 matrices"), "{out}");
+    assert!(
+        err.contains("skipped") && err.contains("1 of 2 inputs failed"),
+        "{err}"
+    );
     // --save-plan needs exactly one input.
     let e = fails(&[
         "optimize",

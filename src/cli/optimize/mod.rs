@@ -166,11 +166,25 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     let quiet = a.json || (a.summary_only && inputs.len() > 1);
     let mut results = Vec::new();
+    let several = inputs.len() > 1;
+    // With several inputs, one that cannot be read or optimized is reported and skipped, and
+    // the command fails at the end, after every other input was reported.
+    let mut failed: Vec<(String, String)> = Vec::new();
     for (name, load) in inputs {
-        let m = load().with_context(|| format!("reading {name}"))?;
-        let r = match a.precision {
-            Precision::F32 => one::<f32>(&a, &setup, &name, &m.cast())?,
-            Precision::F64 => one::<f64>(&a, &setup, &name, &m)?,
+        let res = load()
+            .with_context(|| format!("reading {name}"))
+            .and_then(|m| match a.precision {
+                Precision::F32 => one::<f32>(&a, &setup, &name, &m.cast()),
+                Precision::F64 => one::<f64>(&a, &setup, &name, &m),
+            });
+        let r = match res {
+            Ok(r) => r,
+            Err(e) if several => {
+                eprintln!("skipped {name}: {e:#}");
+                failed.push((name, format!("{e:#}")));
+                continue;
+            }
+            Err(e) => return Err(e),
         };
         if !quiet {
             report::print(&r);
@@ -181,7 +195,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         results.push(r);
     }
     let summary = Summary::of(&results);
-    let out = serde_json::json!({ "results": results, "summary": summary });
+    let skipped: Vec<serde_json::Value> = failed
+        .iter()
+        .map(|(i, e)| serde_json::json!({ "input": i, "error": e }))
+        .collect();
+    let out = serde_json::json!({ "results": results, "summary": summary, "failed": skipped });
     if let Some(p) = &a.json_out {
         crate::util::write_atomic(p, |w| {
             serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
@@ -190,9 +208,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&out)?);
-    } else if results.len() > 1 {
+    } else if several {
         report::print_summary(&summary);
     }
+    anyhow::ensure!(
+        failed.is_empty(),
+        "{} of {} inputs failed: {}",
+        failed.len(),
+        failed.len() + results.len(),
+        failed
+            .iter()
+            .map(|(i, _)| i.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     // A plan whose y is wrong fails the command, after everything was printed.
     for r in &results {
         if let Some(ms) = &r.measured {
