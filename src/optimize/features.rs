@@ -79,8 +79,9 @@ impl BlockFeatures {
 struct Bin {
     /// Index into [`StripTable::lens`].
     id: u32,
-    /// Rows of that length in the strip.
-    rows: u64,
+    /// Rows of that length in the strip (8-byte bins: the sweep streams them once per column,
+    /// so their size is its memory traffic).
+    rows: u32,
 }
 
 /// Per-strip summaries of a matrix, the prefix structure every block's features come from.
@@ -121,6 +122,13 @@ impl StripTable {
         }
         if let Some(w) = row_ptr.windows(2).position(|w| w[1] < w[0]) {
             return Err(Error::Invalid(format!("row pointers decrease at row {w}")));
+        }
+        if layout.strip_rows > u32::MAX as u64 {
+            return Err(Error::Invalid(format!(
+                "strips of {} rows: at most {} rows per strip are supported",
+                layout.strip_rows,
+                u32::MAX
+            )));
         }
         let n = layout.strips as usize;
         // Pass 1 (parallel over strips): each strip's (length, rows) histogram.
@@ -166,7 +174,7 @@ impl StripTable {
             max_id.push(hist.last().map_or(0, |&(l, _)| id_of(l)));
             bins.extend(hist.iter().map(|&(l, c)| Bin {
                 id: id_of(l),
-                rows: c,
+                rows: c as u32,
             }));
             bin_ptr.push(bins.len());
         }
@@ -256,14 +264,15 @@ impl<'t> Sweep<'t> {
             for b in bins {
                 let id = b.id as usize;
                 let c = &mut count[id];
-                *c += b.rows;
+                let rows = b.rows as u64;
+                *c += rows;
                 if *c > mode_rows || (*c == mode_rows && b.id < mode_id) {
                     mode_rows = *c;
                     mode_id = b.id;
                 }
                 if id > p {
-                    g += b.rows;
-                    sl += b.rows * lens[id];
+                    g += rows;
+                    sl += rows * lens[id];
                 }
             }
             let (hyb_width, hyb_coo_nnz) = match &t.fixed_hyb {
