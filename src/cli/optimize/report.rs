@@ -335,6 +335,11 @@ impl Summary {
                 }
             }
         }
+        // In the model's order (that of every block's candidates), not the ranking's.
+        if let Some(order) = results.first().and_then(|r| r.blocks.first()) {
+            let pos = |k: &String| order.candidates.iter().position(|(n, _)| n == k);
+            kernels.sort_by_key(|k| pos(k).unwrap_or(usize::MAX));
+        }
         let best_vendor = "best cuSPARSE".to_string();
         kernels.push(best_vendor.clone());
         let find = |m: &'_ Measured, name: &str| {
