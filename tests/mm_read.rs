@@ -301,29 +301,64 @@ impl Lcg {
     }
 }
 
-#[test]
-fn chunked_parse_matches_triplets_on_a_larger_file() {
-    let (nrows, ncols, n) = (300usize, 200usize, 20_000usize);
-    let mut g = Lcg(42);
-    let mut rows = Vec::new();
-    let mut cols = Vec::new();
-    let mut vals = Vec::new();
-    let mut text = format!("%%MatrixMarket matrix coordinate real general\n{nrows} {ncols} {n}\n");
+/// A random coordinate file (entries in random order, duplicates, comments sprinkled in) and
+/// the triplets of the full matrix it describes.
+fn random_file(
+    nrows: usize,
+    ncols: usize,
+    n: usize,
+    symmetry: &str,
+    seed: u64,
+) -> (String, Vec<u32>, Vec<u32>, Vec<f64>) {
+    let mut g = Lcg(seed);
+    let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+    let mut text =
+        format!("%%MatrixMarket matrix coordinate real {symmetry}\n{nrows} {ncols} {n}\n");
     for k in 0..n {
-        let (i, j) = (g.next() as usize % nrows, g.next() as usize % ncols);
+        let (mut i, mut j) = (g.next() as usize % nrows, g.next() as usize % ncols);
+        if symmetry != "general" && i < j {
+            std::mem::swap(&mut i, &mut j);
+        }
+        // Multiples of 1/8 with small magnitude: sums are exact in any order.
         let v = (g.next() % 2001) as f64 / 8.0 - 125.0;
         rows.push(i as u32);
         cols.push(j as u32);
         vals.push(v);
+        if i != j && symmetry != "general" {
+            rows.push(j as u32);
+            cols.push(i as u32);
+            vals.push(if symmetry == "skew-symmetric" { -v } else { v });
+        }
         text.push_str(&format!("{} {} {v}\n", i + 1, j + 1));
         if k % 997 == 0 {
             text.push_str("% comment\n\n");
         }
     }
+    (text, rows, cols, vals)
+}
+
+#[test]
+fn chunked_parse_matches_triplets_on_a_larger_file() {
+    let (nrows, ncols) = (300, 200);
+    let (text, rows, cols, vals) = random_file(nrows, ncols, 20_000, "general", 42);
     let (m, _) = read::<f64>(&text);
-    // Values are multiples of 1/8 with small magnitude, so sums are exact in any order.
     let expected = Csr::from_triplets(nrows, ncols, &rows, &cols, &vals).unwrap();
     assert_eq!(m, expected);
+}
+
+#[test]
+fn many_row_blocks_general_and_symmetric() {
+    // 200 000 entries over 20 000 rows: the reader splits rows into several blocks of about
+    // 32 Ki entries, each filled by several chunks.
+    for symmetry in ["general", "symmetric", "skew-symmetric"] {
+        let n = 20_000;
+        let (text, rows, cols, vals) = random_file(n, n, 200_000, symmetry, 7);
+        let expected = Csr::from_triplets(n, n, &rows, &cols, &vals).unwrap();
+        for chunks in [None, Some(1), Some(5)] {
+            let (m, _) = mm::read_bytes_chunked::<f64>("big.mtx", text.as_bytes(), chunks).unwrap();
+            assert_eq!(m, expected, "{symmetry}, chunks {chunks:?}");
+        }
+    }
 }
 
 #[test]

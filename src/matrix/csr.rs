@@ -393,6 +393,44 @@ mod tests {
     }
 
     #[test]
+    fn triplets_match_an_ordered_map_across_many_row_blocks() {
+        // Enough entries for several 64 Ki-entry blocks in `from_unsorted_rows`, with many
+        // duplicates and rows arriving out of order.
+        let (nrows, ncols) = (700usize, 300usize);
+        let mut x = 7u64;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize
+        };
+        let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+        let mut oracle = std::collections::BTreeMap::new();
+        for _ in 0..200_000 {
+            let (i, j) = (next() % nrows, next() % ncols);
+            // Small multiples of 1/4: sums are exact in any order.
+            let v = (next() % 64) as f64 / 4.0 - 8.0;
+            rows.push(i as u32);
+            cols.push(j as u32);
+            vals.push(v);
+            *oracle.entry((i, j)).or_insert(0.0) += v;
+        }
+        let m = Csr::<f64>::from_triplets(nrows, ncols, &rows, &cols, &vals).unwrap();
+        m.validate().unwrap();
+        let got: Vec<((usize, usize), f64)> = (0..nrows)
+            .flat_map(|i| {
+                let (c, v) = m.row(i);
+                c.iter()
+                    .zip(v)
+                    .map(move |(&c, &v)| ((i, c as usize), v))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let want: Vec<((usize, usize), f64)> = oracle.into_iter().collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn reference_spmv() {
         let m = Csr::<f32>::from_triplets(2, 2, &[0, 0, 1], &[0, 1, 1], &[1.0, 2.0, 3.0]).unwrap();
         assert_eq!(m.spmv_reference(&[1.0, 10.0]), vec![21.0, 30.0]);

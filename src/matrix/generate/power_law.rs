@@ -25,8 +25,10 @@ use rayon::prelude::*;
 
 /// The `n × n` Chung–Lu matrix with mean row length `mean` and degree exponent `exponent`
 /// (`γ > 1`; real networks have 2 < γ < 3). Refuses `n = 0`, `mean` outside `(0, n]`, `γ ≤ 1`,
-/// `n` beyond 32-bit column indices, and a matrix over `max_bytes` (checked once before drawing
-/// on the row pointers and weights, then on the exact non-zero count before filling).
+/// `n` beyond 32-bit column indices, and a matrix over `max_bytes` (checked before drawing on
+/// the expected size `n · mean` plus the pattern buffers, then on the exact non-zero count).
+/// Rows are drawn once, per fixed chunk of rows, into chunk buffers that are then copied into
+/// place: one pattern pass at the price of a transient `4 · nnz` bytes.
 pub fn power_law(
     n: usize,
     mean: f64,
@@ -49,84 +51,106 @@ pub fn power_law(
         )));
     }
     build::check_dim(WHAT, "n", n as u128)?;
-    // Row pointers plus the weight array.
-    build::check_budget(WHAT, 2 * n as u128, 0, max_bytes)?;
-    let w = weights(n, mean, exponent);
-    let s = mean * n as f64;
+    // Expected entries `n · mean` (the cap only lowers it); the pattern pass holds them once more
+    // as `u32` (with `Vec` growth slack) until they are copied into place.
+    let expected = (n as f64 * mean).ceil() as u128;
+    build::check_budget(WHAT, n as u128, expected * 3 / 2, max_bytes)?;
+    let w = Weights::new(n, mean, exponent);
 
-    let mut counts = vec![0usize; n];
-    counts
-        .par_chunks_mut(build::CHUNK_ROWS)
-        .enumerate()
-        .for_each(|(k, out)| {
-            let mut rng = build::rng(seed, Phase::Pattern, k as u64);
-            let first = k * build::CHUNK_ROWS;
-            for (r, c) in out.iter_mut().enumerate() {
-                row_pattern(first + r, &w, s, &mut rng, |_| *c += 1);
-            }
-        });
-    let row_ptr = build::prefix_sum(&counts);
-    drop(counts);
-    build::check_budget(WHAT, 2 * n as u128, row_ptr[n] as u128, max_bytes)?;
-
-    // The fill pass replays the pattern streams chunk by chunk (same fixed chunks).
+    // One pattern pass per fixed chunk of rows, into chunk-local buffers.
     let bounds = build::fixed_chunks(n);
-    Ok(build::fill_chunks(n, n, row_ptr, &bounds, |mut ch| {
-        let mut rng = build::rng(seed, Phase::Pattern, ch.index as u64);
+    let parts: Vec<(Vec<u32>, Vec<usize>)> = bounds
+        .par_windows(2)
+        .enumerate()
+        .map(|(k, r)| {
+            let mut rng = build::rng(seed, Phase::Pattern, k as u64);
+            let mut cols = Vec::new();
+            let mut lens = Vec::with_capacity(r[1] - r[0]);
+            for i in r[0]..r[1] {
+                let before = cols.len();
+                row_pattern(i, &w, &mut rng, |j| cols.push(j as u32));
+                lens.push(cols.len() - before);
+            }
+            cols.shrink_to_fit();
+            (cols, lens)
+        })
+        .collect();
+    let lens: Vec<usize> = parts.iter().flat_map(|p| p.1.iter().copied()).collect();
+    let row_ptr = build::prefix_sum(&lens);
+    drop(lens);
+    let nnz = row_ptr[n] as u128;
+    build::check_budget(WHAT, n as u128, nnz + nnz / 3, max_bytes)?;
+
+    Ok(build::fill_chunks(n, n, row_ptr, &bounds, |ch| {
+        ch.cols.copy_from_slice(&parts[ch.index].0);
         let mut val = build::rng(seed, Phase::Values, ch.index as u64);
-        for i in ch.rows.clone() {
-            let (ci, cv) = ch.row_mut(i);
-            let mut k = 0usize;
-            row_pattern(i, &w, s, &mut rng, |j| {
-                ci[k] = j as u32;
-                cv[k] = build::uniform_value(&mut val);
-                k += 1;
-            });
-            debug_assert_eq!(k, ci.len());
+        for v in ch.vals.iter_mut() {
+            *v = build::uniform_value(&mut val);
         }
     }))
 }
 
-/// `w_i = c·(i+1)^(−1/(γ−1))`, scaled to average `mean`. The normalising sum is taken over fixed
-/// chunks in a fixed order, so it is bit-identical whatever the thread count.
-fn weights(n: usize, mean: f64, exponent: f64) -> Vec<f64> {
-    let beta = 1.0 / (exponent - 1.0);
-    let mut w: Vec<f64> = (0..n)
-        .into_par_iter()
-        .map(|i| ((i + 1) as f64).powf(-beta))
-        .collect();
-    let partial: Vec<f64> = w
-        .par_chunks(build::CHUNK_ROWS)
-        .map(|c| c.iter().sum::<f64>())
-        .collect();
-    let total: f64 = partial.iter().sum();
-    let scale = mean * n as f64 / total;
-    w.par_iter_mut().for_each(|x| *x *= scale);
-    w
+/// Chung–Lu weights `w_i = c·(i+1)^(−β)`, `β = 1/(γ−1)`, scaled to average `mean`, evaluated on
+/// the fly (a table would turn every candidate column into a cache miss on large `n`).
+struct Weights {
+    n: usize,
+    beta: f64,
+    /// `c / √(Σw)`, so that `w_i·w_j / Σw = u_i·u_j` with `u_i = scale·(i+1)^(−β)`.
+    scale: f64,
+}
+
+impl Weights {
+    /// The normalising sum is taken over fixed chunks in a fixed order, so it is bit-identical
+    /// whatever the thread count.
+    fn new(n: usize, mean: f64, exponent: f64) -> Self {
+        let beta = 1.0 / (exponent - 1.0);
+        let partial: Vec<f64> = build::fixed_chunks(n)
+            .par_windows(2)
+            .map(|r| {
+                (r[0]..r[1])
+                    .map(|i| ((i + 1) as f64).powf(-beta))
+                    .sum::<f64>()
+            })
+            .collect();
+        let total: f64 = partial.iter().sum();
+        let c = mean * n as f64 / total;
+        let sum_w = mean * n as f64;
+        Weights {
+            n,
+            beta,
+            scale: c / sum_w.sqrt(),
+        }
+    }
+
+    /// `u_i`, the weight of row/column `i` divided by `√(Σw)`.
+    #[inline]
+    fn u(&self, i: usize) -> f64 {
+        self.scale * ((i + 1) as f64).powf(-self.beta)
+    }
 }
 
 /// Visit the columns of row `i` in increasing order (decreasing weight), calling `emit` for each
 /// present entry (Miller & Hagberg's skip-and-thin loop).
 #[inline]
-fn row_pattern(i: usize, w: &[f64], s: f64, rng: &mut ChaCha8Rng, mut emit: impl FnMut(usize)) {
-    let n = w.len();
-    let wi = w[i] / s;
+fn row_pattern(i: usize, w: &Weights, rng: &mut ChaCha8Rng, mut emit: impl FnMut(usize)) {
+    let n = w.n;
+    let ui = w.u(i);
     let mut j = 0usize;
-    let mut p = (wi * w[0]).min(1.0);
+    let mut p = (ui * w.u(0)).min(1.0);
     while j < n && p > 0.0 {
         if p < 1.0 {
             // Geometric skip: the number of columns passed over before the next candidate.
-            let u: f64 = rng.random();
-            let skip = ((1.0 - u).ln() / (-p).ln_1p()).floor();
+            let r: f64 = rng.random();
+            let skip = ((1.0 - r).ln() / (-p).ln_1p()).floor();
             // `skip` is finite and ≥ 0 (both logarithms are ≤ 0 and the divisor is < 0).
             if skip >= (n - j) as f64 {
                 break;
             }
             j += skip as usize;
         }
-        let q = (wi * w[j]).min(1.0);
-        let u: f64 = rng.random();
-        if u < q / p {
+        let q = (ui * w.u(j)).min(1.0);
+        let r: f64 = rng.random();
+        if r < q / p {
             emit(j);
         }
         p = q;

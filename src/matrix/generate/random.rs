@@ -85,6 +85,16 @@ impl RowLength {
         Ok(())
     }
 
+    /// Expected non-zeros of `rows` rows (exact for a constant length).
+    fn expected_nnz(&self, rows: usize) -> u128 {
+        let r = rows as u128;
+        match *self {
+            RowLength::Constant { nnz } => r * nnz as u128,
+            RowLength::Uniform { min, max } => r * ((min as u128 + max as u128) / 2),
+            RowLength::Normal { mean, .. } => (rows as f64 * mean) as u128,
+        }
+    }
+
     /// The largest row length this distribution can produce with `cols` columns.
     fn max_len(&self, cols: usize) -> usize {
         match *self {
@@ -117,8 +127,9 @@ pub fn random(
     const WHAT: &str = "random matrix";
     build::check_dim(WHAT, "columns", cols as u128)?;
     row_len.validate(rows, cols)?;
-    // Row pointers alone must fit; then the worst case decides whether drawing can start.
-    build::check_budget(WHAT, rows as u128, 0, max_bytes)?;
+    // The expected size must fit before anything is drawn; the exact size is checked again
+    // before the entries are allocated.
+    build::check_budget(WHAT, rows as u128, row_len.expected_nnz(rows), max_bytes)?;
     let counts = draw_counts(rows, cols, row_len, seed);
     let row_ptr = build::prefix_sum(&counts);
     drop(counts);
@@ -136,7 +147,7 @@ pub fn random(
             let first = ch.rows.start as u64;
             let mut pat = build::rng(seed, Phase::Pattern, first);
             let mut val = build::rng(seed, Phase::Values, first);
-            let mut scratch = Vec::new();
+            let mut scratch = Scratch::default();
             for i in ch.rows.clone() {
                 let (ci, cv) = ch.row_mut(i);
                 sample_sorted(&mut pat, c, ci, &mut scratch);
@@ -175,24 +186,62 @@ fn draw_counts(rows: usize, cols: usize, row_len: RowLength, seed: u64) -> Vec<u
     counts
 }
 
+/// Reusable buffers of [`sample_sorted`].
+#[derive(Default)]
+pub(crate) struct Scratch {
+    list: Vec<u32>,
+    bits: Vec<u64>,
+}
+
 /// Fill `out` with `out.len()` distinct column indices from `0..c`, sorted, every subset equally
-/// likely. Rows holding more than half the columns sample the complement instead, so the work
-/// is `O(min(k, c − k) · log)` per row. `scratch` is reused across rows.
-pub(crate) fn sample_sorted(rng: &mut ChaCha8Rng, c: u32, out: &mut [u32], scratch: &mut Vec<u32>) {
+/// likely. Rows holding more than half the columns draw the `m = c − k` excluded columns
+/// instead, so `m ≤ c/2` values are drawn either way:
+/// * dense draws (`c ≤ 64·m`): rejection into a bitmap of `c` bits, then a scan of the bitmap
+///   (`O(m)` draws and `c/64 ≤ m` words);
+/// * sparse draws: [`draw_distinct`] (sort-based, `O(m log m)`, collisions are rare).
+pub(crate) fn sample_sorted(rng: &mut ChaCha8Rng, c: u32, out: &mut [u32], s: &mut Scratch) {
     let k = out.len();
     let cu = c as usize;
     debug_assert!(k <= cu);
     if k == 0 {
         return;
     }
-    if 2 * k <= cu {
-        draw_distinct(rng, c, k, scratch);
-        out.copy_from_slice(scratch);
+    let invert = 2 * k > cu;
+    let m = if invert { cu - k } else { k };
+    if cu <= 64 * m {
+        let words = cu.div_ceil(64);
+        s.bits.clear();
+        s.bits.resize(words, 0);
+        let mut drawn = 0usize;
+        while drawn < m {
+            let j = rng.random_range(0..c) as usize;
+            let (w, b) = (j / 64, 1u64 << (j % 64));
+            if s.bits[w] & b == 0 {
+                s.bits[w] |= b;
+                drawn += 1;
+            }
+        }
+        let mut o = 0usize;
+        for (w, &word) in s.bits.iter().enumerate() {
+            let mut x = if invert { !word } else { word };
+            if w + 1 == words && cu % 64 != 0 {
+                x &= (1u64 << (cu % 64)) - 1;
+            }
+            while x != 0 {
+                out[o] = (w * 64) as u32 + x.trailing_zeros();
+                o += 1;
+                x &= x - 1;
+            }
+        }
+        debug_assert_eq!(o, k);
+    } else if !invert {
+        draw_distinct(rng, c, k, &mut s.list);
+        out.copy_from_slice(&s.list);
     } else {
-        draw_distinct(rng, c, cu - k, scratch);
+        draw_distinct(rng, c, m, &mut s.list);
         // Emit 0..c minus the (sorted) excluded columns.
         let mut w = 0usize;
-        let mut ex = scratch.iter().copied().peekable();
+        let mut ex = s.list.iter().copied().peekable();
         for j in 0..c {
             if ex.peek() == Some(&j) {
                 ex.next();
@@ -207,8 +256,8 @@ pub(crate) fn sample_sorted(rng: &mut ChaCha8Rng, c: u32, out: &mut [u32], scrat
 
 /// `k ≤ c/2` distinct values from `0..c`, sorted, into `buf`: draw with replacement, sort, drop
 /// duplicates, top up, repeat. The process is symmetric under permutations of `0..c`, so every
-/// `k`-subset is equally likely; with `k ≤ c/2` at most a quarter of the draws collide on the
-/// first round, and each round shrinks the shortfall geometrically.
+/// `k`-subset is equally likely. Used for `k < c/64`, where a round loses fewer than 1/128 of
+/// its draws to collisions.
 fn draw_distinct(rng: &mut ChaCha8Rng, c: u32, k: usize, buf: &mut Vec<u32>) {
     buf.clear();
     while buf.len() < k {
@@ -226,7 +275,7 @@ mod tests {
     #[test]
     fn sample_is_sorted_distinct_and_complete_for_dense_rows() {
         let mut r = build::rng(3, Phase::Pattern, 0);
-        let mut s = Vec::new();
+        let mut s = Scratch::default();
         for &(c, k) in &[
             (10u32, 10usize),
             (10, 9),
@@ -234,11 +283,46 @@ mod tests {
             (10, 1),
             (1000, 999),
             (1000, 3),
+            (100_000, 99_999),
+            (100_000, 99_000),
+            (100_000, 40_000),
+            (100_000, 10),
+            (64, 33),
+            (130, 2),
         ] {
             let mut out = vec![0u32; k];
             sample_sorted(&mut r, c, &mut out, &mut s);
             assert!(out.windows(2).all(|w| w[0] < w[1]), "{c} {k}: {out:?}");
             assert!(out.iter().all(|&j| j < c));
+            assert_eq!(out.len(), k);
+        }
+    }
+
+    #[test]
+    fn every_path_spreads_evenly() {
+        // Sparse sort path, inverted sparse path, inverted bitmap path: hits per tenth of the
+        // columns should be trials·k/10 within 5 standard deviations (binomial bound).
+        let mut r = build::rng(5, Phase::Pattern, 1);
+        let mut s = Scratch::default();
+        for &(c, k, trials) in &[
+            (10_000u32, 20usize, 2000usize),
+            (10_000, 9990, 200),
+            (1000, 700, 200),
+        ] {
+            let mut hits = [0f64; 10];
+            let mut out = vec![0u32; k];
+            for _ in 0..trials {
+                sample_sorted(&mut r, c, &mut out, &mut s);
+                for &j in &out {
+                    hits[(j as usize * 10) / c as usize] += 1.0;
+                }
+            }
+            let expect = (trials * k) as f64 / 10.0;
+            let p_out = 1.0 - k as f64 / c as f64;
+            let sd = (expect * 0.9 * p_out.max(0.01)).sqrt() + 1.0;
+            for h in hits {
+                assert!((h - expect).abs() < 5.0 * sd, "{c} {k}: {hits:?}");
+            }
         }
     }
 
@@ -246,7 +330,7 @@ mod tests {
     fn sample_covers_columns_evenly() {
         // 20 000 draws of 3 out of 10: each column should be hit ~6 000 times.
         let mut r = build::rng(9, Phase::Pattern, 0);
-        let mut s = Vec::new();
+        let mut s = Scratch::default();
         let mut hits = [0u32; 10];
         for _ in 0..20_000 {
             let mut out = [0u32; 3];

@@ -38,7 +38,7 @@ pub fn parse_values<T: Scalar>(
     h: &Header,
     forced_chunks: Option<usize>,
 ) -> Result<Vec<T>> {
-    let n = chunks::count(s.len() - h.body, usize::MAX, forced_chunks);
+    let n = chunks::count(s.len() - h.body, forced_chunks);
     let ranges = chunks::split(s, h.body, n);
     let mut parts: Vec<Values<T>> = ranges
         .par_iter()

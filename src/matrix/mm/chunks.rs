@@ -12,17 +12,18 @@ const MIN_CHUNK_BYTES: usize = 256 << 10;
 /// least 3 bytes, so a chunk holds fewer than 2^32 entries).
 pub const MAX_CHUNK_BYTES: usize = 1 << 32;
 
-/// How many chunks to cut `body_len` bytes into: one per worker thread for large inputs, one for
-/// small ones; at least enough to respect [`MAX_CHUNK_BYTES`]. `per_chunk_cap` bounds the count
-/// further where each chunk costs memory (see the coordinate parser); `forced` overrides the
-/// thread-based choice (tests use it to exercise many chunks).
-pub fn count(body_len: usize, per_chunk_cap: usize, forced: Option<usize>) -> usize {
+/// Chunks per worker thread: more than one, so that work stealing evens out chunks that parse
+/// at different speeds (or threads that get less CPU on a busy machine).
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// How many chunks to cut `body_len` bytes into: [`CHUNKS_PER_THREAD`] per worker thread for
+/// large inputs, one for small ones; at least enough to respect [`MAX_CHUNK_BYTES`]. `forced`
+/// overrides the thread-based choice (tests use it to exercise many chunks).
+pub fn count(body_len: usize, forced: Option<usize>) -> usize {
     let min = body_len.div_ceil(MAX_CHUNK_BYTES).max(1);
     let want = match forced {
         Some(n) => n,
-        None => rayon::current_num_threads()
-            .min(body_len / MIN_CHUNK_BYTES)
-            .min(per_chunk_cap),
+        None => (rayon::current_num_threads() * CHUNKS_PER_THREAD).min(body_len / MIN_CHUNK_BYTES),
     };
     want.max(min)
 }
@@ -77,9 +78,9 @@ pub trait ChunkSummary {
 /// entry count that differs from `declared`. Returns the line number each chunk starts at.
 ///
 /// When a chunk's error comes after more than `declared` entries, the surplus entry is reported
-/// instead (it comes first in the file). Structural errors found by the first pass (indices,
-/// entry count) are therefore reported before value errors found by the second pass, even when a
-/// value error sits on an earlier line.
+/// instead (it comes first in the file). Errors found by the first pass (row indices, columns of
+/// symmetric files, the entry count) are therefore reported before those found by the second
+/// pass (values, columns of general files), even when the latter sit on an earlier line.
 pub fn resolve<S: ChunkSummary>(
     name: &str,
     s: &[u8],

@@ -83,15 +83,13 @@ pub enum BadIndex {
 pub fn parse_uint(s: &[u8], p: usize) -> Result<(u64, usize), BadIndex> {
     let mut q = p;
     let mut v: u64 = 0;
+    // Up to 19 digits cannot overflow, so the hot loop needs no overflow checks.
     while q < s.len() {
         let d = s[q].wrapping_sub(b'0');
         if d > 9 {
             break;
         }
-        v = match v.checked_mul(10).and_then(|v| v.checked_add(d as u64)) {
-            Some(v) => v,
-            None => return Err(BadIndex::TooLarge),
-        };
+        v = v.wrapping_mul(10).wrapping_add(d as u64);
         q += 1;
     }
     if q == p || !token_ends(s, q) {
@@ -99,6 +97,16 @@ pub fn parse_uint(s: &[u8], p: usize) -> Result<(u64, usize), BadIndex> {
             return Err(BadIndex::Negative);
         }
         return Err(BadIndex::NotInteger);
+    }
+    if q - p > 19 {
+        let mut c: u64 = 0;
+        for &b in &s[p..q] {
+            c = c
+                .checked_mul(10)
+                .and_then(|c| c.checked_add((b - b'0') as u64))
+                .ok_or(BadIndex::TooLarge)?;
+        }
+        v = c;
     }
     Ok((v, q))
 }

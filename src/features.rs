@@ -1,1 +1,0 @@
-//! Matrix features (features helper).
