@@ -7,13 +7,13 @@ use sparsecast::backend::cpu::CpuBackend;
 use sparsecast::backend::{TimingProtocol, Variant};
 use sparsecast::formats::FormatParams;
 use sparsecast::instrument::{
-    run_precision, DeviceLimits, HostSource, MeasureOptions, SuiteConfig,
+    run_precision, DeviceLimits, HostSource, MeasureOptions, Statistic, SuiteConfig,
 };
 use sparsecast::model::{Model, Shape};
 use sparsecast::optimize::dp::solve_table;
 use sparsecast::optimize::{
-    optimize, AnalyticalBlocks, BlockFeatures, BlockModel, OptimizeOptions, StripLayout,
-    StripTable, Sweep,
+    features_for, optimize, AnalyticalBlocks, BlockModel, OptimizeOptions, StripLayout, StripTable,
+    Sweep,
 };
 use sparsecast::profile::PrecisionProfile;
 use sparsecast::{Csr, Precision};
@@ -38,6 +38,7 @@ fn cpu_model() -> &'static PrecisionProfile {
             &DeviceLimits::cpu(Precision::F64),
             &SuiteConfig::quick(),
             &opts,
+            Statistic::default(),
             &indicatif::ProgressBar::hidden(),
         )
         .expect("quick CPU instrumenting")
@@ -76,16 +77,17 @@ fn check_sweep(lens: &[u64], strip_rows: u64, hyb: Option<u64>) -> Result<(), Te
     let layout = StripLayout::new(n, strip_rows, 60).unwrap();
     let table = StripTable::new(&row_ptr(lens), 1 << 20, &layout, hyb).unwrap();
     let mut sweep = Sweep::new(&table);
-    // Prefix sums of the rows give the direct recomputation its rows cheaply.
     for j in 0..table.strips() {
         let mut err = None;
         sweep.column(j, |i, f| {
             if err.is_some() {
                 return;
             }
-            let r = layout.rows(i, j);
-            let shape = Shape::from_row_lengths(1 << 20, lens[r].iter().copied());
-            let want = BlockFeatures::of_shape(&shape, hyb);
+            let rows: Vec<usize> = lens[layout.rows(i, j)]
+                .iter()
+                .map(|&l| l as usize)
+                .collect();
+            let want = Shape::from_row_lengths(1 << 20, &rows, hyb.map(|w| w as usize));
             if *f != want {
                 err = Some(format!("block [{i}, {j}]: sweep {f:?}, rows {want:?}"));
             }
@@ -109,8 +111,10 @@ proptest! {
     fn block_predictions_equal_the_model(lens in row_lengths(), ell in prop::option::of(0usize..600), hyb in prop::option::of(0usize..50), tiny_memory in any::<bool>()) {
         let mut model = cpu_model().model.clone();
         let params = FormatParams { ell_width: ell, hyb_width: hyb, ..FormatParams::default() };
-        let shape = Shape::from_row_lengths(70_000, lens.iter().copied());
-        let f = BlockFeatures::of_shape(&shape, hyb.map(|w| w as u64));
+        // The rows as a matrix (columns 0…len−1), and its features as the model reads them.
+        let a = with_row_lengths(&lens, 70_000);
+        let features = features_for(&a, &params);
+        let shape = Shape::from_row_lengths(70_000, &a.row_lengths(), hyb);
         if tiny_memory {
             // A device that holds exactly this matrix in CSR: some formats fit, others not.
             let csr = Variant::Csr { threads_per_row: 32 };
@@ -118,11 +122,19 @@ proptest! {
         }
         let blocks = AnalyticalBlocks(&model);
         for v in Variant::ours() {
-            let want = model.predict(&shape, v, &params).unwrap_or(f64::INFINITY);
-            let got = blocks.predict_block(&f, v, &params);
+            let want = model.predict(&features, v, &params).unwrap_or(f64::INFINITY);
+            let got = blocks.predict_block(&shape, v, &params);
             prop_assert_eq!(got.to_bits(), want.to_bits(), "{}: block {} vs model {}", v, got, want);
         }
     }
+}
+
+/// A matrix whose row `r` holds columns `0…lens[r]−1`.
+fn with_row_lengths(lens: &[u64], ncols: usize) -> Csr<f64> {
+    let ptr = row_ptr(lens);
+    let cols: Vec<u32> = lens.iter().flat_map(|&l| 0..l as u32).collect();
+    let vals = vec![1.0; cols.len()];
+    Csr::new(lens.len(), ncols, ptr, cols, vals).unwrap()
 }
 
 #[test]
@@ -137,7 +149,8 @@ fn tall_runs_of_long_and_short_rows() {
     check_sweep(&lens, 1, None).unwrap();
 }
 
-/// A naive optimizer: every block's E from `Model::predict` on the block's own rows.
+/// A naive optimizer: every block's E from `Model::predict` on the block's own features,
+/// computed from its rows.
 fn naive(
     a: &Csr<f64>,
     model: &dyn Model,
@@ -147,15 +160,10 @@ fn naive(
     let variants = model.variants();
     let p = solve_table(layout.strips as usize, |i, j| {
         let r = layout.rows(i, j);
-        let shape = Shape::from_row_lengths(
-            a.ncols as u64,
-            a.row_ptr[r.start..=r.end]
-                .windows(2)
-                .map(|w| (w[1] - w[0]) as u64),
-        );
+        let features = features_for(&a.slice_rows(r.start, r.end), params);
         let mut best = (f64::INFINITY, 0u32);
         for (k, &v) in variants.iter().enumerate() {
-            let t = model.predict(&shape, v, params).unwrap_or(f64::INFINITY);
+            let t = model.predict(&features, v, params).unwrap_or(f64::INFINITY);
             if t < best.0 {
                 best = (t, k as u32);
             }
@@ -218,7 +226,7 @@ fn optimize_equals_the_naive_optimizer() {
         for (strip_rows, hyb) in [(500u64, None), (1300, Some(6usize)), (97, None)] {
             let opts = OptimizeOptions {
                 strip_rows: Some(strip_rows),
-                max_strips: 150,
+                max_strips: 40,
                 params: FormatParams {
                     hyb_width: hyb,
                     ..FormatParams::default()

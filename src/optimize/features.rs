@@ -1,9 +1,9 @@
 //! Features of every block of consecutive strips, from structures built once over the strips.
 //!
-//! The DP needs, for each of the `N(N+1)/2` blocks `[i, j]`, what the models read from a matrix:
-//! rows, non-zeros, the longest and the most frequent row length, and the HYB split (the width
-//! `K` of the ELL part and the entries beyond it). Re-scanning the rows of every block would cost
-//! `O(N² · rows)`. Instead:
+//! The DP needs, for each of the `N(N+1)/2` blocks `[i, j]`, what the analytical model reads from
+//! a matrix — its [`Shape`]: rows, non-zeros, the longest and the most frequent row length, and
+//! the HYB split (the width `K` of the ELL part and the entries beyond it). Re-scanning the rows
+//! of every block would cost `O(N² · rows)`. Instead:
 //!
 //! * [`StripTable`] holds, per strip, its rows, non-zeros, longest row and a *compressed
 //!   histogram* of its row lengths: `(length id, rows)` pairs, where ids number the distinct
@@ -17,8 +17,8 @@
 //!   `O(Σ_{i≤j} h_i)` where `h_i` is the number of distinct lengths in strip `i`, so all blocks
 //!   cost `O(N · H)` with `H = Σ h_i` — independent of the rows per strip.
 //!
-//! **HYB width.** Bell & Garland's rule (as [`crate::model::analytical::hyb::auto_width`]
-//! computes it from a histogram) picks the smallest `K < max` such that fewer than
+//! **HYB width.** Bell & Garland's rule (as [`crate::formats::hyb::auto_width`] computes it from
+//! the row lengths) picks the smallest `K < max` such that fewer than
 //! `thr = max(⌈n/3⌉, 4096)` rows are longer than `K`, else `K = max`. For `n < 4096` that is
 //! `K = 0`. Otherwise `K` is the length of the smallest id `p` with `G(p) < thr`, where `G(p)` is
 //! the number of rows whose id exceeds `p`. The sweep keeps `p`, `G(p)` and the sum of those rows'
@@ -36,43 +36,6 @@ use rayon::prelude::*;
 const HYB_BREAKEVEN_ROWS: u64 = 4096;
 /// cusp's `relative_speed`: ELL must keep at least a third of the rows.
 const HYB_RELATIVE_SPEED: u64 = 3;
-
-/// What the models need to know about one block of rows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockFeatures {
-    /// Rows.
-    pub nrows: u64,
-    /// Columns (those of the whole matrix).
-    pub ncols: u64,
-    /// Stored entries.
-    pub nnz: u64,
-    /// The longest row.
-    pub max_row_len: u64,
-    /// The most frequent row length; among equally frequent lengths the shortest (as
-    /// [`Shape::mode_row_len`]).
-    pub mode_row_len: u64,
-    /// The HYB split: the width of the ELL part (fixed, or Bell & Garland's rule).
-    pub hyb_width: u64,
-    /// Entries beyond `hyb_width` in every row: the COO part of HYB.
-    pub hyb_coo_nnz: u64,
-}
-
-impl BlockFeatures {
-    /// The features of a set of rows, computed directly from their histogram (the reference the
-    /// sweep is tested against). `hyb_width`: a fixed HYB width, or `None` for the automatic one.
-    pub fn of_shape(shape: &Shape, hyb_width: Option<u64>) -> BlockFeatures {
-        let k = hyb_width.unwrap_or_else(|| crate::model::analytical::hyb::auto_width(shape));
-        BlockFeatures {
-            nrows: shape.nrows,
-            ncols: shape.ncols,
-            nnz: shape.nnz,
-            max_row_len: shape.max_row_len(),
-            mode_row_len: shape.mode_row_len(),
-            hyb_width: k,
-            hyb_coo_nnz: shape.entries_beyond(k),
-        }
-    }
-}
 
 /// One entry of a strip's compressed histogram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,11 +202,11 @@ impl<'t> Sweep<'t> {
         }
     }
 
-    /// Call `f(i, &features of [i, j])` for `i = j, j−1, …, 0`.
+    /// Call `f(i, &shape of [i, j])` for `i = j, j−1, …, 0`.
     ///
     /// # Panics
     /// If `j` is not a strip of the table.
-    pub fn column(&mut self, j: usize, mut f: impl FnMut(usize, &BlockFeatures)) {
+    pub fn column(&mut self, j: usize, mut f: impl FnMut(usize, &Shape)) {
         let t = self.table;
         assert!(j < t.strips(), "strip {j} of {}", t.strips());
         let count = &mut self.count;
@@ -299,7 +262,7 @@ impl<'t> Sweep<'t> {
             };
             f(
                 i,
-                &BlockFeatures {
+                &Shape {
                     nrows,
                     ncols: t.ncols,
                     nnz,
@@ -342,9 +305,12 @@ mod tests {
         let mut sweep = Sweep::new(&table);
         for j in 0..table.strips() {
             sweep.column(j, |i, f| {
-                let r = layout.rows(i, j);
-                let shape = Shape::from_row_lengths(99, lens[r].iter().copied());
-                assert_eq!(*f, BlockFeatures::of_shape(&shape, hyb), "block [{i}, {j}]");
+                let r: Vec<usize> = lens[layout.rows(i, j)]
+                    .iter()
+                    .map(|&l| l as usize)
+                    .collect();
+                let want = Shape::from_row_lengths(99, &r, hyb.map(|w| w as usize));
+                assert_eq!(*f, want, "block [{i}, {j}]");
             });
         }
     }

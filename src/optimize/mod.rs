@@ -3,9 +3,10 @@
 //!
 //! * [`strips`] — how rows are cut into strips (`S_CSR` rows by default, coarsened for very tall
 //!   matrices);
-//! * [`features`] — every block's features (rows, non-zeros, longest and most frequent row
-//!   length, the HYB split) from per-strip prefix structures, without re-scanning rows;
-//! * [`predictor`] — the models as the optimizer calls them, on block features;
+//! * [`features`] — every block's summary ([`crate::model::Shape`]: rows, non-zeros, longest and
+//!   most frequent row length, the HYB split) from per-strip prefix structures, without
+//!   re-scanning rows;
+//! * [`predictor`] — the models as the optimizer calls them, on block summaries;
 //! * [`dp`] — the dynamic program of Fig. 8 / Fig. 11;
 //! * [`solve`] — all of the above: [`optimize`] returns the optimal strategy ([`Optimum`]);
 //! * [`plan`] — the strategy as a file ([`Plan`], JSON, validated on load), tied to its matrix by
@@ -37,10 +38,10 @@ pub mod stack;
 pub mod strips;
 
 pub use execute::{PlanTiming, PreparedPlan};
-pub use features::{BlockFeatures, StripTable, Sweep};
+pub use features::{StripTable, Sweep};
 pub use identity::MatrixIdentity;
 pub use plan::{BlockParams, Plan, PlanBlock, Provenance, SingleFormat};
 pub use predictor::{block_model, AnalyticalBlocks, BlockModel, MODEL_NAMES};
-pub use solve::{optimize, OptimalBlock, OptimizeOptions, Optimum};
+pub use solve::{features_for, optimize, OptimalBlock, OptimizeOptions, Optimum};
 pub use stack::{stack_rows, StackSpec};
 pub use strips::{StripLayout, DEFAULT_MAX_STRIPS};

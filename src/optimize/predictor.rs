@@ -1,18 +1,18 @@
-//! The models as the optimizer sees them: a prediction from a block's [`BlockFeatures`], cheap
-//! enough to run for every variant of each of the `N(N+1)/2` blocks.
+//! The models as the optimizer sees them: a prediction from a block's summary ([`Shape`]), cheap
+//! enough to run for every candidate kernel of each of the `N(N+1)/2` blocks.
 //!
-//! [`crate::model::Model::predict`] takes a [`Shape`] (a full row-length histogram). Building one
-//! per block would cost the histogram's size per block, so a model the optimizer can use
-//! implements [`BlockModel`] as well: the same prediction from the summary the prefix structures
-//! deliver. Each implementation is tested to agree exactly with its model's `predict` on the
-//! block's `Shape` (`tests/optimize_features.rs`), so the plan's single-block answer is the
-//! model's own ranking. A future model that needs more than [`BlockFeatures`] holds (say the
-//! variance of the row lengths) adds the field there and its prefix sum to
-//! [`super::features::StripTable`].
+//! [`Model::predict`] takes a matrix's full [`crate::features::Features`] (one pass over its
+//! entries); computing those per block would re-scan the rows. A model the optimizer can use
+//! therefore implements [`BlockModel`] as well: the same prediction from what the prefix
+//! structures deliver per block. For the analytical model that is its own
+//! [`AnalyticalModel::predict_shape`] — `Model::predict` is `predict_shape` on the features'
+//! shape — so the plan's single-block answer is the model's own ranking (tested in
+//! `tests/optimize_features.rs` against `Model::predict` on each block's computed features). A
+//! future model that needs more than a [`Shape`] holds (say the variance of the row lengths) gets
+//! that statistic and its prefix structure added to [`super::features::StripTable`].
 //!
 //! Models are chosen by name ([`block_model`]); `analytical` is the only one so far.
 
-use super::features::BlockFeatures;
 use crate::backend::Variant;
 use crate::formats::FormatParams;
 use crate::instrument::strip_size;
@@ -36,31 +36,26 @@ pub trait BlockModel: Sync {
     fn strip_rows(&self) -> Result<(u64, String)>;
     /// Predicted seconds of one block with `variant`, or `+∞` where the model refuses (format
     /// cannot hold the block on the device) or does not cover the variant. Must equal
-    /// `self.model().predict(&shape, variant, params)` for the block's shape.
-    fn predict_block(&self, f: &BlockFeatures, variant: Variant, params: &FormatParams) -> f64;
+    /// `self.model().predict` on the block's features.
+    fn predict_block(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> f64;
     /// `E` and `F` of a block: the least [`BlockModel::predict_block`] over `variants` and its
     /// index (the first on ties; `(+∞, 0)` if every candidate is refused). One call per block,
     /// so that implementations can dispatch the variants statically.
-    fn best_block(
-        &self,
-        f: &BlockFeatures,
-        variants: &[Variant],
-        params: &FormatParams,
-    ) -> (f64, u32) {
-        best_of(f, variants, |f, v| self.predict_block(f, v, params))
+    fn best_block(&self, shape: &Shape, variants: &[Variant], params: &FormatParams) -> (f64, u32) {
+        best_of(shape, variants, |s, v| self.predict_block(s, v, params))
     }
 }
 
-/// The least of `predict(f, v)` over `variants` and its index, the first on ties.
+/// The least of `predict(shape, v)` over `variants` and its index, the first on ties.
 #[inline(always)]
 fn best_of(
-    f: &BlockFeatures,
+    shape: &Shape,
     variants: &[Variant],
-    mut predict: impl FnMut(&BlockFeatures, Variant) -> f64,
+    mut predict: impl FnMut(&Shape, Variant) -> f64,
 ) -> (f64, u32) {
     let mut best = (f64::INFINITY, 0u32);
     for (k, &v) in variants.iter().enumerate() {
-        let t = predict(f, v);
+        let t = predict(shape, v);
         if t < best.0 {
             best = (t, k as u32);
         }
@@ -82,29 +77,37 @@ pub fn block_model<'a>(
     }
 }
 
-/// The analytical model (004 §3) on block features.
+/// The analytical model (004 §3) on block shapes.
 #[derive(Clone, Copy, Debug)]
 pub struct AnalyticalBlocks<'a>(pub &'a AnalyticalModel);
 
 impl AnalyticalBlocks<'_> {
-    /// [`Shape::working_set_bytes`] from the features (saturating instead of overflowing).
-    fn working_set(&self, f: &BlockFeatures, variant: Variant, ell_width: u64) -> Option<u64> {
+    /// Whether the model would refuse `variant` on `shape` for its working set or an ELL width
+    /// shorter than the longest row — decided without building the error, which costs far more
+    /// than a prediction and would otherwise be built for every refused block. The sizes are
+    /// [`Shape::working_set_bytes`], saturating instead of overflowing.
+    fn refused(&self, s: &Shape, variant: Variant, params: &FormatParams) -> bool {
         let val = self.0.precision.bytes() as u64;
-        let vectors = (f.ncols + f.nrows).saturating_mul(val);
-        let arrays = match variant {
-            Variant::Csr { .. } | Variant::CsrMerge => (f.nrows + 1)
-                .saturating_mul(4)
-                .saturating_add(f.nnz.saturating_mul(4 + val)),
-            Variant::Coo => f.nnz.saturating_mul(8 + val),
-            Variant::Ell => f.nrows.saturating_mul(ell_width).saturating_mul(4 + val),
-            Variant::Hyb => f
-                .nrows
-                .saturating_mul(f.hyb_width)
-                .saturating_mul(4 + val)
-                .saturating_add(f.hyb_coo_nnz.saturating_mul(8 + val)),
-            _ => return None,
+        let ell_width = match params.ell_width {
+            Some(w) if (w as u64) < s.max_row_len => return variant == Variant::Ell,
+            Some(w) => w as u64,
+            None => s.max_row_len,
         };
-        Some(arrays.saturating_add(vectors))
+        let arrays = match variant {
+            Variant::Csr { .. } | Variant::CsrMerge => (s.nrows + 1)
+                .saturating_mul(4)
+                .saturating_add(s.nnz.saturating_mul(4 + val)),
+            Variant::Coo => s.nnz.saturating_mul(8 + val),
+            Variant::Ell => s.nrows.saturating_mul(ell_width).saturating_mul(4 + val),
+            Variant::Hyb => s
+                .nrows
+                .saturating_mul(s.hyb_width)
+                .saturating_mul(4 + val)
+                .saturating_add(s.hyb_coo_nnz.saturating_mul(8 + val)),
+            _ => return false,
+        };
+        let vectors = (s.ncols + s.nrows).saturating_mul(val);
+        arrays.saturating_add(vectors) > self.0.limits.global_mem_bytes
     }
 }
 
@@ -123,59 +126,19 @@ impl BlockModel for AnalyticalBlocks<'_> {
         Ok((strip_size(limits, v)?, format!("S_CSR of {}", limits.name)))
     }
 
-    /// [`AnalyticalModel::predict`] on the features: the memory bound of 004 §3.2.1, then the
-    /// CSR model at the mode, ELL at the width (the longest row unless fixed), COO at the
-    /// non-zeros, HYB as ELL part + COO part (a part without entries costs nothing).
-    fn best_block(
-        &self,
-        f: &BlockFeatures,
-        variants: &[Variant],
-        params: &FormatParams,
-    ) -> (f64, u32) {
-        best_of(f, variants, |f, v| self.predict_block(f, v, params))
+    fn best_block(&self, shape: &Shape, variants: &[Variant], params: &FormatParams) -> (f64, u32) {
+        best_of(shape, variants, |s, v| self.predict_block(s, v, params))
     }
 
+    /// [`AnalyticalModel::predict_shape`], with its refusals (the memory bound of 004 §3.2.1, an
+    /// ELL width shorter than the longest row) decided first, cheaply.
     #[inline]
-    fn predict_block(&self, f: &BlockFeatures, variant: Variant, params: &FormatParams) -> f64 {
-        let m = self.0;
-        let ell_width = match params.ell_width {
-            None => f.max_row_len,
-            Some(w) if w as u64 >= f.max_row_len => w as u64,
-            // ELL refuses a width shorter than the longest row; the other formats ignore it.
-            Some(_) if variant == Variant::Ell => return f64::INFINITY,
-            Some(w) => w as u64,
-        };
-        match self.working_set(f, variant, ell_width) {
-            Some(b) if b <= m.limits.global_mem_bytes => {}
-            _ => return f64::INFINITY,
+    fn predict_block(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> f64 {
+        if self.refused(shape, variant, params) {
+            return f64::INFINITY;
         }
-        match variant {
-            Variant::Csr { threads_per_row } => m
-                .csr
-                .iter()
-                .find(|c| c.threads_per_row == threads_per_row)
-                .map_or(f64::INFINITY, |c| c.predict(f.mode_row_len as f64, f.nrows)),
-            Variant::Ell => m.ell.predict(ell_width as f64, f.nrows),
-            Variant::Coo => m.coo.predict(f.nnz),
-            Variant::Hyb => {
-                let t_ell = if f.hyb_width > 0 && f.nrows > 0 {
-                    m.ell.predict(f.hyb_width as f64, f.nrows)
-                } else {
-                    0.0
-                };
-                let t_coo = if f.hyb_coo_nnz > 0 {
-                    m.coo.predict(f.hyb_coo_nnz)
-                } else {
-                    0.0
-                };
-                t_ell + t_coo
-            }
-            _ => f64::INFINITY,
-        }
+        self.0
+            .predict_shape(shape, variant, params)
+            .unwrap_or(f64::INFINITY)
     }
-}
-
-/// `model.predict` on a shape as the optimizer compares it: `+∞` for a refusal.
-pub fn predict_or_inf(model: &dyn Model, shape: &Shape, v: Variant, p: &FormatParams) -> f64 {
-    model.predict(shape, v, p).unwrap_or(f64::INFINITY)
 }

@@ -13,6 +13,7 @@ use super::features::{StripTable, Sweep};
 use super::predictor::BlockModel;
 use super::strips::{StripLayout, DEFAULT_MAX_STRIPS};
 use crate::backend::Variant;
+use crate::features::Features;
 use crate::formats::FormatParams;
 use crate::model::{rank, Ranked, Shape};
 use crate::{Csr, Error, Result, Scalar};
@@ -165,12 +166,11 @@ pub fn optimize<T: Scalar>(
         .iter()
         .map(|b| {
             let rows = layout.rows(b.first, b.last);
-            let shape = Shape::from_row_lengths(
-                a.ncols as u64,
-                a.row_ptr[rows.start..=rows.end]
-                    .windows(2)
-                    .map(|w| (w[1] - w[0]) as u64),
-            );
+            let lens: Vec<usize> = a.row_ptr[rows.start..=rows.end]
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .collect();
+            let shape = Shape::from_row_lengths(a.ncols as u64, &lens, params.hyb_width);
             let variant = variants[b.format as usize];
             OptimalBlock {
                 strips: (b.first, b.last),
@@ -180,7 +180,10 @@ pub fn optimize<T: Scalar>(
                 predicted: b.seconds,
                 candidates: variants
                     .iter()
-                    .map(|&v| (v, model.model().predict(&shape, v, params).ok()))
+                    .map(|&v| {
+                        let t = model.predict_block(&shape, v, params);
+                        (v, t.is_finite().then_some(t))
+                    })
                     .collect(),
             }
         })
@@ -190,7 +193,7 @@ pub fn optimize<T: Scalar>(
         variants,
         blocks,
         predicted: part.total,
-        singles: rank(model.model(), &Shape::from_csr(a), params).rows,
+        singles: rank(model.model(), &features_for(a, params), params).rows,
         blocks_evaluated: (n as u64) * (n as u64 + 1) / 2,
         distinct_lengths: table.distinct_lengths(),
         histogram_entries: table.histogram_entries(),
@@ -200,12 +203,24 @@ pub fn optimize<T: Scalar>(
     })
 }
 
+/// The features of `a` as the model ranks them: with HYB split at `params.hyb_width` when one is
+/// fixed (the features hold Bell & Garland's split otherwise).
+pub fn features_for<T: Scalar>(a: &Csr<T>, params: &FormatParams) -> Features {
+    let mut f = Features::compute(a);
+    if let Some(w) = params.hyb_width {
+        f.hyb_width = w;
+        f.hyb_coo_nnz = (0..a.nrows).map(|i| a.row_len(i).saturating_sub(w)).sum();
+        f.hyb_coo_share = f.hyb_coo_nnz as f64 / f.nnz.max(1) as f64;
+    }
+    f
+}
+
 /// `params` with the width the block's format uses made explicit.
 fn resolve_params(shape: &Shape, variant: Variant, params: &FormatParams) -> FormatParams {
     let mut p = params.clone();
     match variant {
         Variant::Ell => p.ell_width = Some(shape.ell_width(params).unwrap_or(0) as usize),
-        Variant::Hyb => p.hyb_width = Some(shape.hyb_width(params) as usize),
+        Variant::Hyb => p.hyb_width = Some(shape.hyb_width as usize),
         _ => {}
     }
     p
