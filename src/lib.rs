@@ -13,6 +13,7 @@
 //! * [`model`] — performance models behind one [`model::Model`] trait (the papers' analytical model
 //!   first) and their accuracy;
 //! * [`profile`] — device profiles: measurements and fitted models as JSON;
+//! * [`optimize`] — row-block partitioning with one format per block (DP) and executable plans;
 //! * [`cli`] — the `sparsecast` command-line program, one file per subcommand.
 
 pub mod backend;
@@ -23,6 +24,7 @@ pub mod formats;
 pub mod instrument;
 pub mod matrix;
 pub mod model;
+pub mod optimize;
 pub mod profile;
 pub mod scalar;
 pub mod util;

@@ -8,6 +8,7 @@ mod device;
 mod features;
 mod generate;
 mod instrument;
+mod optimize;
 mod predict;
 mod selftest;
 mod spmv;
@@ -40,6 +41,7 @@ enum Command {
     Device(device::Args),
     Instrument(instrument::Args),
     Predict(predict::Args),
+    Optimize(optimize::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -54,6 +56,7 @@ pub fn main() -> i32 {
         Command::Device(a) => device::run(a),
         Command::Instrument(a) => instrument::run(a),
         Command::Predict(a) => predict::run(a),
+        Command::Optimize(a) => optimize::run(a),
     };
     match res {
         Ok(()) => 0,
