@@ -16,7 +16,10 @@ pub mod cli;
 pub mod error;
 pub mod features;
 pub mod formats;
+pub mod instrument;
 pub mod matrix;
+pub mod model;
+pub mod profile;
 pub mod scalar;
 pub mod util;
 

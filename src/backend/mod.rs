@@ -205,6 +205,24 @@ pub trait Backend<T: Scalar> {
         csr: &Csr<T>,
         cfg: &KernelConfig,
     ) -> Result<Box<dyn PreparedSpmv<T> + 'a>>;
+    /// Build the instrumenting phase's benchmark matrix (`rows × cols`, `pnz` entries in every
+    /// row, laid out as [`crate::instrument::synthetic`] defines) directly on the device, without
+    /// a host round trip, and return a kernel ready to run. Backends that cannot do so keep this
+    /// default, and the instrument driver builds the matrix on the host and calls
+    /// [`Backend::prepare`] instead.
+    fn prepare_synthetic<'a>(
+        &'a self,
+        rows: usize,
+        cols: usize,
+        pnz: usize,
+        cfg: &KernelConfig,
+    ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
+        let _ = (rows, cols, pnz, cfg);
+        Err(Error::Unsupported(format!(
+            "backend {} cannot generate benchmark matrices on the device",
+            self.name()
+        )))
+    }
 }
 
 /// A matrix in a kernel's format on a backend's device, with its x and y vectors.

@@ -7,6 +7,8 @@ mod common;
 mod device;
 mod features;
 mod generate;
+mod instrument;
+mod predict;
 mod selftest;
 mod spmv;
 
@@ -36,6 +38,8 @@ enum Command {
     Bench(bench::Args),
     Selftest(selftest::Args),
     Device(device::Args),
+    Instrument(instrument::Args),
+    Predict(predict::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -48,6 +52,8 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Selftest(a) => selftest::run(a),
         Command::Device(a) => device::run(a),
+        Command::Instrument(a) => instrument::run(a),
+        Command::Predict(a) => predict::run(a),
     };
     match res {
         Ok(()) => 0,

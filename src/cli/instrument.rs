@@ -1,0 +1,318 @@
+//! `sparsecast instrument`: the instrumenting phase of the analytical model — time the papers'
+//! benchmark matrices on a backend, fit the model, write a device profile.
+
+use super::common;
+use crate::backend::cpu::CpuBackend;
+use crate::backend::cuda::CudaBackend;
+use crate::backend::{Backend, BackendKind, TimingProtocol};
+use crate::instrument::{
+    run_precision, AutoSource, BenchmarkSource, DeviceLimits, DeviceSource, HostSource,
+    MeasureOptions, SuiteConfig,
+};
+use crate::model::accuracy::{benchmark_samples, summarize};
+use crate::profile::{PrecisionProfile, Profile, SCHEMA_VERSION};
+use crate::{Precision, Scalar};
+use anyhow::Context;
+use indicatif::ProgressBar;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Time the benchmark matrices of the analytical model (Guo & Wang) on a backend, fit the CSR,
+/// ELL, COO and HYB models, and write the device profile that `sparsecast predict` uses.
+///
+/// The suite follows the papers: strip sizes from the device (S_CSR = SMs × warps/SM,
+/// S_ELL = S_COO = SMs × threads/SM), R = S × I rows for I = 1…10, constant non-zeros per row
+/// P_NZ = 4, 16, 64, 256, 1024, 2048, 4096, 8192 (CSR, ELL; both sides of the 1,024 threshold)
+/// and 10, 20, … 100 (COO, one strip of rows), within the device's memory. On CUDA the matrices
+/// are generated on the GPU.
+///
+/// Examples:
+///   sparsecast instrument --backend cuda --out profiles/h200.json
+///   sparsecast instrument --backend cpu --precision f64 --quick --out cpu.json
+///   sparsecast instrument --backend cpu --strips 1,2,4,8,16,32 --out cpu.json
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Backend that runs the benchmarks.
+    #[arg(long, value_enum)]
+    backend: BackendKind,
+    /// Precision(s) to instrument.
+    #[arg(long, value_enum, default_value = "both")]
+    precision: PrecisionArg,
+    /// Where to write the profile (JSON, written atomically).
+    #[arg(long, short)]
+    out: PathBuf,
+    /// A tiny suite (3 strip counts, a few P_NZ, 10 runs) for tests and smoke checks.
+    #[arg(long)]
+    quick: bool,
+    /// Strip counts I for CSR and ELL (comma-separated; default 1…10).
+    #[arg(long, value_delimiter = ',', conflicts_with = "max_strips")]
+    strips: Option<Vec<u64>>,
+    /// Strip counts 1…N for CSR and ELL.
+    #[arg(long)]
+    max_strips: Option<u64>,
+    /// P_NZ grid for CSR (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    csr_pnz: Option<Vec<u64>>,
+    /// P_NZ grid for ELL (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    ell_pnz: Option<Vec<u64>>,
+    /// P_NZ grid for COO (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    coo_pnz: Option<Vec<u64>>,
+    /// CSR thread mappings to instrument, threads per row (default 32, the vector kernel).
+    #[arg(long, value_delimiter = ',')]
+    csr_threads: Option<Vec<u32>>,
+    /// Fraction of global memory one benchmark may use.
+    #[arg(long)]
+    memory_fraction: Option<f64>,
+    /// β: timed runs per benchmark (default 30; 10 with --quick).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// α: leading runs excluded as warm-up (default 5; 2 with --quick).
+    #[arg(long)]
+    warmup: Option<usize>,
+    /// Where benchmark matrices are built: on the device where the backend can (auto), always
+    /// on the host, or only on the device.
+    #[arg(long, value_enum, default_value = "auto")]
+    source: SourceArg,
+    /// Skip checking each kernel's first result against the f64 reference.
+    #[arg(long)]
+    no_verify: bool,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+    /// CUDA threads per block.
+    #[arg(long, default_value_t = 256)]
+    block_size: u32,
+}
+
+/// `--precision`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PrecisionArg {
+    F32,
+    F64,
+    Both,
+}
+
+impl PrecisionArg {
+    /// The precisions selected.
+    pub fn list(self) -> Vec<Precision> {
+        match self {
+            PrecisionArg::F32 => vec![Precision::F32],
+            PrecisionArg::F64 => vec![Precision::F64],
+            PrecisionArg::Both => vec![Precision::F32, Precision::F64],
+        }
+    }
+}
+
+/// `--source`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum SourceArg {
+    Auto,
+    Host,
+    Device,
+}
+
+impl Args {
+    fn suite(&self) -> anyhow::Result<SuiteConfig> {
+        let mut s = if self.quick {
+            SuiteConfig::quick()
+        } else {
+            SuiteConfig::default()
+        };
+        if let Some(v) = &self.strips {
+            s.strips = v.clone();
+        }
+        if let Some(n) = self.max_strips {
+            s.strips = (1..=n).collect();
+        }
+        for (dst, src) in [
+            (&mut s.csr_pnz, &self.csr_pnz),
+            (&mut s.ell_pnz, &self.ell_pnz),
+            (&mut s.coo_pnz, &self.coo_pnz),
+        ] {
+            if let Some(v) = src {
+                *dst = v.clone();
+            }
+        }
+        if let Some(v) = &self.csr_threads {
+            s.csr_threads = v.clone();
+        }
+        if let Some(f) = self.memory_fraction {
+            s.memory_fraction = f;
+        }
+        s.validate()?;
+        Ok(s)
+    }
+
+    fn protocol(&self) -> TimingProtocol {
+        let (runs, warmup) = if self.quick { (10, 2) } else { (30, 5) };
+        TimingProtocol {
+            runs: self.runs.unwrap_or(runs),
+            warmup: self.warmup.unwrap_or(warmup),
+            cold: false,
+        }
+    }
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let suite = a.suite()?;
+    let opts = MeasureOptions {
+        protocol: a.protocol(),
+        block_size: a.block_size,
+        verify: !a.no_verify,
+    };
+    let start = Instant::now();
+    let pb = common::progress(0, "instrument");
+    let sources = SourceSet {
+        choice: a.source,
+        host: HostSource::default(),
+        auto: AutoSource::default(),
+    };
+    let (device_name, device_info, sections) = match a.backend {
+        BackendKind::Cpu => {
+            let be = CpuBackend::new();
+            let sections = run_all(&be, DeviceLimits::cpu, &sources, &a, &suite, &opts, &pb)?;
+            (Backend::<f64>::device_name(&be), None, sections)
+        }
+        BackendKind::Cuda => {
+            let be = CudaBackend::new(a.device)?;
+            let info = be.describe();
+            let limits = DeviceLimits::from(&info);
+            let sections = run_all(&be, |_| limits.clone(), &sources, &a, &suite, &opts, &pb)?;
+            (
+                Backend::<f64>::device_name(&be),
+                Some(serde_json::to_value(&info)?),
+                sections,
+            )
+        }
+    };
+    pb.finish_and_clear();
+    let source = sources.used();
+    if a.source == SourceArg::Auto && a.backend == BackendKind::Cuda && source == "host" {
+        eprintln!(
+            "note: the CUDA backend cannot generate benchmark matrices on the device yet; they \
+             were built on the host and uploaded (slower)"
+        );
+    }
+    let profile = Profile {
+        schema_version: SCHEMA_VERSION,
+        sparsecast_version: env!("CARGO_PKG_VERSION").into(),
+        backend: a.backend.name().into(),
+        device_name,
+        device_info,
+        created_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        timing: opts.protocol.clone(),
+        suite,
+        source: source.into(),
+        precisions: sections,
+    };
+    profile
+        .save(&a.out)
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    print_summary(&profile)?;
+    println!(
+        "wrote {} in {:.1} s (benchmark matrices built on the {source})",
+        a.out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The benchmark sources and the user's choice among them.
+struct SourceSet {
+    choice: SourceArg,
+    host: HostSource,
+    auto: AutoSource,
+}
+
+impl SourceSet {
+    fn get<T: Scalar>(&self) -> &dyn BenchmarkSource<T> {
+        match self.choice {
+            SourceArg::Auto => &self.auto,
+            SourceArg::Host => &self.host,
+            SourceArg::Device => &DeviceSource,
+        }
+    }
+    /// Where the matrices were built in the end.
+    fn used(&self) -> &'static str {
+        match self.choice {
+            SourceArg::Auto if !self.auto.fell_back() => "device",
+            SourceArg::Device => "device",
+            _ => "host",
+        }
+    }
+}
+
+/// Instrument every requested precision.
+fn run_all<B: Backend<f32> + Backend<f64>>(
+    be: &B,
+    limits: impl Fn(Precision) -> DeviceLimits,
+    sources: &SourceSet,
+    a: &Args,
+    suite: &SuiteConfig,
+    opts: &MeasureOptions,
+    pb: &ProgressBar,
+) -> anyhow::Result<Vec<PrecisionProfile>> {
+    let mut out = Vec::new();
+    for p in a.precision.list() {
+        let l = limits(p);
+        let section = match p {
+            Precision::F32 => run_precision::<f32>(be, sources.get(), &l, suite, opts, pb),
+            Precision::F64 => run_precision::<f64>(be, sources.get(), &l, suite, opts, pb),
+        }
+        .with_context(|| format!("instrumenting {p}"))?;
+        out.push(section);
+    }
+    Ok(out)
+}
+
+/// Per precision and kernel: benchmarks, time range, and how well the fitted model reproduces
+/// its own benchmarks.
+fn print_summary(p: &Profile) -> anyhow::Result<()> {
+    let mut t = common::table(&[
+        "precision",
+        "kernel",
+        "strip size",
+        "benchmarks",
+        "fastest",
+        "slowest",
+        "in-sample diff. (median / max)",
+    ]);
+    for s in &p.precisions {
+        let samples = benchmark_samples(&s.model, &s.measurements)?;
+        for sum in summarize(&samples) {
+            let ms: Vec<f64> = s
+                .measurements
+                .iter()
+                .filter(|m| m.kernel == sum.variant)
+                .map(|m| m.time())
+                .collect();
+            let lo = ms.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = ms.iter().copied().fold(0.0, f64::max);
+            t.add_row(vec![
+                s.precision().to_string(),
+                sum.variant.name(),
+                crate::instrument::strip_size(s.limits(), sum.variant)?.to_string(),
+                sum.count.to_string(),
+                common::fmt_seconds(lo),
+                common::fmt_seconds(hi),
+                format!("{:.1} % / {:.1} %", 100.0 * sum.median, 100.0 * sum.max),
+            ]);
+        }
+        if s.skipped > 0 {
+            eprintln!(
+                "note: {}: {} planned benchmarks exceed the memory bound and were skipped",
+                s.precision(),
+                s.skipped
+            );
+        }
+    }
+    println!("{} — {}", p.backend, p.device_name);
+    println!("{t}");
+    Ok(())
+}

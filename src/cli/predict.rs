@@ -1,0 +1,431 @@
+//! `sparsecast predict`: predict, rank and optionally measure every modeled kernel of a matrix.
+
+use super::common;
+use super::instrument::PrecisionArg;
+use crate::backend::cpu::CpuBackend;
+use crate::backend::cuda::CudaBackend;
+use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol, Variant};
+use crate::formats::FormatParams;
+use crate::instrument::synthetic;
+use crate::matrix::generate::GeneratorSpec;
+use crate::model::accuracy::{difference_rate, summarize, Sample};
+use crate::model::{rank, Ranked, Shape};
+use crate::profile::Profile;
+use crate::{Csr, Precision, Scalar};
+use anyhow::{bail, Context};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Predict the SpMV time of every modeled kernel (CSR vector, ELL, COO, HYB) for a matrix with
+/// the analytical model of a device profile, rank them (the recommendation first) and show the
+/// predicted effective bandwidth. With --measure, run each kernel on the backend and show the
+/// measured time and the difference rate |predicted − measured| / measured.
+///
+/// Without --profile the profile built into the binary is used (and named). Inputs are Matrix
+/// Market files (plain or gzip) or generator specs (`.json`: one spec or an array, as written by
+/// `sparsecast generate`).
+///
+/// Examples:
+///   sparsecast predict matrix.mtx.gz
+///   sparsecast predict --profile profiles/cpu-example.json --precision f64 a.mtx b.mtx.gz
+///   sparsecast predict --measure --backend cuda ../shared/matrices/suitesparse/*.mtx.gz
+///   sparsecast predict --json --measure big-matrices.json > accuracy.json
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Matrix Market files or generator-spec JSON files.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Device profile (JSON from `sparsecast instrument`); default: the embedded one.
+    #[arg(long)]
+    profile: Option<PathBuf>,
+    /// Precision(s) to predict; default: every precision in the profile.
+    #[arg(long, value_enum)]
+    precision: Option<PrecisionArg>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Also run and time every kernel on the backend.
+    #[arg(long)]
+    measure: bool,
+    /// Backend for --measure; default: the profile's (a profile of another backend is refused).
+    #[arg(long, value_enum)]
+    backend: Option<BackendKind>,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+    /// β for --measure (default: the profile's).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// α for --measure (default: the profile's).
+    #[arg(long)]
+    warmup: Option<usize>,
+    /// Width of HYB's ELL part (default: Bell & Garland's rule).
+    #[arg(long)]
+    hyb_width: Option<usize>,
+    /// ELL width (default: the longest row).
+    #[arg(long)]
+    ell_width: Option<usize>,
+    /// With --measure and several inputs: print only the accuracy summary.
+    #[arg(long)]
+    summary_only: bool,
+}
+
+/// One kernel of one matrix in one precision, as printed.
+#[derive(Debug, Serialize)]
+struct KernelResult {
+    #[serde(flatten)]
+    ranked: Ranked,
+    /// Measured seconds (papers' warm-up-excluding mean).
+    measured_seconds: Option<f64>,
+    /// |predicted − measured| / measured.
+    difference_rate: Option<f64>,
+    /// Why it could not be measured.
+    measure_error: Option<String>,
+}
+
+/// One matrix in one precision.
+#[derive(Debug, Serialize)]
+struct MatrixResult {
+    input: String,
+    precision: Precision,
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
+    features_seconds: f64,
+    predict_seconds: f64,
+    kernels: Vec<KernelResult>,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    profile: String,
+    backend: String,
+    device: String,
+    results: Vec<MatrixResult>,
+    summary: Vec<crate::model::accuracy::Summary>,
+}
+
+/// The backend of `--measure`.
+enum Runner {
+    Cpu(CpuBackend),
+    Cuda(Box<CudaBackend>),
+}
+
+impl Runner {
+    fn f32(&self) -> &dyn Backend<f32> {
+        match self {
+            Runner::Cpu(b) => b,
+            Runner::Cuda(b) => b.as_ref(),
+        }
+    }
+    fn f64(&self) -> &dyn Backend<f64> {
+        match self {
+            Runner::Cpu(b) => b,
+            Runner::Cuda(b) => b.as_ref(),
+        }
+    }
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let (profile_name, profile) = load_profile(a.profile.as_deref())?;
+    if !a.json {
+        eprintln!(
+            "profile: {profile_name} ({} backend, {})",
+            profile.backend, profile.device_name
+        );
+    }
+    let precisions = match a.precision {
+        Some(p) => p.list(),
+        None => profile.precisions.iter().map(|s| s.precision()).collect(),
+    };
+    for &p in &precisions {
+        profile.precision(p)?;
+    }
+    let runner = if a.measure {
+        let kind = match a.backend {
+            Some(k) => k,
+            None if profile.backend == "cuda" => BackendKind::Cuda,
+            None => BackendKind::Cpu,
+        };
+        profile.check_backend(kind.name())?;
+        Some(match kind {
+            BackendKind::Cuda => Runner::Cuda(Box::new(CudaBackend::new(a.device)?)),
+            BackendKind::Cpu => Runner::Cpu(CpuBackend::new()),
+        })
+    } else {
+        None
+    };
+    let protocol = TimingProtocol {
+        runs: a.runs.unwrap_or(profile.timing.runs),
+        warmup: a.warmup.unwrap_or(profile.timing.warmup),
+        cold: profile.timing.cold,
+    };
+    if protocol.warmup >= protocol.runs {
+        bail!(
+            "--warmup {} leaves none of --runs {} to time",
+            protocol.warmup,
+            protocol.runs
+        );
+    }
+    let params = FormatParams {
+        ell_width: a.ell_width,
+        hyb_width: a.hyb_width,
+        ..FormatParams::default()
+    };
+    let mut results = Vec::new();
+    for (name, load) in expand_inputs(&a.inputs)? {
+        let a64 = load().with_context(|| format!("reading {name}"))?;
+        for &p in &precisions {
+            let section = profile.precision(p)?;
+            let r = match p {
+                Precision::F32 => {
+                    let m = a64.cast::<f32>();
+                    one(
+                        &name,
+                        &m,
+                        section,
+                        &params,
+                        runner.as_ref().map(Runner::f32),
+                        &protocol,
+                    )
+                }
+                Precision::F64 => one(
+                    &name,
+                    &a64,
+                    section,
+                    &params,
+                    runner.as_ref().map(Runner::f64),
+                    &protocol,
+                ),
+            }?;
+            let quiet = a.json || (a.summary_only && a.measure);
+            if !quiet {
+                print_result(&r);
+            }
+            results.push(r);
+        }
+    }
+    let samples: Vec<Sample> = results
+        .iter()
+        .flat_map(|r| {
+            r.kernels.iter().filter_map(move |k| {
+                Some(Sample {
+                    input: r.input.clone(),
+                    variant: k.ranked.variant,
+                    precision: r.precision,
+                    predicted: k.ranked.seconds?,
+                    measured: k.measured_seconds?,
+                })
+            })
+        })
+        .collect();
+    let summary = summarize(&samples);
+    if a.json {
+        let report = Report {
+            profile: profile_name,
+            backend: profile.backend.clone(),
+            device: profile.device_name.clone(),
+            results,
+            summary,
+        };
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else if a.measure && !summary.is_empty() {
+        print_summary(&summary);
+    }
+    Ok(())
+}
+
+/// The profile of `--profile`, or the embedded one (say which).
+fn load_profile(path: Option<&Path>) -> anyhow::Result<(String, Profile)> {
+    if let Some(p) = path {
+        return Ok((p.display().to_string(), Profile::load(p)?));
+    }
+    match Profile::load_embedded()? {
+        Some((name, p)) => {
+            eprintln!("no --profile given: using the profile built into this binary");
+            Ok((format!("embedded {name}"), p))
+        }
+        None => bail!(
+            "no --profile given, and this build embeds no device profile yet (the H200 profile \
+             has not been measured). Pass --profile FILE (e.g. profiles/cpu-example.json) or \
+             create one with `sparsecast instrument`."
+        ),
+    }
+}
+
+type Loader = Box<dyn FnOnce() -> crate::Result<Csr<f64>>>;
+
+/// Matrix Market files as they are; generator-spec files expanded to one input per spec.
+fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, Loader)>> {
+    let mut out: Vec<(String, Loader)> = Vec::new();
+    for path in inputs {
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
+            let specs: Vec<GeneratorSpec> = match serde_json::from_str::<GeneratorSpec>(&text) {
+                Ok(s) => vec![s],
+                Err(_) => serde_json::from_str(&text).map_err(|e| {
+                    crate::Error::parse(
+                        path.display().to_string(),
+                        e.line() as u64,
+                        format!("expected a generator spec or an array of them: {e}"),
+                    )
+                })?,
+            };
+            for s in specs {
+                out.push((s.name(), Box::new(move || s.generate())));
+            }
+        } else {
+            let p = path.clone();
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into(),
+            );
+            out.push((name, Box::new(move || crate::matrix::mm::read::<f64>(&p))));
+        }
+    }
+    Ok(out)
+}
+
+/// Predict (and measure) one matrix in one precision.
+fn one<T: Scalar>(
+    name: &str,
+    a: &Csr<T>,
+    section: &crate::profile::PrecisionProfile,
+    params: &FormatParams,
+    backend: Option<&dyn Backend<T>>,
+    protocol: &TimingProtocol,
+) -> anyhow::Result<MatrixResult> {
+    let t = Instant::now();
+    let shape = Shape::from_csr(a);
+    let features_seconds = t.elapsed().as_secs_f64();
+    let ranking = rank(&section.model, &shape, params);
+    let x = synthetic::x_vector::<T>(a.ncols);
+    let kernels = ranking
+        .rows
+        .into_iter()
+        .map(|ranked| {
+            let (measured, err) = match backend {
+                None => (None, None),
+                Some(be) => match measure(be, a, ranked.variant, params, &x, protocol) {
+                    Ok(t) => (Some(t), None),
+                    Err(e) => (None, Some(e.to_string())),
+                },
+            };
+            KernelResult {
+                difference_rate: ranked
+                    .seconds
+                    .zip(measured)
+                    .map(|(p, m)| difference_rate(p, m)),
+                measured_seconds: measured,
+                measure_error: err,
+                ranked,
+            }
+        })
+        .collect();
+    Ok(MatrixResult {
+        input: name.to_string(),
+        precision: T::PRECISION,
+        nrows: a.nrows,
+        ncols: a.ncols,
+        nnz: a.nnz(),
+        features_seconds,
+        predict_seconds: ranking.predict_seconds,
+        kernels,
+    })
+}
+
+/// Run and time one kernel: the papers' warm-up-excluding mean.
+fn measure<T: Scalar>(
+    be: &dyn Backend<T>,
+    a: &Csr<T>,
+    variant: Variant,
+    params: &FormatParams,
+    x: &[T],
+    protocol: &TimingProtocol,
+) -> crate::Result<f64> {
+    let cfg = KernelConfig {
+        params: params.clone(),
+        ..KernelConfig::new(variant)
+    };
+    let mut k = be.prepare(a, &cfg)?;
+    k.set_x(x)?;
+    Ok(k.time(protocol)?.warm_mean())
+}
+
+fn print_result(r: &MatrixResult) {
+    println!(
+        "{} — {} × {}, {} non-zeros — {}",
+        r.input, r.nrows, r.ncols, r.nnz, r.precision
+    );
+    let measured = r
+        .kernels
+        .iter()
+        .any(|k| k.measured_seconds.is_some() || k.measure_error.is_some());
+    let mut header = vec!["rank", "kernel", "predicted", "pred. GB/s"];
+    if measured {
+        header.extend(["measured", "difference"]);
+    }
+    header.push("model input");
+    let mut t = common::table(&header);
+    for k in &r.kernels {
+        let x = &k.ranked;
+        let mut row = vec![
+            x.rank.map_or("—".into(), |r| r.to_string()),
+            x.variant.name(),
+            x.seconds.map_or("refused".into(), common::fmt_seconds),
+            x.effective_gbs.map_or("—".into(), |g| format!("{g:.1}")),
+        ];
+        if measured {
+            row.push(match (&k.measured_seconds, &k.measure_error) {
+                (Some(m), _) => common::fmt_seconds(*m),
+                (None, Some(_)) => "failed".into(),
+                _ => "—".into(),
+            });
+            row.push(
+                k.difference_rate
+                    .map_or("—".into(), |d| format!("{:.1} %", 100.0 * d)),
+            );
+        }
+        row.push(match &k.measure_error {
+            Some(e) if x.seconds.is_some() => format!("{} (measure: {e})", x.note),
+            _ => x.note.clone(),
+        });
+        t.add_row(row);
+    }
+    println!("{t}");
+    println!(
+        "prediction: {:.1} µs for {} kernels (features: {:.2} ms)\n",
+        r.predict_seconds * 1e6,
+        r.kernels.len(),
+        r.features_seconds * 1e3
+    );
+}
+
+fn print_summary(s: &[crate::model::accuracy::Summary]) {
+    let mut t = common::table(&[
+        "kernel",
+        "precision",
+        "matrices",
+        "mean",
+        "median",
+        "max",
+        "≤ 5 %",
+        "≤ 10 %",
+    ]);
+    for x in s {
+        t.add_row(vec![
+            x.variant.name(),
+            x.precision.to_string(),
+            x.count.to_string(),
+            format!("{:.1} %", 100.0 * x.mean),
+            format!("{:.1} %", 100.0 * x.median),
+            format!("{:.1} %", 100.0 * x.max),
+            x.within_5.to_string(),
+            x.within_10.to_string(),
+        ]);
+    }
+    println!("difference rate |predicted − measured| / measured:");
+    println!("{t}");
+}

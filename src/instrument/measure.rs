@@ -1,0 +1,194 @@
+//! Timing the benchmark suite (004 §3.3): every benchmark matrix is prepared on the backend,
+//! given the benchmark input vector, and timed with the backend's [`TimingProtocol`]. The time a
+//! model is fitted to is the papers' warm-up-excluding mean ([`Measurement::time`]); the median
+//! and every run are kept in the profile as evidence.
+
+use super::source::BenchmarkSource;
+use super::{synthetic, BenchmarkPoint};
+use crate::backend::{Backend, KernelConfig, TimingProtocol, Variant};
+use crate::{Error, Result, Scalar};
+use indicatif::ProgressBar;
+use serde::{Deserialize, Serialize};
+
+/// One timed benchmark matrix.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Kernel, by its command-line name (`csr-vector`, `ell`, `coo`, …).
+    #[serde(with = "variant_name")]
+    pub kernel: Variant,
+    /// `R`.
+    pub rows: u64,
+    /// `C`.
+    pub cols: u64,
+    /// `P_NZ`.
+    pub pnz: u64,
+    /// Strip count (`I` for CSR/ELL, non-zero strips for COO).
+    pub strips: u64,
+    /// The papers' `T`: mean of the runs after the warm-up, seconds.
+    pub warm_mean: f64,
+    /// Median of the runs after the warm-up, seconds.
+    pub median: f64,
+    /// Every run, warm-up included, seconds.
+    pub samples: Vec<f64>,
+}
+
+impl Measurement {
+    /// The time models are fitted to: the papers' formula, [`Measurement::warm_mean`].
+    #[inline]
+    pub fn time(&self) -> f64 {
+        self.warm_mean
+    }
+}
+
+/// Serialize a [`Variant`] as its command-line name.
+pub mod variant_name {
+    use crate::backend::Variant;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Write the name.
+    pub fn serialize<S: Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.name())
+    }
+    /// Parse the name.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Variant, D::Error> {
+        let s = String::deserialize(d)?;
+        Variant::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Options of a measuring run.
+#[derive(Clone, Debug)]
+pub struct MeasureOptions {
+    /// β runs, α warm-up.
+    pub protocol: TimingProtocol,
+    /// CUDA threads per block.
+    pub block_size: u32,
+    /// Check the result of the first (smallest) matrix of every kernel against the f64 reference.
+    pub verify: bool,
+}
+
+impl Default for MeasureOptions {
+    fn default() -> Self {
+        MeasureOptions {
+            protocol: TimingProtocol::default(),
+            block_size: KernelConfig::new(Variant::Ell).block_size,
+            verify: true,
+        }
+    }
+}
+
+/// Time every point, in order, advancing `progress` by one per point.
+pub fn measure<T: Scalar>(
+    backend: &dyn Backend<T>,
+    source: &dyn BenchmarkSource<T>,
+    points: &[BenchmarkPoint],
+    opts: &MeasureOptions,
+    progress: &ProgressBar,
+) -> Result<Vec<Measurement>> {
+    if opts.protocol.warmup >= opts.protocol.runs {
+        return Err(Error::Invalid(format!(
+            "timing protocol: {} warm-up runs leave none of {} runs to time",
+            opts.protocol.warmup, opts.protocol.runs
+        )));
+    }
+    for v in points.iter().map(|p| p.variant) {
+        if !backend.supports(v) {
+            return Err(Error::Unsupported(format!(
+                "backend {} cannot run kernel {v}, which the analytical model needs",
+                backend.name()
+            )));
+        }
+    }
+    let mut out = Vec::with_capacity(points.len());
+    let mut verified: Vec<Variant> = Vec::new();
+    for p in points {
+        progress.set_message(format!(
+            "{} R={} P_NZ={} ({})",
+            p.variant,
+            p.rows,
+            p.pnz,
+            source.name()
+        ));
+        let ctx = |e: Error| in_context(p, e);
+        let cfg = KernelConfig {
+            block_size: opts.block_size,
+            ..KernelConfig::new(p.variant)
+        };
+        let mut k = source.prepare(backend, p, &cfg).map_err(ctx)?;
+        let x = synthetic::x_vector::<T>(p.cols as usize);
+        k.set_x(&x).map_err(ctx)?;
+        if opts.verify && !verified.contains(&p.variant) {
+            k.poison_y().map_err(ctx)?;
+            k.run().map_err(ctx)?;
+            let y = k.y().map_err(ctx)?;
+            verify(p, &x, &y).map_err(ctx)?;
+            verified.push(p.variant);
+        }
+        let t = k.time(&opts.protocol).map_err(ctx)?;
+        let (warm_mean, median) = (t.warm_mean(), t.median());
+        if !(warm_mean.is_finite() && warm_mean > 0.0 && median.is_finite() && median > 0.0) {
+            return Err(ctx(Error::Invalid(format!(
+                "timing gave mean {warm_mean} s, median {median} s"
+            ))));
+        }
+        out.push(Measurement {
+            kernel: p.variant,
+            rows: p.rows,
+            cols: p.cols,
+            pnz: p.pnz,
+            strips: p.strips,
+            warm_mean,
+            median,
+            samples: t.samples,
+        });
+        progress.inc(1);
+    }
+    Ok(out)
+}
+
+/// Compare a kernel's `y` with the f64 reference of the same benchmark matrix (built on the host).
+fn verify<T: Scalar>(p: &BenchmarkPoint, x: &[T], y: &[T]) -> Result<()> {
+    let (rows, cols, pnz) = (p.rows as usize, p.cols as usize, p.pnz as usize);
+    let a = synthetic::build_csr::<f64>(rows, cols, pnz, u64::MAX)?;
+    let xf: Vec<f64> = x.iter().map(|v| v.as_f64()).collect();
+    let want = a.spmv_reference(&xf);
+    if y.len() != rows {
+        return Err(Error::Invalid(format!(
+            "kernel returned {} values of y, expected {rows}",
+            y.len()
+        )));
+    }
+    let eps = T::epsilon().as_f64();
+    for i in 0..rows {
+        let (c, v) = a.row(i);
+        let mag: f64 = c
+            .iter()
+            .zip(v)
+            .map(|(&c, v)| (v * xf[c as usize]).abs())
+            .sum();
+        let got = y[i].as_f64();
+        let tol = (pnz as f64 + 4.0) * eps * mag.max(f64::MIN_POSITIVE);
+        let err = (got - want[i]).abs();
+        if err.is_nan() || err > tol {
+            return Err(Error::Invalid(format!(
+                "wrong result: y[{i}] = {got}, reference {} (tolerance {tol:.3e})",
+                want[i]
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Prefix an error with the benchmark it concerns, keeping its kind.
+fn in_context(p: &BenchmarkPoint, e: Error) -> Error {
+    let ctx = format!(
+        "benchmark {} ({} rows, {} columns, P_NZ {})",
+        p.variant, p.rows, p.cols, p.pnz
+    );
+    match e {
+        Error::Unsupported(m) => Error::Unsupported(format!("{ctx}: {m}")),
+        Error::NoCuda(m) => Error::NoCuda(format!("{ctx}: {m}")),
+        Error::Cuda(m) => Error::Cuda(format!("{ctx}: {m}")),
+        other => Error::Invalid(format!("{ctx}: {other}")),
+    }
+}

@@ -1,0 +1,48 @@
+//! The COO model (004 §3.5.3, 000 §III-F3): one thread per non-zero, so strips are counted in
+//! non-zeros, `x = ⌈N_NZ / S_COO⌉`, and the time is one least-squares line `T = E(x)` fitted to
+//! benchmarks of one strip of rows with a growing number of non-zeros per row. Outside the
+//! measured range the line extrapolates linearly; the estimate is floored at the suite's fastest
+//! benchmark (see [`super::AnalyticalModel::fit`]).
+
+use crate::instrument::Measurement;
+use crate::model::fit::Line;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Fitted parameters of the COO model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CooParams {
+    /// `S_COO`, non-zeros per strip.
+    pub strip_size: u64,
+    /// `T = E(x)`, `x` in non-zero strips.
+    pub line: Line,
+    /// The suite's fastest benchmark time, the floor of every estimate.
+    pub floor: f64,
+}
+
+impl CooParams {
+    /// Fit from the COO measurements.
+    pub fn fit(strip_size: u64, floor: f64, ms: &[&Measurement]) -> Result<CooParams> {
+        if ms.is_empty() {
+            return Err(Error::Invalid("coo: no benchmark measurements".into()));
+        }
+        let (xs, ts): (Vec<f64>, Vec<f64>) = ms.iter().map(|m| (m.strips as f64, m.time())).unzip();
+        let line = Line::fit("coo Relationship-1", &xs, &ts)?;
+        Ok(CooParams {
+            strip_size,
+            line,
+            floor,
+        })
+    }
+
+    /// Estimated seconds for `nnz` non-zeros.
+    pub fn predict(&self, nnz: u64) -> f64 {
+        let x = nnz.div_ceil(self.strip_size) as f64;
+        self.line.eval(x).max(self.floor)
+    }
+
+    /// Whether every number is finite and the floor positive.
+    pub fn is_valid(&self) -> bool {
+        self.strip_size > 0 && self.line.is_finite() && self.floor.is_finite() && self.floor > 0.0
+    }
+}

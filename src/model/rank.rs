@@ -1,0 +1,147 @@
+//! Ranking the kernels a model covers for one matrix: predicted time, predicted effective
+//! bandwidth, rank (1 = the recommendation).
+
+use super::{Model, Shape};
+use crate::backend::Variant;
+use crate::formats::FormatParams;
+use serde::Serialize;
+use std::time::Instant;
+
+/// One kernel's line of a ranking.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ranked {
+    /// Kernel name (`csr-vector`, `ell`, …).
+    #[serde(serialize_with = "variant_name")]
+    pub variant: Variant,
+    /// Predicted seconds, `None` if the model refused.
+    pub seconds: Option<f64>,
+    /// Bytes one SpMV must move (format arrays + x + y).
+    pub bytes: Option<u64>,
+    /// `bytes / seconds / 1e9`.
+    pub effective_gbs: Option<f64>,
+    /// 1 for the fastest; `None` if refused.
+    pub rank: Option<usize>,
+    /// What the model used (strips, P_NZ, HYB split …) or why it refused.
+    pub note: String,
+}
+
+/// A ranking of every kernel a model covers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ranking {
+    /// Kernels, fastest first; refused ones last, in the model's order.
+    pub rows: Vec<Ranked>,
+    /// Wall-clock seconds the predictions took (features excluded).
+    pub predict_seconds: f64,
+}
+
+impl Ranking {
+    /// The recommended kernel, if any was predicted.
+    pub fn best(&self) -> Option<&Ranked> {
+        self.rows.first().filter(|r| r.rank == Some(1))
+    }
+}
+
+fn variant_name<S: serde::Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&v.name())
+}
+
+/// Predict every kernel of `model` for `shape` and rank them.
+pub fn rank(model: &dyn Model, shape: &Shape, params: &FormatParams) -> Ranking {
+    let start = Instant::now();
+    let value_bytes = model.precision().bytes() as u64;
+    let mut rows: Vec<Ranked> = model
+        .variants()
+        .into_iter()
+        .map(|v| {
+            let res = model.predict(shape, v, params).and_then(|t| {
+                let b = shape.working_set_bytes(v, params, value_bytes)?;
+                Ok((t, b))
+            });
+            match res {
+                Ok((t, b)) => Ranked {
+                    variant: v,
+                    seconds: Some(t),
+                    bytes: Some(b),
+                    effective_gbs: Some(b as f64 / t / 1e9),
+                    rank: None,
+                    note: model.explain(shape, v, params),
+                },
+                Err(e) => Ranked {
+                    variant: v,
+                    seconds: None,
+                    bytes: None,
+                    effective_gbs: None,
+                    rank: None,
+                    note: e.to_string(),
+                },
+            }
+        })
+        .collect();
+    // Stable: ties keep the model's order; refused (None) after every prediction.
+    rows.sort_by(|a, b| match (a.seconds, b.seconds) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    for (i, r) in rows.iter_mut().filter(|r| r.seconds.is_some()).enumerate() {
+        r.rank = Some(i + 1);
+    }
+    Ranking {
+        rows,
+        predict_seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Error, Precision, Result};
+
+    /// Times by kernel: CSR 3 µs, COO 1 µs, ELL refused, HYB 2 µs.
+    struct Fixed;
+    impl Model for Fixed {
+        fn name(&self) -> &str {
+            "fixed"
+        }
+        fn precision(&self) -> Precision {
+            Precision::F64
+        }
+        fn variants(&self) -> Vec<Variant> {
+            vec![
+                Variant::Csr {
+                    threads_per_row: 32,
+                },
+                Variant::Ell,
+                Variant::Coo,
+                Variant::Hyb,
+            ]
+        }
+        fn predict(&self, _: &Shape, v: Variant, _: &FormatParams) -> Result<f64> {
+            match v {
+                Variant::Ell => Err(Error::refused("ell", "too wide")),
+                Variant::Coo => Ok(1e-6),
+                Variant::Hyb => Ok(2e-6),
+                _ => Ok(3e-6),
+            }
+        }
+    }
+
+    #[test]
+    fn fastest_first_refused_last() {
+        let shape = Shape::from_row_lengths(100, [2; 100]);
+        let r = rank(&Fixed, &shape, &FormatParams::default());
+        let order: Vec<String> = r.rows.iter().map(|x| x.variant.name()).collect();
+        assert_eq!(order, ["coo", "hyb", "csr-vector", "ell"]);
+        assert_eq!(
+            r.rows.iter().map(|x| x.rank).collect::<Vec<_>>(),
+            [Some(1), Some(2), Some(3), None]
+        );
+        assert_eq!(r.best().unwrap().variant, Variant::Coo);
+        assert!(r.rows[3].note.contains("too wide"));
+        // COO: 200 entries × 16 B + (100 + 100) × 8 B in 1 µs.
+        let coo = &r.rows[0];
+        assert_eq!(coo.bytes, Some(200 * 16 + 200 * 8));
+        assert!((coo.effective_gbs.unwrap() - 4800.0 / 1e-6 / 1e9).abs() < 1e-9);
+    }
+}

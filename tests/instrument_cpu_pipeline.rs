@@ -1,0 +1,186 @@
+//! The whole instrument → fit → predict pipeline on the CPU backend at small sizes, through the
+//! command line, as CI runs it.
+
+use sparsecast::instrument::{plan, DeviceLimits, SuiteConfig};
+use sparsecast::profile::Profile;
+use sparsecast::Precision;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sparsecast"))
+}
+
+/// A matrix shipped in the repository.
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+}
+
+fn run_ok(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("run sparsecast");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn run_err(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("run sparsecast");
+    assert!(!out.status.success(), "{cmd:?} should have failed");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn instrument_fit_predict_measure_on_the_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let prof = dir.path().join("cpu.json");
+    run_ok(
+        bin()
+            .args(["instrument", "--backend", "cpu", "--quick", "--out"])
+            .arg(&prof),
+    );
+
+    // The profile is valid, of the CPU backend, and holds every planned benchmark.
+    let p = Profile::load(&prof).unwrap();
+    p.check_backend("cpu").unwrap();
+    assert_eq!(p.suite, SuiteConfig::quick());
+    for precision in [Precision::F32, Precision::F64] {
+        let s = p.precision(precision).unwrap();
+        let planned = plan(
+            &DeviceLimits::cpu(precision),
+            &SuiteConfig::quick(),
+            precision,
+        )
+        .unwrap();
+        assert_eq!(s.measurements.len(), planned.points.len());
+        assert!(s
+            .measurements
+            .iter()
+            .all(|m| m.samples.len() == p.timing.runs));
+    }
+
+    // Predict and measure two real matrices in both precisions.
+    let out = run_ok(
+        bin()
+            .args([
+                "predict",
+                "--json",
+                "--measure",
+                "--runs",
+                "6",
+                "--warmup",
+                "1",
+                "--profile",
+            ])
+            .arg(&prof)
+            .arg(data("bcsstk09.mtx.gz"))
+            .arg(data("west2021.mtx.gz")),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["backend"], "cpu");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4, "2 matrices × 2 precisions");
+    for r in results {
+        let kernels = r["kernels"].as_array().unwrap();
+        let names: Vec<&str> = kernels
+            .iter()
+            .map(|k| k["variant"].as_str().unwrap())
+            .collect();
+        for want in ["csr-vector", "ell", "coo", "hyb"] {
+            assert!(names.contains(&want), "{names:?}");
+        }
+        let mut prev = 0.0;
+        for (i, k) in kernels.iter().enumerate() {
+            if k["seconds"].is_null() {
+                continue; // refused (e.g. ELL too wide) — must come last
+            }
+            let t = k["seconds"].as_f64().unwrap();
+            assert!(t > 0.0 && t >= prev, "ranked by time");
+            prev = t;
+            assert_eq!(k["rank"].as_u64(), Some(i as u64 + 1));
+            if let Some(m) = k["measured_seconds"].as_f64() {
+                let d = k["difference_rate"].as_f64().unwrap();
+                assert!(m > 0.0 && ((t - m).abs() / m - d).abs() < 1e-12);
+            } else {
+                assert!(k["measure_error"].is_string(), "{k}");
+            }
+        }
+        assert!(r["predict_seconds"].as_f64().unwrap() < 1e-3);
+    }
+    let summary = v["summary"].as_array().unwrap();
+    assert!(summary
+        .iter()
+        .any(|s| s["variant"] == "csr-vector" && s["count"] == 2));
+
+    // The table output names the recommendation first.
+    let table = run_ok(
+        bin()
+            .args(["predict", "--precision", "f64", "--profile"])
+            .arg(&prof)
+            .arg(data("bcsstk09.mtx.gz")),
+    );
+    assert!(
+        table.contains("bcsstk09.mtx.gz") && table.contains("prediction:"),
+        "{table}"
+    );
+
+    // A CPU profile cannot be checked against CUDA measurements.
+    let e = run_err(
+        bin()
+            .args(["predict", "--measure", "--backend", "cuda", "--profile"])
+            .arg(&prof)
+            .arg(data("bcsstk09.mtx.gz")),
+    );
+    assert!(e.contains("measured with the cpu backend"), "{e}");
+}
+
+#[test]
+fn predict_without_any_profile_says_so() {
+    if sparsecast::profile::embedded().is_some() {
+        eprintln!("this build embeds a profile; nothing to check");
+        return;
+    }
+    let e = run_err(bin().arg("predict").arg(data("bcsstk09.mtx.gz")));
+    assert!(e.contains("embeds no device profile"), "{e}");
+}
+
+#[test]
+fn instrument_rejects_bad_suites() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.json");
+    let e = run_err(
+        bin()
+            .args([
+                "instrument",
+                "--backend",
+                "cpu",
+                "--quick",
+                "--strips",
+                "3,2",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert!(e.contains("strictly increasing"), "{e}");
+    let e = run_err(
+        bin()
+            .args([
+                "instrument",
+                "--backend",
+                "cpu",
+                "--quick",
+                "--runs",
+                "3",
+                "--warmup",
+                "3",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert!(e.contains("warm-up"), "{e}");
+    assert!(!out.exists(), "nothing written on failure");
+}
