@@ -9,11 +9,13 @@
 //! * [`formats`] — one module per storage format (layout, conversion from CSR, footprint, CPU kernel);
 //! * [`features`] — one-pass matrix features used by every performance model;
 //! * [`backend`] — the [`backend::Backend`] trait with CPU and CUDA implementations, and timing;
+//! * [`evaluate`] — the evaluation harness: corpus runs, results.jsonl, report and plots;
 //! * [`cli`] — the `sparsecast` command-line program, one file per subcommand.
 
 pub mod backend;
 pub mod cli;
 pub mod error;
+pub mod evaluate;
 pub mod features;
 pub mod formats;
 pub mod instrument;

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod common;
 mod device;
+mod evaluate;
 mod features;
 mod generate;
 mod instrument;
@@ -40,6 +41,7 @@ enum Command {
     Device(device::Args),
     Instrument(instrument::Args),
     Predict(predict::Args),
+    Evaluate(evaluate::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -54,6 +56,7 @@ pub fn main() -> i32 {
         Command::Device(a) => device::run(a),
         Command::Instrument(a) => instrument::run(a),
         Command::Predict(a) => predict::run(a),
+        Command::Evaluate(a) => evaluate::run(a),
     };
     match res {
         Ok(()) => 0,
