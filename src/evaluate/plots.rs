@@ -144,13 +144,16 @@ fn grouped_log_bars(
     category_labels(root, &chart, categories, lo, true)?;
     let k = series.len().max(1) as f64;
     let slot = 0.8 / k;
+    // Bars grow from the reference line (speed-ups: up for faster, down for slower), else from
+    // the bottom of the axis.
+    let base = reference_line.unwrap_or(lo);
     for (si, (label, vals)) in series.iter().enumerate() {
         let c = color(si);
         let rects = vals.iter().enumerate().filter_map(|(i, v)| {
             let v = (*v)?;
             (v.is_finite() && v > 0.0).then(|| {
                 let x0 = i as f64 + 0.1 + si as f64 * slot;
-                Rectangle::new([(x0, lo), (x0 + slot, v)], c.filled())
+                Rectangle::new([(x0, base), (x0 + slot, v)], c.filled())
             })
         });
         chart

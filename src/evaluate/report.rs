@@ -565,3 +565,110 @@ fn skipped(w: &mut String, records: &[Record]) -> std::fmt::Result {
     }
     writeln!(w, "\n</details>")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::record::{Prediction, SCHEMA};
+    use crate::evaluate::REPORT;
+
+    fn rec(matrix: &str, precision: Precision, config: &str, t: f64, pred: Option<f64>) -> Record {
+        let kind = if config.starts_with("cusparse") {
+            ConfigKind::Vendor
+        } else if config.starts_with("plan-") {
+            ConfigKind::Plan
+        } else {
+            ConfigKind::Ours
+        };
+        Record {
+            schema: SCHEMA,
+            matrix: matrix.into(),
+            source: SourceInfo::Recipe("test".into()),
+            precision,
+            config: config.into(),
+            kind,
+            format: None,
+            status: Status::Ok,
+            reason: None,
+            backend: "cuda".into(),
+            device: "test GPU".into(),
+            runs: 30,
+            warmup: 5,
+            median_s: Some(t),
+            warm_mean_s: Some(t),
+            footprint_bytes: None,
+            effective_bytes: None,
+            max_rel_error: Some(0.0),
+            prepare_s: None,
+            features: None,
+            predictions: pred
+                .map(|p| {
+                    [(
+                        "analytical".to_string(),
+                        Prediction {
+                            seconds: Some(p),
+                            note: None,
+                        },
+                    )]
+                    .into()
+                })
+                .unwrap_or_default(),
+            plan: None,
+        }
+    }
+
+    #[test]
+    fn a_gpu_report_compares_against_cusparse() {
+        let mut recs = Vec::new();
+        for (m, scale) in [("c/a.mtx", 1.0), ("c/b.mtx.gz", 2.0), ("gen/s", 4.0)] {
+            for p in [Precision::F32, Precision::F64] {
+                recs.push(rec(m, p, "csr-vector", 2e-5 * scale, Some(2.2e-5 * scale)));
+                recs.push(rec(m, p, "ell", 1e-5 * scale, Some(1.5e-5 * scale)));
+                recs.push(rec(m, p, "cusparse-csr-alg2", 1.6e-5 * scale, None));
+                recs.push(rec(
+                    m,
+                    p,
+                    "plan-analytical",
+                    0.8e-5 * scale,
+                    Some(0.9e-5 * scale),
+                ));
+            }
+        }
+        let mut refused = rec("gen/s", Precision::F64, "dia", 1.0, None);
+        refused.status = Status::Skipped;
+        refused.reason = Some("format dia: too many | diagonals".into());
+        recs.push(refused);
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &recs, None).unwrap();
+        let md = std::fs::read_to_string(dir.path().join(REPORT)).unwrap();
+        for s in SECTIONS {
+            assert!(md.contains(s), "{s}");
+        }
+        // ell is 1.6× faster than cuSPARSE everywhere, the plan 2×.
+        assert!(md.contains("| f64 | best ours | 3 | 1.60× |"), "{md}");
+        assert!(md.contains("| f64 | plan-analytical | 3 | 2.00× |"), "{md}");
+        assert!(md.contains("| f32 | analytical pick | 3 | 1.60× |"), "{md}");
+        // Every configuration's accuracy row: ell is off by 50 %, csr-vector by 10 %.
+        assert!(md.contains("| f64 | ell | 3 | 50.0 % | 50.0 % | 50.0 % | 50.0 % | 0 | 0 |"));
+        assert!(
+            md.contains("| f64 | plan-analytical | 3 | 12.5 % |"),
+            "{md}"
+        );
+        assert!(md.contains("Optimizer plans: measured"));
+        assert!(md.contains("too many \\| diagonals"), "pipes escaped");
+        for f in [
+            "speed-f32.svg",
+            "speed-f64.svg",
+            "ranking.svg",
+            "cdf-analytical-f64.svg",
+        ] {
+            let s = std::fs::read_to_string(dir.path().join(f)).unwrap();
+            assert!(s.starts_with("<svg"), "{f}");
+            assert!(md.contains(&format!("({f})")), "{f} not linked");
+        }
+        assert!(dir
+            .path()
+            .join("accuracy-analytical-f64-plan-analytical.svg")
+            .exists());
+    }
+}
