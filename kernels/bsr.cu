@@ -46,7 +46,7 @@ __device__ __forceinline__ void bsr_rows(u32 nbrows, u32 nrows, u32 ncols, u32 b
 }
 
 #define SC_BSR(NAME, T)                                                                        \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         NAME(u32 nbrows, u32 nrows, u32 ncols, u32 b, const u32* __restrict__ row_ptr,         \
              const u32* __restrict__ bcol, const T* __restrict__ val,                          \
              const T* __restrict__ x, T* __restrict__ y) {                                     \

@@ -11,6 +11,16 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 
 #define SC_PAD 0xffffffffu
+
+// Every kernel accepts blocks of up to 1024 threads and asks the compiler to fit SC_MIN_BLOCKS
+// such blocks per SM: with 2 (the default) that is 32 registers per thread, full occupancy on
+// sm_90 (2048 threads per SM). The assembler report (`sparsecast device --kernels`) shows no
+// spills at that budget. An experiment may override it with
+// SPARSECAST_NVRTC_OPTIONS="-DSC_MIN_BLOCKS=1" (64 registers; a different module-cache key).
+#ifndef SC_MIN_BLOCKS
+#define SC_MIN_BLOCKS 2
+#endif
+#define SC_BOUNDS __launch_bounds__(1024, SC_MIN_BLOCKS)
 #define SC_FULL_MASK 0xffffffffu
 
 // Read-only loads through the non-coherent (texture) path.

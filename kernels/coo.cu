@@ -1,7 +1,8 @@
 // COO SpMV, one thread per non-zero with a segmented reduction (Bell & Garland's COO kernel,
 // written with warp shuffles instead of shared memory).
 //
-// Each warp takes an interval of `chunks` × 32 consecutive entries (entries are sorted by row) and
+// Each warp takes an interval of `chunks` × 32 consecutive entries (entries are sorted by row;
+// the launcher picks `chunks` so that the warps fill the GPU, at most 8) and
 // walks it 32 entries at a time: every lane forms one product val·x[col], an inclusive segmented
 // scan keyed by row (5 __shfl_up_sync steps) sums the products of each row within the chunk, and
 // the last lane of each row's segment adds the sum to y[row] with atomicAdd. The segment that
@@ -67,7 +68,7 @@ __device__ __forceinline__ void coo_interval(u32 nnz, u32 chunks, const u32* __r
 }
 
 #define SC_COO(NAME, T)                                                                        \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         NAME(u32 nnz, u32 chunks, const u32* __restrict__ rows, const u32* __restrict__ cols,  \
              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {          \
         coo_interval<T>(nnz, chunks, rows, cols, val, x, y);                                   \

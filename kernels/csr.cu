@@ -7,32 +7,36 @@
 // past the end contribute 0), so the full-warp mask is valid. The block size must be a multiple of
 // 32 (so groups never straddle warps) — checked on the Rust side.
 //
-// To keep enough loads in flight, each lane fetches four column indices and four values before it
-// uses any of them (the compiler does not hoist loads across iterations of a loop with a run-time
-// trip count). Requires nnz + 4·32 < 2^32 (checked on the Rust side).
+// To keep enough loads in flight, each lane fetches U column indices and U values (predicated on
+// the row's end) before it uses any of them: U = 4 for G ≤ 8, 2 for longer groups, whose lanes
+// see fewer entries of a row. The compiler does not hoist loads across iterations of a loop with
+// a run-time trip count by itself. Requires nnz + 4·32 < 2^32 (checked on the Rust side).
 
 template <typename T, int G>
 __device__ __forceinline__ void csr_rows(u32 nrows, const u32* __restrict__ row_ptr,
                                          const u32* __restrict__ col, const T* __restrict__ val,
                                          const T* __restrict__ x, T* __restrict__ y) {
+    constexpr int U = G >= 16 ? 2 : 4;
     const u64 row = global_thread() / G;
     const u32 lane = threadIdx.x % G;
     T sum = 0;
     if (row < nrows) {
         const u32 end = ld(row_ptr + row + 1);
-        u32 k = ld(row_ptr + row) + lane;
-        for (; k + 3 * G < end; k += 4 * G) {
-            const u32 c0 = ld(col + k), c1 = ld(col + k + G);
-            const u32 c2 = ld(col + k + 2 * G), c3 = ld(col + k + 3 * G);
-            const T v0 = ld(val + k), v1 = ld(val + k + G);
-            const T v2 = ld(val + k + 2 * G), v3 = ld(val + k + 3 * G);
-            sum += v0 * ld(x + c0);
-            sum += v1 * ld(x + c1);
-            sum += v2 * ld(x + c2);
-            sum += v3 * ld(x + c3);
-        }
-        for (; k < end; k += G) {
-            sum += ld(val + k) * ld(x + ld(col + k));
+        for (u32 k = ld(row_ptr + row) + lane; k < end; k += U * G) {
+            u32 c[U];
+            T v[U];
+#pragma unroll
+            for (int i = 0; i < U; ++i) {
+                const u32 kk = k + i * G;
+                c[i] = kk < end ? ld(col + kk) : 0u;
+                v[i] = kk < end ? ld(val + kk) : T(0);
+            }
+#pragma unroll
+            for (int i = 0; i < U; ++i) {
+                if (k + i * G < end) {
+                    sum += v[i] * ld(x + c[i]);
+                }
+            }
         }
     }
     sum = group_sum<G>(sum);
@@ -42,7 +46,7 @@ __device__ __forceinline__ void csr_rows(u32 nrows, const u32* __restrict__ row_
 }
 
 #define SC_CSR(NAME, T, G)                                                                     \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         NAME(u32 nrows, const u32* __restrict__ row_ptr, const u32* __restrict__ col,          \
              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {          \
         csr_rows<T, G>(nrows, row_ptr, col, val, x, y);                                        \

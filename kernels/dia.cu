@@ -22,7 +22,7 @@ __device__ __forceinline__ void dia_rows(u32 nrows, u32 ncols, u32 ndiag,
 }
 
 #define SC_DIA(NAME, T)                                                                        \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         NAME(u32 nrows, u32 ncols, u32 ndiag, const int* __restrict__ offsets,                 \
              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {          \
         dia_rows<T>(nrows, ncols, ndiag, offsets, val, x, y);                                  \

@@ -24,7 +24,7 @@ __device__ __forceinline__ void ell_rows(u32 nrows, u32 width, const u32* __rest
 }
 
 #define SC_ELL(NAME, T)                                                                        \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         NAME(u32 nrows, u32 width, const u32* __restrict__ col, const T* __restrict__ val,     \
              const T* __restrict__ x, T* __restrict__ y) {                                     \
         ell_rows<T>(nrows, width, col, val, x, y);                                             \

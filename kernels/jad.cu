@@ -28,7 +28,7 @@ __device__ __forceinline__ void jad_rows(u32 nrows, u32 ndiag, const u32* __rest
 }
 
 #define SC_JAD(NAME, T)                                                                        \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         NAME(u32 nrows, u32 ndiag, const u32* __restrict__ perm,                               \
              const u32* __restrict__ jd_ptr, const u32* __restrict__ col,                      \
              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {          \

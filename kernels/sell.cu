@@ -32,7 +32,7 @@ __device__ __forceinline__ void sell_rows(u32 nrows, u32 c_height,
 }
 
 #define SC_SELL(NAME, T)                                                                       \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                         \
+    extern "C" __global__ void SC_BOUNDS                                         \
         NAME(u32 nrows, u32 c_height, const u32* __restrict__ slice_ptr,                       \
              const u32* __restrict__ slice_width, const u32* __restrict__ perm,                \
              const u32* __restrict__ col, const T* __restrict__ val,                           \

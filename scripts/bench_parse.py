@@ -55,13 +55,14 @@ def summary(path):
     for line in open(path):
         r = json.loads(line)
         runs.setdefault(r["tool"], []).append(r)
-    print("| reader | runs | median s | median MB/s | median max RSS MiB |")
-    print("|---|---|---|---|---|")
+    print("| reader | runs | median s | median MB/s | median max RSS MiB | median process CPU s |")
+    print("|---|---|---|---|---|---|")
     for tool, rs in runs.items():
         s = statistics.median(r["read_s"] for r in rs)
         mb = rs[0]["bytes"] / 1e6
         rss = statistics.median(r["max_rss_kb"] for r in rs) / 1024
-        print(f"| {tool} | {len(rs)} | {s:.3f} | {mb / s:.0f} | {rss:.0f} |")
+        cpu = statistics.median(r["process_cpu_s"] for r in rs)
+        print(f"| {tool} | {len(rs)} | {s:.3f} | {mb / s:.0f} | {rss:.0f} | {cpu:.2f} |")
 
 
 if __name__ == "__main__":

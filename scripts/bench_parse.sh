@@ -31,13 +31,20 @@ run() {
     local tool=$1
     shift
     /usr/bin/time -v -o "$DIR/time.txt" taskset -c "$CORES" "$@" > "$DIR/out.json"
-    local rss
-    rss=$(awk '/Maximum resident set size/ {print $NF}' "$DIR/time.txt")
-    python3 - "$tool" "$BYTES" "$rss" "$DIR/out.json" >> "$RESULTS" <<'PY'
+    python3 - "$tool" "$BYTES" "$DIR/time.txt" "$DIR/out.json" >> "$RESULTS" <<'PY'
 import json, sys
-tool, nbytes, rss, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+tool, nbytes, timing, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+t = {}
+for line in open(timing):
+    k, _, v = line.strip().rpartition(": ")
+    t[k] = v
 r = json.loads(open(out).read().strip().splitlines()[-1])
-r.update(tool=r.get("tool", tool), bytes=nbytes, max_rss_kb=rss)
+r.update(
+    tool=r.get("tool", tool),
+    bytes=nbytes,
+    max_rss_kb=int(t["Maximum resident set size (kbytes)"]),
+    process_cpu_s=float(t["User time (seconds)"]) + float(t["System time (seconds)"]),
+)
 print(json.dumps(r))
 PY
     tail -1 "$RESULTS"
@@ -52,6 +59,7 @@ for i in $(seq "$RUNS"); do
     run scipy.mmread+tocsr python3 scripts/bench_parse.py scipy "$FILE" --tocsr
 done
 echo "load after: $(uptime)"
-/usr/bin/time -v -o "$DIR/time.txt" python3 -c "import scipy.io, scipy.sparse"
-echo "python + scipy import alone: max RSS $(awk '/Maximum resident set size/ {print $NF}' "$DIR/time.txt") KiB"
+/usr/bin/time -v -o "$DIR/time.txt" taskset -c "$CORES" python3 -c "import scipy.io, scipy.sparse"
+echo "python + scipy import alone: max RSS $(awk '/Maximum resident set size/ {print $NF}' "$DIR/time.txt") KiB," \
+    "CPU $(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$DIR/time.txt") s"
 python3 scripts/bench_parse.py summary "$RESULTS"

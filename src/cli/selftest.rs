@@ -71,6 +71,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         variants,
         block_sizes: a.block_sizes.clone(),
         seed: a.seed,
+        max_format_bytes: selftest::MAX_FORMAT_BYTES,
     };
     match a.backend {
         SelftestBackend::Cuda => {
@@ -96,8 +97,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 block_sizes: vec![cfg.block_sizes.first().copied().unwrap_or(256)],
                 ..cfg
             };
-            let _ = cfg;
-            anyhow::bail!("the CPU backend is not available in this build yet")
+            let be = crate::backend::cpu::CpuBackend::new();
+            let matrices = selftest::test_matrices(a.seed, a.scale.unwrap_or(1));
+            report(&be, &matrices, &cfg, &a)
         }
     }
 }

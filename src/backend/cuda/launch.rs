@@ -7,9 +7,9 @@ use crate::{Error, Result};
 /// device's warp size against it).
 pub const WARP: u32 = 32;
 
-/// Chunks of 32 entries each warp of the COO kernel walks (its interval is `32 × COO_CHUNKS`
+/// Most chunks of 32 entries one warp of the COO kernel walks (its interval is `32 × chunks`
 /// entries; a row costs one atomic per interval it touches).
-pub const COO_CHUNKS: u32 = 8;
+pub const COO_MAX_CHUNKS: u32 = 8;
 
 /// Largest grid x-dimension CUDA allows.
 pub const MAX_GRID_X: u64 = (1 << 31) - 1;
@@ -85,9 +85,17 @@ pub fn row_grid(nrows: usize, block: u32) -> Result<u32> {
     blocks_for(nrows as u64, block)
 }
 
-/// Grid of the COO kernel: one warp per interval of `32 × COO_CHUNKS` entries.
-pub fn coo_grid(nnz: usize, block: u32) -> Result<u32> {
-    let warps = (nnz as u64).div_ceil(WARP as u64 * COO_CHUNKS as u64);
+/// Chunks per warp of the COO kernel: as many as keep at least `resident_warps` warps busy
+/// (so a small matrix is not walked by a few warps in long serial chains of dependent loads),
+/// between 1 and [`COO_MAX_CHUNKS`].
+pub fn coo_chunks(nnz: usize, resident_warps: u32) -> u32 {
+    let per_warp = (nnz as u64).div_ceil(WARP as u64 * resident_warps.max(1) as u64);
+    per_warp.clamp(1, COO_MAX_CHUNKS as u64) as u32
+}
+
+/// Grid of the COO kernel: one warp per interval of `32 × chunks` entries.
+pub fn coo_grid(nnz: usize, chunks: u32, block: u32) -> Result<u32> {
+    let warps = (nnz as u64).div_ceil(WARP as u64 * chunks.max(1) as u64);
     blocks_for(warps * WARP as u64, block)
 }
 
@@ -132,6 +140,37 @@ pub fn merge_tiling(
     })
 }
 
+/// Blocks of `block` threads, each with `shared_bytes` of dynamic shared memory, that the device
+/// holds at once (threads, blocks and shared memory per SM; registers are not limiting at the
+/// kernels' 32-register budget).
+pub fn resident_blocks(
+    sm_count: u32,
+    max_threads_per_sm: u32,
+    max_blocks_per_sm: u32,
+    shared_per_sm: u64,
+    block: u32,
+    shared_bytes: u32,
+) -> u64 {
+    let by_threads = (max_threads_per_sm / block.max(1)) as u64;
+    // The driver reserves 1 KiB of shared memory per resident block.
+    let by_shared = shared_per_sm / (shared_bytes as u64 + 1024);
+    sm_count as u64 * by_threads.min(max_blocks_per_sm as u64).min(by_shared)
+}
+
+/// Whether the merge-path kernel should run as a single pass with look-back rather than two
+/// passes: all tiles resident at once (with many waves, blocks waiting on their predecessors would
+/// hold their slots) and no row longer than a tile (the look-back walks back one tile per step,
+/// serially, so a row spanning many tiles would make its finishing thread wait for each in turn;
+/// the two-pass fix-up adds those carries in parallel).
+pub fn merge_single_pass(
+    ntiles: u32,
+    resident_blocks: u64,
+    max_row_len: usize,
+    tile_items: u32,
+) -> bool {
+    (ntiles as u64) <= resident_blocks && max_row_len <= tile_items as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,15 +212,29 @@ mod tests {
 
     #[test]
     fn coo_grid_covers_entries() {
-        let per_warp = (WARP * COO_CHUNKS) as u64;
-        for nnz in [0usize, 1, 255, 256, 257, 1 << 20] {
-            for block in [32u32, 256, 1024] {
-                let g = coo_grid(nnz, block).unwrap() as u64;
-                let warps = g * (block / WARP) as u64;
-                assert!(warps * per_warp >= nnz as u64);
-                assert!(g == 0 || (g - 1) * (block / WARP) as u64 * per_warp < nnz as u64);
+        for chunks in [1u32, 3, COO_MAX_CHUNKS] {
+            let per_warp = (WARP * chunks) as u64;
+            for nnz in [0usize, 1, 255, 256, 257, 1 << 20] {
+                for block in [32u32, 256, 1024] {
+                    let g = coo_grid(nnz, chunks, block).unwrap() as u64;
+                    let warps = g * (block / WARP) as u64;
+                    assert!(warps * per_warp >= nnz as u64);
+                    assert!(g == 0 || (g - 1) * (block / WARP) as u64 * per_warp < nnz as u64);
+                }
             }
         }
+    }
+
+    #[test]
+    fn coo_chunks_fill_the_gpu() {
+        let resident = 132 * 64;
+        assert_eq!(coo_chunks(0, resident), 1);
+        assert_eq!(coo_chunks(5_000, resident), 1);
+        // Just over one entry per resident lane: two chunks.
+        assert_eq!(coo_chunks(32 * resident as usize + 1, resident), 2);
+        assert_eq!(coo_chunks(60_000_000, resident), COO_MAX_CHUNKS);
+        // A zero warp count is treated as one warp: 100 entries = 4 chunks.
+        assert_eq!(coo_chunks(100, 0), 4);
     }
 
     #[test]
@@ -203,6 +256,24 @@ mod tests {
         // 256 threads, f64: fits the default 48 KiB; 1024 threads does not.
         assert!(merge_tiling(1, 1, 256, 7, 8).unwrap().shared_bytes <= DEFAULT_SHARED_LIMIT);
         assert!(merge_tiling(1, 1, 1024, 7, 8).unwrap().shared_bytes > DEFAULT_SHARED_LIMIT);
+    }
+
+    #[test]
+    fn residency_and_merge_mode() {
+        // H200: 132 SMs, 2048 threads, 32 blocks, 228 KiB shared per SM.
+        let r = |block, shared| resident_blocks(132, 2048, 32, 233_472, block, shared);
+        assert_eq!(r(256, 0), 132 * 8);
+        assert_eq!(r(64, 0), 132 * 32);
+        // 256 threads, f64, 6 items per thread: ~20 KiB each, 10 fit by shared memory, 8 by threads.
+        let t = merge_tiling(1, 1, 256, 6, 8).unwrap();
+        assert_eq!(r(256, t.shared_bytes), 132 * 8);
+        // 1024 threads, f64: ~80 KiB each, 2 by shared memory and by threads.
+        let t = merge_tiling(1, 1, 1024, 6, 8).unwrap();
+        assert_eq!(r(1024, t.shared_bytes), 132 * 2);
+        assert!(merge_single_pass(1000, r(256, 0), 100, 1536));
+        assert!(!merge_single_pass(39_000, r(256, 0), 100, 1536));
+        assert!(!merge_single_pass(1000, r(256, 0), 1537, 1536));
+        assert!(merge_single_pass(0, 0, 0, 1536));
     }
 
     #[test]

@@ -224,6 +224,10 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
         !variant.is_vendor() || self.supports_vendor()
     }
 
+    fn copy_bandwidth_gbs(&self) -> Option<f64> {
+        Some(self.describe().copy_bandwidth_gbs).filter(|b| b.is_finite())
+    }
+
     fn prepare<'a>(
         &'a self,
         csr: &Csr<T>,

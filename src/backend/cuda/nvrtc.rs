@@ -30,9 +30,18 @@ pub fn arch_name(cc: (i32, i32)) -> String {
     format!("sm_{}{}", cc.0, cc.1)
 }
 
-/// The NVRTC options every module is compiled with, for architecture `arch` (e.g. `sm_90`).
-/// They are part of the module-cache key.
+/// The NVRTC options every module is compiled with, for architecture `arch` (e.g. `sm_90`),
+/// followed by any whitespace-separated options in `$SPARSECAST_NVRTC_OPTIONS` (an experiment
+/// knob, e.g. `-DSC_MIN_BLOCKS=1`). They are part of the module-cache key.
 pub fn options(arch: &str) -> Vec<String> {
+    let extra = std::env::var("SPARSECAST_NVRTC_OPTIONS").unwrap_or_default();
+    let mut o = base_options(arch);
+    o.extend(extra.split_whitespace().map(str::to_string));
+    o
+}
+
+/// The fixed part of [`options`].
+pub fn base_options(arch: &str) -> Vec<String> {
     vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".into(),
@@ -116,7 +125,7 @@ mod tests {
     fn arch_and_options() {
         assert_eq!(arch_name((9, 0)), "sm_90");
         assert_eq!(arch_name((12, 1)), "sm_121");
-        let o = options("sm_90");
+        let o = base_options("sm_90");
         assert!(o.contains(&"--gpu-architecture=sm_90".to_string()));
     }
 }

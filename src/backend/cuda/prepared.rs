@@ -3,8 +3,9 @@
 //!
 //! Launch sequences (all in the backend's one stream):
 //! * CSR (1–32 threads per row), ELL, JAD, SELL, DIA, BSR: one kernel, which writes every row.
-//! * Merge-path CSR: the tile kernel, then the carry fix-up kernel (the tile partition is computed
-//!   once, here, when preparing).
+//! * Merge-path CSR: one single-pass kernel when all tiles are resident at once (rows crossing
+//!   tiles are finished by a look-back on the previous tiles' carries), else the tile kernel and
+//!   a carry fix-up kernel; the tile partition is computed once, here, when preparing.
 //! * COO: zero y (`cuMemsetD32Async`), then the kernel, which adds with atomics. The zeroing is
 //!   part of the SpMV and is timed with it.
 //! * HYB: the ELL kernel (writes every row), then, if the COO part has entries, the COO kernel
@@ -14,9 +15,9 @@
 //!
 //! Byte counts: [`PreparedSpmv::footprint_bytes`] is the format's footprint as the format module
 //! reports it (32-bit indices, `T` values); [`PreparedSpmv::effective_bytes`] adds x and y once.
-//! Auxiliary device arrays — the merge kernel's tile partition and carries (8–12 bytes per tile of
-//! `block × 7` items), cuSPARSE's external buffer — are counted in the memory check but not in
-//! either figure.
+//! Auxiliary device arrays — the merge kernel's tile partition, carries and flags (16–20 bytes per
+//! tile of `block × 6` items), cuSPARSE's external buffer — are counted in the memory check but not
+//! in either figure.
 
 use super::cusparse::{VendorMatrix, VendorSpmv};
 use super::launch::{self, MergeTiling};
@@ -79,19 +80,27 @@ enum Kernel<T> {
     },
     Merge {
         f: CudaFunction,
-        fixup: CudaFunction,
+        /// The fix-up kernel of the two-pass variant; `None` = single pass with look-back.
+        fixup: Option<CudaFunction>,
         tiling: MergeTiling,
         nnz: u32,
         row_ptr: CudaSlice<u32>,
         col: CudaSlice<u32>,
         val: CudaSlice<T>,
         tile_row: CudaSlice<u32>,
-        carry_row: CudaSlice<u32>,
         carry_val: CudaSlice<T>,
+        carry_row: CudaSlice<u32>,
+        /// Per-tile flags, stamped with the launch's epoch when the tile's carry is published.
+        flags: CudaSlice<u32>,
+        /// Bumped before every launch (never 0, the flags' initial value).
+        epoch: u32,
+        /// Set to 1 by a look-back that gave up waiting (checked after each run).
+        error: CudaSlice<u32>,
     },
     Coo {
         f: CudaFunction,
         grid: u32,
+        chunks: u32,
         nnz: u32,
         /// Zero y first (plain COO); HYB's COO part adds onto the ELL part's output instead.
         zero_y: bool,
@@ -206,17 +215,14 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             // cuSPARSE's sliced ELL has no row permutation.
             params.sell_sigma = 1;
         }
+        // CSR kernels use the CSR directly (no copy); every other format is converted.
         let format = match format_kind {
             FormatKind::Csr => None,
-            FormatKind::Coo => None,
             k => Some(AnyFormat::convert(csr, k, &params)?),
         };
         let footprint = match &format {
             Some(f) => f.as_dyn().footprint_bytes(),
-            None => match format_kind {
-                FormatKind::Coo => csr.nnz() as u64 * (8 + T::BYTES as u64),
-                _ => SparseFormat::<T>::footprint_bytes(csr),
-            },
+            None => SparseFormat::<T>::footprint_bytes(csr),
         };
         if let Some(f) = &format {
             let stored = f.as_dyn().stored_entries();
@@ -255,6 +261,25 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         })
     }
 
+    /// After the stream is idle: fail if a merge-path look-back gave up waiting.
+    fn check_kernel_error(&mut self) -> Result<()> {
+        if let Kernel::Merge { error, .. } = &self.kernel {
+            let e = self
+                .be
+                .stream
+                .clone_dtoh(error)
+                .map_err(cuda("reading the csr-merge error word"))?;
+            if e.first().copied().unwrap_or(0) != 0 {
+                return Err(Error::Cuda(
+                    "csr-merge: a tile waited too long for its predecessor's carry (tiles were not \
+                     dispatched in order); the result is wrong"
+                        .into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Queue one SpMV (no synchronization).
     fn launch(&mut self) -> Result<()> {
         let stream = self.be.stream.clone();
@@ -275,7 +300,7 @@ fn aux_bytes(variant: Variant, csr: &Csr<impl CudaScalar>, block: u32, vb: u32) 
     Ok(match variant {
         Variant::CsrMerge => {
             let t = launch::merge_tiling(csr.nrows, csr.nnz(), block, MERGE_ITEMS_PER_THREAD, vb)?;
-            (t.ntiles as u64 + 1) * 4 + t.ntiles as u64 * (4 + vb as u64)
+            (t.ntiles as u64 + 1) * 4 + t.ntiles as u64 * (8 + vb as u64)
         }
         _ => 0,
     })
@@ -283,15 +308,6 @@ fn aux_bytes(variant: Variant, csr: &Csr<impl CudaScalar>, block: u32, vb: u32) 
 
 fn row_ptr_u32(row_ptr: &[usize]) -> Vec<u32> {
     row_ptr.iter().map(|&p| p as u32).collect()
-}
-
-/// COO arrays of a CSR matrix (rows sorted, columns increasing within a row).
-fn coo_arrays<T: CudaScalar>(csr: &Csr<T>) -> Vec<u32> {
-    let mut rows = Vec::with_capacity(csr.nnz());
-    for i in 0..csr.nrows {
-        rows.extend(std::iter::repeat(i as u32).take(csr.row_len(i)));
-    }
-    rows
 }
 
 fn function<T: CudaScalar>(be: &CudaBackend, base: &str, block: u32) -> Result<CudaFunction> {
@@ -321,30 +337,14 @@ fn own_kernel<T: CudaScalar>(
             val: upload(s, &csr.values)?,
         },
         (Variant::CsrMerge, _) => merge_kernel(be, csr, block)?,
-        (Variant::Coo, _) => Kernel::Coo {
-            f: function::<T>(be, "coo", block)?,
-            grid: launch::coo_grid(csr.nnz(), block)?,
-            nnz: csr.nnz() as u32,
-            zero_y: true,
-            rows: upload(s, &coo_arrays(csr))?,
-            cols: upload(s, &csr.col_idx)?,
-            val: upload(s, &csr.values)?,
-        },
+        (Variant::Coo, Some(AnyFormat::Coo(m))) => coo_kernel(be, m, block, true)?,
         (Variant::Ell, Some(AnyFormat::Ell(m))) => ell_kernel(be, m, block)?,
         (Variant::Hyb, Some(AnyFormat::Hyb(m))) => {
             let ell = Box::new(ell_kernel(be, &m.ell, block)?);
             let coo = if m.coo.values.is_empty() {
                 None
             } else {
-                Some(Box::new(Kernel::Coo {
-                    f: function::<T>(be, "coo", block)?,
-                    grid: launch::coo_grid(m.coo.values.len(), block)?,
-                    nnz: m.coo.values.len() as u32,
-                    zero_y: false,
-                    rows: upload(s, &m.coo.rows)?,
-                    cols: upload(s, &m.coo.cols)?,
-                    val: upload(s, &m.coo.values)?,
-                }))
+                Some(Box::new(coo_kernel(be, &m.coo, block, false)?))
             };
             Kernel::Hyb { ell, coo }
         }
@@ -415,6 +415,28 @@ fn ell_kernel<T: CudaScalar>(
     })
 }
 
+/// COO kernel; `zero_y` = zero y before adding (false for HYB's COO part).
+fn coo_kernel<T: CudaScalar>(
+    be: &CudaBackend,
+    m: &crate::formats::Coo<T>,
+    block: u32,
+    zero_y: bool,
+) -> Result<Kernel<T>> {
+    let s = &be.stream;
+    let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
+    let chunks = launch::coo_chunks(m.values.len(), resident_warps);
+    Ok(Kernel::Coo {
+        f: function::<T>(be, "coo", block)?,
+        grid: launch::coo_grid(m.values.len(), chunks, block)?,
+        chunks,
+        nnz: m.values.len() as u32,
+        zero_y,
+        rows: upload(s, &m.rows)?,
+        cols: upload(s, &m.cols)?,
+        val: upload(s, &m.values)?,
+    })
+}
+
 fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Result<Kernel<T>> {
     let s = &be.stream;
     let tiling = launch::merge_tiling(
@@ -424,8 +446,24 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
         MERGE_ITEMS_PER_THREAD,
         T::BYTES as u32,
     )?;
-    let f = function::<T>(be, "csr_merge", block)?;
-    let fixup = function::<T>(be, "merge_fixup", block)?;
+    let resident = launch::resident_blocks(
+        be.info.sm_count,
+        be.info.max_threads_per_sm,
+        be.info.max_blocks_per_sm,
+        be.info.shared_mem_per_sm,
+        block,
+        tiling.shared_bytes,
+    );
+    let max_row = (0..csr.nrows).map(|i| csr.row_len(i)).max().unwrap_or(0);
+    let (f, fixup) =
+        if launch::merge_single_pass(tiling.ntiles, resident, max_row, tiling.tile_items) {
+            (function::<T>(be, "csr_merge", block)?, None)
+        } else {
+            (
+                function::<T>(be, "csr_merge_tp", block)?,
+                Some(function::<T>(be, "merge_fixup", block)?),
+            )
+        };
     if tiling.shared_bytes > launch::DEFAULT_SHARED_LIMIT {
         if tiling.shared_bytes as u64 > be.info.shared_mem_per_block_optin {
             return Err(Error::Unsupported(format!(
@@ -443,9 +481,15 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
     let mut tile_row = s
         .alloc_zeros::<u32>(tiling.ntiles as usize + 1)
         .map_err(cuda("allocating the merge partition"))?;
+    let flags = s
+        .alloc_zeros::<u32>(tiling.ntiles.max(1) as usize)
+        .map_err(cuda("allocating merge flags"))?;
     let carry_row = s
         .alloc_zeros::<u32>(tiling.ntiles.max(1) as usize)
         .map_err(cuda("allocating merge carries"))?;
+    let error = s
+        .alloc_zeros::<u32>(1)
+        .map_err(cuda("allocating the merge error word"))?;
     let carry_val = s
         .alloc_zeros::<T>(tiling.ntiles.max(1) as usize)
         .map_err(cuda("allocating merge carries"))?;
@@ -474,8 +518,11 @@ fn merge_kernel<T: CudaScalar>(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Re
         col: upload(s, &csr.col_idx)?,
         val: upload(s, &csr.values)?,
         tile_row,
-        carry_row,
         carry_val,
+        carry_row,
+        flags,
+        epoch: 0,
+        error,
     })
 }
 
@@ -498,11 +545,18 @@ fn vendor_kernel<T: CudaScalar>(
             upload(s, &csr.values)?,
             0u8,
         ),
-        VendorAlg::CooAlg1 | VendorAlg::CooAlg2 => (
-            vec![upload(s, &coo_arrays(csr))?, upload(s, &csr.col_idx)?],
-            upload(s, &csr.values)?,
-            1u8,
-        ),
+        VendorAlg::CooAlg1 | VendorAlg::CooAlg2 => match format {
+            Some(AnyFormat::Coo(m)) => (
+                vec![upload(s, &m.rows)?, upload(s, &m.cols)?],
+                upload(s, &m.values)?,
+                1u8,
+            ),
+            _ => {
+                return Err(Error::Invalid(
+                    "internal: cusparse-coo needs the COO format".into(),
+                ))
+            }
+        },
         VendorAlg::SellAlg1 => match format {
             Some(AnyFormat::Sell(m)) => (
                 vec![upload(s, &m.slice_ptr)?, upload(s, &m.col_idx)?],
@@ -614,12 +668,19 @@ fn launch_kernel<T: CudaScalar>(
             col,
             val,
             tile_row,
-            carry_row,
             carry_val,
+            carry_row,
+            flags,
+            epoch,
+            error,
         } => {
             if tiling.ntiles == 0 {
                 return Ok(());
             }
+            *epoch = match epoch.wrapping_add(1) {
+                0 => 1,
+                e => e,
+            };
             unsafe {
                 s.launch_builder(f)
                     .arg(&nrows32)
@@ -630,26 +691,35 @@ fn launch_kernel<T: CudaScalar>(
                     .arg(x)
                     .arg(&mut *y)
                     .arg(&*tile_row)
-                    .arg(&mut *carry_row)
                     .arg(&mut *carry_val)
+                    .arg(&mut *carry_row)
+                    .arg(&mut *flags)
+                    .arg(&*epoch)
+                    .arg(&mut *error)
                     .launch(cfg1(tiling.ntiles, block, tiling.shared_bytes))
             }
-            .map_err(cuda("launching csr_merge"))?;
-            let grid = launch::blocks_for(tiling.ntiles as u64, block)?;
-            unsafe {
-                s.launch_builder(fixup)
-                    .arg(&nrows32)
-                    .arg(&tiling.ntiles)
-                    .arg(&*carry_row)
-                    .arg(&*carry_val)
-                    .arg(y)
-                    .launch(cfg1(grid, block, 0))
+            .map_err(cuda("launching csr-merge"))?;
+            match fixup {
+                None => Ok(()),
+                Some(fix) => {
+                    let grid = launch::blocks_for(tiling.ntiles as u64, block)?;
+                    unsafe {
+                        s.launch_builder(fix)
+                            .arg(&nrows32)
+                            .arg(&tiling.ntiles)
+                            .arg(&*carry_row)
+                            .arg(&*carry_val)
+                            .arg(y)
+                            .launch(cfg1(grid, block, 0))
+                    }
+                    .map(|_| ())
+                }
             }
-            .map(|_| ())
         }
         Kernel::Coo {
             f,
             grid,
+            chunks,
             nnz,
             zero_y,
             rows,
@@ -664,11 +734,10 @@ fn launch_kernel<T: CudaScalar>(
             if *grid == 0 {
                 return Ok(());
             }
-            let chunks = launch::COO_CHUNKS;
             unsafe {
                 s.launch_builder(f)
                     .arg(&*nnz)
-                    .arg(&chunks)
+                    .arg(&*chunks)
                     .arg(&*rows)
                     .arg(&*cols)
                     .arg(&*val)
@@ -845,7 +914,8 @@ impl<T: CudaScalar> PreparedSpmv<T> for CudaPrepared<'_, T> {
         self.be
             .stream
             .synchronize()
-            .map_err(cuda(format!("running {}", self.cfg.variant)))
+            .map_err(cuda(format!("running {}", self.cfg.variant)))?;
+        self.check_kernel_error()
     }
 
     fn y(&mut self) -> Result<Vec<T>> {
@@ -868,6 +938,8 @@ impl<T: CudaScalar> PreparedSpmv<T> for CudaPrepared<'_, T> {
         };
         let ctx = be.ctx.clone();
         let stream = be.stream.clone();
-        time_runs(&ctx, &stream, protocol, flush, &mut || self.launch())
+        let t = time_runs(&ctx, &stream, protocol, flush, &mut || self.launch())?;
+        self.check_kernel_error()?;
+        Ok(t)
     }
 }

@@ -46,15 +46,17 @@ pub const CSR: KernelFile = KernelFile {
     ],
 };
 
-/// Merge-path CSR: partition, tile kernel, carry fix-up.
+/// Merge-path CSR: partition, single-pass and two-pass tile kernels, carry fix-up.
 pub const CSR_MERGE: KernelFile = KernelFile {
     name: "csr_merge",
     source: include_str!("../../../kernels/csr_merge.cu"),
     entry_points: &[
         "merge_partition",
         "csr_merge_f32",
-        "merge_fixup_f32",
         "csr_merge_f64",
+        "csr_merge_tp_f32",
+        "csr_merge_tp_f64",
+        "merge_fixup_f32",
         "merge_fixup_f64",
     ],
 };
@@ -106,7 +108,7 @@ pub const ALL: [KernelFile; 8] = [CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR]
 
 /// Items (path steps) per thread of the merge-path kernel; must match the `SC_MERGE(…)`
 /// instantiations in `kernels/csr_merge.cu` (a test checks it).
-pub const MERGE_ITEMS_PER_THREAD: u32 = 7;
+pub const MERGE_ITEMS_PER_THREAD: u32 = 6;
 
 /// The kernel file that defines `entry`, if any.
 pub fn file_of(entry: &str) -> Option<&'static KernelFile> {
@@ -125,14 +127,17 @@ mod tests {
             if t.starts_with("SC_") && !t.starts_with("SC_PAD") {
                 if let Some(open) = t.find('(') {
                     let args: Vec<&str> = t[open + 1..].split([',', ')']).collect();
-                    let n_names = if t.starts_with("SC_MERGE(") { 2 } else { 1 };
-                    out.extend(args.iter().take(n_names).map(|s| s.trim().to_string()));
+                    out.extend(args.first().map(|s| s.trim().to_string()));
                 }
             }
             if let Some(rest) = t.strip_prefix("extern \"C\" __global__ void ") {
                 if let Some(name) = rest.split('(').next() {
-                    if !name.contains("__launch_bounds__") && !name.trim().is_empty() {
-                        out.push(name.trim().to_string());
+                    let name = name.trim();
+                    if !name.is_empty()
+                        && !name.contains("__launch_bounds__")
+                        && !name.starts_with("SC_BOUNDS")
+                    {
+                        out.push(name.to_string());
                     }
                 }
             }
@@ -184,7 +189,7 @@ mod tests {
         all.dedup();
         assert_eq!(all.len(), n, "an entry point is defined twice");
         assert_eq!(file_of("csr_t8_f64").unwrap().name, "csr");
-        assert_eq!(file_of("merge_fixup_f32").unwrap().name, "csr_merge");
+        assert_eq!(file_of("merge_partition").unwrap().name, "csr_merge");
         assert!(file_of("nonexistent").is_none());
     }
 
@@ -192,9 +197,10 @@ mod tests {
     fn merge_items_per_thread_matches_source() {
         for t in ["f32", "f64"] {
             let ty = if t == "f32" { "float" } else { "double" };
-            let line =
-                format!("SC_MERGE(csr_merge_{t}, merge_fixup_{t}, {ty}, {MERGE_ITEMS_PER_THREAD})");
-            assert!(CSR_MERGE.source.contains(&line), "missing `{line}`");
+            for (mac, name) in [("SC_MERGE", "csr_merge"), ("SC_MERGE_TP", "csr_merge_tp")] {
+                let line = format!("{mac}({name}_{t}, {ty}, {MERGE_ITEMS_PER_THREAD})");
+                assert!(CSR_MERGE.source.contains(&line), "missing `{line}`");
+            }
         }
     }
 }

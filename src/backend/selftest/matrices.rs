@@ -182,10 +182,23 @@ pub fn test_matrices(seed: u64, scale: usize) -> Vec<TestMatrix> {
     push("1x1", from_positions(&mut rng, 1, 1, &[(0, 0)]));
 
     if scale >= 8 {
-        // Large enough for many blocks and merge-path tiles: ~2 M entries.
+        // Large enough for many waves of blocks and merge-path tiles: ~2 M entries.
         let n = 200_000;
         let lens: Vec<usize> = (0..n).map(|_| rng.random_range(0..=20)).collect();
         push("random-large", from_lengths(&mut rng, n, &lens));
+        // Many waves with rows longer than a merge-path tile: every 1000th row has 8 000
+        // entries (~2.6 M entries in all).
+        let n = 200_000;
+        let lens: Vec<usize> = (0..n)
+            .map(|i| {
+                if i % 1000 == 999 {
+                    8_000
+                } else {
+                    rng.random_range(0..=10)
+                }
+            })
+            .collect();
+        push("long-rows-large", from_lengths(&mut rng, n, &lens));
     }
     out
 }

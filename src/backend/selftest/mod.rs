@@ -36,7 +36,13 @@ pub struct SelftestConfig {
     pub block_sizes: Vec<u32>,
     /// Seed of the random x vectors.
     pub seed: u64,
+    /// Formats larger than this are refused (skipped), which bounds the time of padded formats
+    /// (ELL of a matrix with a few long rows) on a machine with much memory.
+    pub max_format_bytes: u64,
 }
+
+/// Default of [`SelftestConfig::max_format_bytes`]: 512 MiB.
+pub const MAX_FORMAT_BYTES: u64 = 512 << 20;
 
 impl SelftestConfig {
     /// Every variant (ours and the vendor's) with the given block sizes.
@@ -48,6 +54,7 @@ impl SelftestConfig {
                 .collect(),
             block_sizes,
             seed,
+            max_format_bytes: MAX_FORMAT_BYTES,
         }
     }
 }
@@ -207,6 +214,7 @@ pub fn run<T: Scalar>(
                     if block > 0 {
                         kc.block_size = block;
                     }
+                    kc.params.max_bytes = kc.params.max_bytes.min(cfg.max_format_bytes);
                     // A panic (a bug in a conversion or a kernel wrapper) is a failure of that
                     // case, not the end of the self-test.
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

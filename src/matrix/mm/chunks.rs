@@ -78,9 +78,9 @@ pub trait ChunkSummary {
 /// entry count that differs from `declared`. Returns the line number each chunk starts at.
 ///
 /// When a chunk's error comes after more than `declared` entries, the surplus entry is reported
-/// instead (it comes first in the file). Structural errors found by the first pass (indices,
-/// entry count) are therefore reported before value errors found by the second pass, even when a
-/// value error sits on an earlier line.
+/// instead (it comes first in the file). Errors found by the first pass (row indices, columns of
+/// symmetric files, the entry count) are therefore reported before those found by the second
+/// pass (values, columns of general files), even when the latter sit on an earlier line.
 pub fn resolve<S: ChunkSummary>(
     name: &str,
     s: &[u8],

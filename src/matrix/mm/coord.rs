@@ -4,17 +4,20 @@
 //! about [`BLOCK_ENTRIES`] entries: a block's part of the CSR arrays then fits in a core's L2
 //! cache.
 //!
-//! 1. **Count.** Each chunk of lines parses and checks the row and column indices of its lines
-//!    and counts its entries per row block (symmetric files count the mirrored entry too).
+//! 1. **Count.** Each chunk of lines parses and checks the row index of its lines (and, in
+//!    symmetric files, the column, to count the mirrored entry too) and counts its entries per
+//!    row block.
 //!    Nothing is allocated from the declared entry count: the exact number of stored entries is
 //!    known only after this pass, so a size line that lies cannot make the reader allocate.
 //! 2. **Scatter.** The counts give every (block, chunk) pair its own slice of the final CSR
 //!    arrays — block by block, chunk by chunk within a block. Each chunk parses its lines again,
-//!    values included, and appends every entry to the slice of its block: column, value and
+//!    columns (checked here for general files) and values included, and appends every entry to
+//!    the slice of its block: column, value and
 //!    row-within-block. Appends go to one sequential stream per block, which caches handle well;
 //!    a direct scatter to each entry's row costs cache and TLB misses per entry on files sorted
 //!    by column (as SuiteSparse files are): on the benchmark file (`docs/PERFORMANCE.md`) the
-//!    whole read took 1.3× the CPU time with a batched direct scatter, 4× with a plain one.
+//!    whole read took about 1.5× the CPU time with a batched direct scatter, 6× with a plain
+//!    one.
 //! 3. **Group.** Each block, in parallel, counts its entries per row (giving the row pointers)
 //!    and, unless they are already in row order, moves them to their rows with a stable
 //!    counting sort, in cache.
@@ -78,65 +81,99 @@ pub fn parse<T: Scalar>(
     let mut col_idx: Vec<u32> = alloc_zeroed(name, nnz, "column indices")?;
     let mut values: Vec<T> = alloc_zeroed(name, nnz, "values")?;
     let mut local_row: Vec<u32> = alloc_zeroed(name, nnz, "row numbers")?;
-    {
-        let mut parts: Vec<Vec<Part<T>>> = (0..ranges.len())
-            .map(|_| Vec::with_capacity(blocks.count))
-            .collect();
-        let (mut ci, mut cv, mut lr) = (&mut col_idx[..], &mut values[..], &mut local_row[..]);
-        for b in 0..blocks.count {
-            for (c, sc) in scans.iter().enumerate() {
-                let k = sc.per_block[b];
-                let (a, rest_ci) = std::mem::take(&mut ci).split_at_mut(k);
-                let (v, rest_cv) = std::mem::take(&mut cv).split_at_mut(k);
-                let (r, rest_lr) = std::mem::take(&mut lr).split_at_mut(k);
-                (ci, cv, lr) = (rest_ci, rest_cv, rest_lr);
-                parts[c].push(Part {
-                    cols: a,
-                    vals: v,
-                    rows: r,
-                    n: 0,
-                });
-            }
-        }
-        let results: Vec<Result<()>> = ranges
-            .par_iter()
-            .zip(parts.into_par_iter())
-            .zip(line0.par_iter())
-            .map(|((r, mut parts), &l0)| {
-                scatter_chunk(name, s, r.clone(), h, l0, &blocks, &mut parts)
-            })
-            .collect();
-        results.into_iter().collect::<Result<()>>()?;
-    }
+    let parts = carve_parts(
+        &scans,
+        blocks.count,
+        &mut col_idx,
+        &mut values,
+        &mut local_row,
+    );
+    let results: Vec<Result<()>> = ranges
+        .par_iter()
+        .zip(parts.into_par_iter())
+        .zip(line0.par_iter())
+        .map(|((r, mut parts), &l0)| scatter_chunk(name, s, r.clone(), h, l0, &blocks, &mut parts))
+        .collect();
+    results.into_iter().collect::<Result<()>>()?;
     drop(scans);
 
     // Group each block's entries by row.
     let mut row_ptr: Vec<usize> = alloc_zeroed(name, h.nrows + 1, "row pointers")?;
-    {
-        let mut jobs = Vec::with_capacity(blocks.count);
-        let (mut ci, mut cv, mut lr) = (&mut col_idx[..], &mut values[..], &local_row[..]);
-        let mut rp = &mut row_ptr[..h.nrows];
-        let mut base = 0usize;
-        for (b, &len) in block_len.iter().enumerate() {
-            let rows = blocks.rows(b, h.nrows);
-            let (a, rest_ci) = std::mem::take(&mut ci).split_at_mut(len);
-            let (v, rest_cv) = std::mem::take(&mut cv).split_at_mut(len);
-            let (r, rest_lr) = lr.split_at(len);
-            let (p, rest_rp) = std::mem::take(&mut rp).split_at_mut(rows.len());
-            (ci, cv, lr, rp) = (rest_ci, rest_cv, rest_lr, rest_rp);
-            jobs.push((base, p, a, v, r));
-            base += len;
-        }
-        jobs.into_par_iter().for_each_init(
-            || (Vec::new(), Vec::new()),
-            |(tc, tv), (base, rp, ci, cv, lr)| group_block(base, rp, ci, cv, lr, tc, tv),
-        );
-    }
-    row_ptr[h.nrows] = nnz;
+    group_rows(
+        &blocks,
+        &block_len,
+        &mut row_ptr,
+        &mut col_idx,
+        &mut values,
+        &local_row,
+    );
     drop(local_row);
     Ok(Csr::from_unsorted_rows(
         h.nrows, h.ncols, row_ptr, col_idx, values,
     ))
+}
+
+/// Cut the CSR arrays into one slice per (block, chunk), block by block and chunk by chunk
+/// within a block; returns each chunk's slices, indexed by block.
+fn carve_parts<'a, T>(
+    scans: &[Count],
+    nblocks: usize,
+    col_idx: &'a mut [u32],
+    values: &'a mut [T],
+    local_row: &'a mut [u32],
+) -> Vec<Vec<Part<'a, T>>> {
+    let mut parts: Vec<Vec<Part<T>>> = (0..scans.len())
+        .map(|_| Vec::with_capacity(nblocks))
+        .collect();
+    let (mut ci, mut cv, mut lr) = (col_idx, values, local_row);
+    for b in 0..nblocks {
+        for (c, sc) in scans.iter().enumerate() {
+            let k = sc.per_block[b];
+            let (a, rest_ci) = std::mem::take(&mut ci).split_at_mut(k);
+            let (v, rest_cv) = std::mem::take(&mut cv).split_at_mut(k);
+            let (r, rest_lr) = std::mem::take(&mut lr).split_at_mut(k);
+            (ci, cv, lr) = (rest_ci, rest_cv, rest_lr);
+            parts[c].push(Part {
+                cols: a,
+                vals: v,
+                rows: r,
+                n: 0,
+            });
+        }
+    }
+    parts
+}
+
+/// Step 3: fill `row_ptr` (all but its last element) and put every block's entries in row
+/// order, blocks in parallel.
+fn group_rows<T: Scalar>(
+    blocks: &RowBlocks,
+    block_len: &[usize],
+    row_ptr: &mut [usize],
+    col_idx: &mut [u32],
+    values: &mut [T],
+    local_row: &[u32],
+) {
+    let nrows = row_ptr.len() - 1;
+    let mut jobs = Vec::with_capacity(blocks.count);
+    let (mut ci, mut cv, mut lr) = (col_idx, values, local_row);
+    let mut rp = &mut row_ptr[..nrows];
+    let mut base = 0usize;
+    for (b, &len) in block_len.iter().enumerate() {
+        let rows = blocks.rows(b, nrows);
+        let (a, rest_ci) = std::mem::take(&mut ci).split_at_mut(len);
+        let (v, rest_cv) = std::mem::take(&mut cv).split_at_mut(len);
+        let (r, rest_lr) = lr.split_at(len);
+        let (p, rest_rp) = std::mem::take(&mut rp).split_at_mut(rows.len());
+        (ci, cv, lr, rp) = (rest_ci, rest_cv, rest_lr, rest_rp);
+        jobs.push((base, p, a, v, r));
+        base += len;
+    }
+    jobs.into_par_iter().for_each_init(
+        || (Vec::new(), Vec::new()),
+        |(tc, tv), (base, rp, ci, cv, lr)| group_block(base, rp, ci, cv, lr, tc, tv),
+    );
+    row_ptr[nrows] = base;
 }
 
 /// Consecutive rows grouped by `row >> shift`.

@@ -33,14 +33,32 @@
 //!
 //! The data lines are cut into chunks at line boundaries and parsed in parallel (rayon); plain
 //! files are memory-mapped, gzip files decompressed into memory first. Coordinate files are
-//! turned into CSR by two passes that count and then scatter entries to their final places
-//! (see `coord.rs`), with no intermediate triplet arrays. Measured throughput and memory are
-//! in `docs/PERFORMANCE.md`.
+//! turned into CSR by a counting pass and a second pass that appends entries to their row
+//! block's part of the CSR arrays, followed by an in-cache grouping of each block by row (see
+//! `coord.rs`); there are no intermediate triplet arrays. Measured throughput and memory are in
+//! `docs/PERFORMANCE.md`.
 //!
 //! # Writing
 //!
 //! [`write_csr`] writes `coordinate real general` and [`write_vector`] an `n × 1`
 //! `array real general` file, atomically, with values in their shortest round-trip form.
+//!
+//! # Example
+//!
+//! ```
+//! use sparsecast::matrix::mm;
+//!
+//! let text = "%%MatrixMarket matrix coordinate real symmetric\n% a comment\n2 2 2\n1 1 4\n2 1 -1\n";
+//! let (a, info) = mm::read_bytes::<f64>("example.mtx", text.as_bytes())?;
+//! assert_eq!(info.declared_entries, 2);
+//! assert_eq!(a.nnz(), 3); // the mirror of (2, 1) is stored too
+//! assert_eq!(a.row(0), (&[0u32, 1][..], &[4.0, -1.0][..]));
+//!
+//! let err = mm::read_bytes::<f64>("bad.mtx", b"%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n")
+//!     .unwrap_err();
+//! assert_eq!(err.to_string(), "bad.mtx:3: row index 3 is out of range: expected 1..=2 (indices are 1-based)");
+//! # Ok::<(), sparsecast::Error>(())
+//! ```
 
 mod array;
 mod chunks;
@@ -102,7 +120,8 @@ pub struct MmInfo {
     pub nrows: usize,
     /// Columns.
     pub ncols: usize,
-    /// Entries declared on the size line (before symmetric expansion).
+    /// Entries declared on the size line (before symmetric expansion); for an array file,
+    /// the number of values its size line and symmetry imply.
     pub declared_entries: u64,
     /// Whether the file was gzip-compressed.
     pub gzip: bool,

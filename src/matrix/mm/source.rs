@@ -57,18 +57,28 @@ pub fn is_gzip(b: &[u8]) -> bool {
 
 /// Decompress gzip content (all members, as `gzip -d` does).
 ///
-/// The output grows as data arrives (`read_to_end` reserves fallibly, so running out of memory
-/// is an error, not an abort); the initial capacity comes from the size recorded in the gzip
-/// trailer, trusted only up to 1032 × the compressed size, deflate's maximum ratio.
+/// The output grows as data arrives (`read_to_end` reserves fallibly, so a failed allocation is
+/// an error, not an abort) and is capped at the memory the system reports available (Linux
+/// `MemAvailable`), so that a gzip bomb is refused instead of pushing the machine into swap or
+/// the OOM killer. The initial capacity comes from the size recorded in the gzip trailer,
+/// trusted only up to 1032 × the compressed size (deflate's maximum ratio) and the cap.
 pub fn gunzip(name: &str, b: &[u8]) -> Result<Vec<u8>> {
+    gunzip_capped(name, b, available_memory().unwrap_or(u64::MAX))
+}
+
+/// [`gunzip`] with an explicit cap on the decompressed size.
+fn gunzip_capped(name: &str, b: &[u8], cap: u64) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     if b.len() >= 18 {
         let isize_field = u32::from_le_bytes(b[b.len() - 4..].try_into().unwrap_or([0; 4]));
-        let hint = (isize_field as usize).min(b.len().saturating_mul(1032));
-        let _ = out.try_reserve_exact(hint);
+        let hint = (isize_field as u64).min(b.len() as u64 * 1032).min(cap);
+        let _ = out.try_reserve_exact(hint as usize);
     }
-    let mut dec = flate2::read::MultiGzDecoder::new(b);
+    let mut dec = flate2::read::MultiGzDecoder::new(b).take(cap.saturating_add(1));
     match dec.read_to_end(&mut out) {
+        Ok(_) if out.len() as u64 > cap => Err(Error::Invalid(format!(
+            "{name}: the decompressed content exceeds the {cap} bytes of memory available"
+        ))),
         Ok(_) => Ok(out),
         Err(e) if e.kind() == std::io::ErrorKind::OutOfMemory => Err(Error::Invalid(format!(
             "{name}: the decompressed content does not fit in memory ({} bytes so far)",
@@ -86,5 +96,33 @@ pub fn gunzip(name: &str, b: &[u8]) -> Result<Vec<u8>> {
                 ),
             ))
         }
+    }
+}
+
+/// Memory the system reports available (`MemAvailable` in `/proc/meminfo`), if it does.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn decompression_stops_at_the_cap() {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(&vec![b'0'; 1 << 20]).unwrap();
+        let gz = e.finish().unwrap();
+        assert!(gz.len() < 5000);
+        match gunzip_capped("bomb.gz", &gz, 1000) {
+            Err(Error::Invalid(m)) => assert!(m.contains("exceeds the 1000 bytes"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(gunzip_capped("ok.gz", &gz, 1 << 20).unwrap().len(), 1 << 20);
+        assert!(available_memory().is_some_and(|m| m > 0) || !cfg!(target_os = "linux"));
     }
 }
