@@ -9,6 +9,10 @@
 //! * [`formats`] — one module per storage format (layout, conversion from CSR, footprint, CPU kernel);
 //! * [`features`] — one-pass matrix features used by every performance model;
 //! * [`backend`] — the [`backend::Backend`] trait with CPU and CUDA implementations, and timing;
+//! * [`instrument`] — the instrumenting phase: strip sizes, benchmark suites, timing;
+//! * [`model`] — performance models behind one [`model::Model`] trait (the papers' analytical model
+//!   first) and their accuracy;
+//! * [`profile`] — device profiles: measurements and fitted models as JSON;
 //! * [`evaluate`] — the evaluation harness: corpus runs, results.jsonl, report and plots;
 //! * [`cli`] — the `sparsecast` command-line program, one file per subcommand.
 

@@ -12,7 +12,7 @@
 //! Measured profiles are committed under `profiles/`; [`embedded`] is the one built into the
 //! binary and used when no profile is given.
 
-use crate::backend::TimingProtocol;
+use crate::backend::{TimingProtocol, Variant};
 use crate::instrument::{DeviceLimits, Measurement, SuiteConfig};
 use crate::model::AnalyticalModel;
 use crate::{Error, Precision, Result};
@@ -246,13 +246,30 @@ impl Profile {
                     m.rows, m.cols, m.pnz, m.strips
                 ));
             }
+            // Strips follow from rows (CSR, ELL) or non-zeros (COO) and the strip size.
+            let s = crate::instrument::strip_size(p.limits(), m.kernel)?;
+            let consistent = match m.kernel {
+                Variant::Coo => m.rows.checked_mul(m.pnz) == m.strips.checked_mul(s),
+                _ => m.strips.checked_mul(s) == Some(m.rows),
+            };
+            if !consistent {
+                return bad(format!(
+                    "{} rows × P_NZ {} is not {} strips of {s}",
+                    m.rows, m.pnz, m.strips
+                ));
+            }
         }
         if !p.model.is_valid() {
             return Err(Error::Invalid(
                 "fitted parameters are not finite positive numbers".into(),
             ));
         }
-        let refit = AnalyticalModel::fit(p.precision(), p.limits(), &p.measurements)?;
+        let refit = AnalyticalModel::fit(
+            p.precision(),
+            p.limits(),
+            p.model.statistic,
+            &p.measurements,
+        )?;
         let (a, b) = (
             serde_json::to_value(&refit).map_err(|e| Error::Invalid(e.to_string()))?,
             serde_json::to_value(&p.model).map_err(|e| Error::Invalid(e.to_string()))?,

@@ -4,8 +4,8 @@
 
 use sparsecast::backend::{Timing, Variant};
 use sparsecast::formats::FormatParams;
-use sparsecast::instrument::{plan, strip_size, DeviceLimits, Measurement, SuiteConfig};
-use sparsecast::model::{AnalyticalModel, Model, Shape};
+use sparsecast::instrument::{plan, strip_size, DeviceLimits, Measurement, Statistic, SuiteConfig};
+use sparsecast::model::{AnalyticalModel, Shape};
 use sparsecast::Precision;
 
 const VECTOR: Variant = Variant::Csr {
@@ -93,7 +93,7 @@ fn setup() -> (DeviceLimits, Truth, AnalyticalModel, Vec<Measurement>) {
         threshold: limits.max_threads_per_block as f64,
     };
     let ms = synthetic_suite(&limits, &truth);
-    let m = AnalyticalModel::fit(Precision::F32, &limits, &ms).unwrap();
+    let m = AnalyticalModel::fit(Precision::F32, &limits, Statistic::WarmMean, &ms).unwrap();
     (limits, truth, m, ms)
 }
 
@@ -124,15 +124,16 @@ fn benchmark_configurations_predict_their_measured_time() {
     let (_, _, m, ms) = setup();
     let p = FormatParams::default();
     for q in &ms {
-        let shape = Shape::from_row_lengths(q.cols, std::iter::repeat(q.pnz).take(q.rows as usize));
-        let got = m.predict(&shape, q.kernel, &p).unwrap();
+        let lens = vec![q.pnz as usize; q.rows as usize];
+        let shape = Shape::from_row_lengths(q.cols, &lens, None);
+        let got = m.predict_shape(&shape, q.kernel, &p).unwrap();
         assert!(
-            rel(got, q.time()) < 1e-9,
+            rel(got, q.warm_mean) < 1e-9,
             "{} R={} P_NZ={}: predicted {got}, measured {}",
             q.kernel,
             q.rows,
             q.pnz,
-            q.time()
+            q.warm_mean
         );
     }
 }
@@ -152,25 +153,25 @@ fn arbitrary_matrices_follow_the_generating_formula() {
         (1_000_000, &[(5, 900_000), (12, 99_000), (200, 1_000)]),
     ];
     for &(ncols, hist) in cases {
-        let lens = hist
+        let lens: Vec<usize> = hist
             .iter()
-            .flat_map(|&(l, c)| std::iter::repeat(l).take(c as usize));
-        let shape = Shape::from_row_lengths(ncols, lens);
+            .flat_map(|&(l, c)| std::iter::repeat(l as usize).take(c as usize))
+            .collect();
+        let shape = Shape::from_row_lengths(ncols, &lens, None);
         let y_csr = (shape.nrows as f64 / s_csr).ceil();
         let y_ell = (shape.nrows as f64 / s_ell).ceil();
-        let mode = shape.mode_row_len() as f64;
-        let max = shape.max_row_len() as f64;
+        let mode = shape.mode_row_len as f64;
+        let max = shape.max_row_len as f64;
 
-        let csr = m.predict(&shape, VECTOR, &p).unwrap();
+        let csr = m.predict_shape(&shape, VECTOR, &p).unwrap();
         assert!(rel(csr, truth.csr(mode, y_csr)) < 1e-9, "csr {csr}");
-        let ell = m.predict(&shape, Variant::Ell, &p).unwrap();
+        let ell = m.predict_shape(&shape, Variant::Ell, &p).unwrap();
         assert!(rel(ell, truth.ell(max, y_ell)) < 1e-9, "ell {ell}");
-        let coo = m.predict(&shape, Variant::Coo, &p).unwrap();
+        let coo = m.predict_shape(&shape, Variant::Coo, &p).unwrap();
         let y_coo = (shape.nnz as f64 / s_coo).ceil();
         assert!(rel(coo, truth.coo(y_coo)) < 1e-9, "coo {coo}");
 
-        let k = shape.hyb_width(&p);
-        let over = shape.entries_beyond(k);
+        let (k, over) = (shape.hyb_width, shape.hyb_coo_nnz);
         let want = if k > 0 {
             truth.ell(k as f64, y_ell)
         } else {
@@ -180,7 +181,7 @@ fn arbitrary_matrices_follow_the_generating_formula() {
         } else {
             0.0
         };
-        let hyb = m.predict(&shape, Variant::Hyb, &p).unwrap();
+        let hyb = m.predict_shape(&shape, Variant::Hyb, &p).unwrap();
         assert!(rel(hyb, want) < 1e-9, "hyb {hyb} want {want} (K = {k})");
     }
 }
@@ -189,17 +190,17 @@ fn arbitrary_matrices_follow_the_generating_formula() {
 fn estimates_never_fall_below_the_fastest_benchmark() {
     let (_, truth, m, ms) = setup();
     let p = FormatParams::default();
-    let fastest = ms.iter().map(|q| q.time()).fold(f64::INFINITY, f64::min);
+    let fastest = ms.iter().map(|q| q.warm_mean).fold(f64::INFINITY, f64::min);
     // One row with one entry: below every benchmark. The CSR truth there is below the fastest
     // benchmark (CSR, one strip, P_NZ 4), so the estimate is the floor; the others stay above.
-    let tiny = Shape::from_row_lengths(1, [1]);
+    let tiny = Shape::from_row_lengths(1, &[1], None);
     assert!(truth.csr(1.0, 1.0) < fastest);
-    assert_eq!(m.predict(&tiny, VECTOR, &p).unwrap(), fastest);
+    assert_eq!(m.predict_shape(&tiny, VECTOR, &p).unwrap(), fastest);
     for (v, want) in [
         (Variant::Ell, truth.ell(1.0, 1.0)),
         (Variant::Coo, truth.coo(1.0)),
     ] {
-        let t = m.predict(&tiny, v, &p).unwrap();
+        let t = m.predict_shape(&tiny, v, &p).unwrap();
         assert!(want > fastest && rel(t, want) < 1e-9, "{v}: {t} vs {want}");
     }
 }
@@ -208,15 +209,19 @@ fn estimates_never_fall_below_the_fastest_benchmark() {
 fn formats_beyond_device_memory_are_refused() {
     let (_, _, m, _) = setup();
     // One 100,000-entry row among 1M short rows: ELL would need 1M × 100,000 × 8 B.
-    let lens = std::iter::once(100_000).chain(std::iter::repeat(4).take(1_000_000));
-    let shape = Shape::from_row_lengths(1_000_000, lens);
+    let lens: Vec<usize> = std::iter::once(100_000)
+        .chain(std::iter::repeat(4).take(1_000_000))
+        .collect();
+    let shape = Shape::from_row_lengths(1_000_000, &lens, None);
     let e = m
-        .predict(&shape, Variant::Ell, &FormatParams::default())
+        .predict_shape(&shape, Variant::Ell, &FormatParams::default())
         .unwrap_err();
     assert!(e.to_string().contains("bytes"), "{e}");
-    assert!(m.predict(&shape, VECTOR, &FormatParams::default()).is_ok());
     assert!(m
-        .predict(&shape, Variant::Jad, &FormatParams::default())
+        .predict_shape(&shape, VECTOR, &FormatParams::default())
+        .is_ok());
+    assert!(m
+        .predict_shape(&shape, Variant::Jad, &FormatParams::default())
         .is_err());
 }
 
@@ -229,7 +234,8 @@ fn missing_relationships_are_reported() {
         .filter(|q| q.kernel != Variant::Ell)
         .cloned()
         .collect();
-    let e = AnalyticalModel::fit(Precision::F32, &limits, &no_ell).unwrap_err();
+    let e =
+        AnalyticalModel::fit(Precision::F32, &limits, Statistic::WarmMean, &no_ell).unwrap_err();
     assert!(e.to_string().contains("ell"), "{e}");
     // CSR measured at a single P_NZ: Relationship-1 is impossible.
     let one_pnz: Vec<Measurement> = ms
@@ -237,6 +243,50 @@ fn missing_relationships_are_reported() {
         .filter(|q| q.kernel != VECTOR || q.pnz == 16)
         .cloned()
         .collect();
-    let e = AnalyticalModel::fit(Precision::F32, &limits, &one_pnz).unwrap_err();
+    let e =
+        AnalyticalModel::fit(Precision::F32, &limits, Statistic::WarmMean, &one_pnz).unwrap_err();
     assert!(e.to_string().contains("Relationship-1"), "{e}");
+}
+
+#[test]
+fn the_median_statistic_ignores_preemption_spikes() {
+    let (limits, truth, _, ms) = setup();
+    // Same true times, but one run in five is preempted for 50× as long.
+    let spiky: Vec<Measurement> = ms
+        .iter()
+        .map(|q| {
+            let t = q.warm_mean;
+            let timing = Timing {
+                samples: vec![10.0 * t, t, t, 50.0 * t, t, t],
+                warmup: 1,
+            };
+            Measurement {
+                warm_mean: timing.warm_mean(),
+                median: timing.median(),
+                samples: timing.samples,
+                ..q.clone()
+            }
+        })
+        .collect();
+    let by_median =
+        AnalyticalModel::fit(Precision::F32, &limits, Statistic::Median, &spiky).unwrap();
+    let by_mean =
+        AnalyticalModel::fit(Precision::F32, &limits, Statistic::WarmMean, &spiky).unwrap();
+    let shape = Shape::constant(100_000, 1 << 20, 20);
+    let s_ell = strip_size(&limits, Variant::Ell).unwrap() as f64;
+    let want = truth.ell(20.0, (100_000.0 / s_ell).ceil());
+    let p = FormatParams::default();
+    assert!(
+        rel(
+            by_median.predict_shape(&shape, Variant::Ell, &p).unwrap(),
+            want
+        ) < 1e-9
+    );
+    // The mean carries the spike: every time is (1 + 1 + 50 + 1 + 1) / 5 = 10.8× the truth.
+    assert!(
+        rel(
+            by_mean.predict_shape(&shape, Variant::Ell, &p).unwrap(),
+            10.8 * want
+        ) < 1e-9
+    );
 }

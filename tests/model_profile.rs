@@ -2,7 +2,7 @@
 //! with an error that says what is wrong.
 
 use sparsecast::backend::{Timing, TimingProtocol};
-use sparsecast::instrument::{plan, DeviceLimits, Measurement, SuiteConfig};
+use sparsecast::instrument::{plan, DeviceLimits, Measurement, Statistic, SuiteConfig};
 use sparsecast::model::AnalyticalModel;
 use sparsecast::profile::{PrecisionProfile, Profile, SCHEMA_VERSION};
 use sparsecast::Precision;
@@ -45,7 +45,7 @@ fn sample_profile() -> Profile {
             })
             .collect();
         precisions.push(PrecisionProfile {
-            model: AnalyticalModel::fit(precision, &limits, &ms).unwrap(),
+            model: AnalyticalModel::fit(precision, &limits, Statistic::WarmMean, &ms).unwrap(),
             skipped: planned.skipped,
             seconds: 1.5,
             measurements: ms,
@@ -163,6 +163,11 @@ fn other_damage_is_rejected() {
         v["precisions"][1] = first;
     });
     assert!(e.contains("two sections"), "{e}");
+    let e = load_edited(|v| {
+        let r = &mut v["precisions"][0]["measurements"][5]["rows"];
+        *r = (r.as_u64().unwrap() + 1).into();
+    });
+    assert!(e.contains("is not 6 strips of 672"), "{e}");
     let e = load_edited(|v| v["precisions"][0]["measurements"][0]["kernel"] = "csr-t3".into());
     assert!(e.contains("unknown format"), "{e}");
     let text = serde_json::to_string_pretty(&sample_profile()).unwrap();

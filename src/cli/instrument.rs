@@ -7,7 +7,7 @@ use crate::backend::cuda::CudaBackend;
 use crate::backend::{Backend, BackendKind, TimingProtocol};
 use crate::instrument::{
     run_precision, AutoSource, BenchmarkSource, DeviceLimits, DeviceSource, HostSource,
-    MeasureOptions, SuiteConfig,
+    MeasureOptions, Statistic, SuiteConfig,
 };
 use crate::model::accuracy::{benchmark_samples, summarize};
 use crate::profile::{PrecisionProfile, Profile, SCHEMA_VERSION};
@@ -76,6 +76,10 @@ pub struct Args {
     /// on the host, or only on the device.
     #[arg(long, value_enum, default_value = "auto")]
     source: SourceArg,
+    /// Statistic of the timed runs to fit: the papers' warm-up-excluding mean, or the median
+    /// (robust to preemption spikes on a shared machine).
+    #[arg(long, value_enum, default_value = "warm-mean")]
+    statistic: Statistic,
     /// Skip checking each kernel's first result against the f64 reference.
     #[arg(long)]
     no_verify: bool,
@@ -262,8 +266,12 @@ fn run_all<B: Backend<f32> + Backend<f64>>(
     for p in a.precision.list() {
         let l = limits(p);
         let section = match p {
-            Precision::F32 => run_precision::<f32>(be, sources.get(), &l, suite, opts, pb),
-            Precision::F64 => run_precision::<f64>(be, sources.get(), &l, suite, opts, pb),
+            Precision::F32 => {
+                run_precision::<f32>(be, sources.get(), &l, suite, opts, a.statistic, pb)
+            }
+            Precision::F64 => {
+                run_precision::<f64>(be, sources.get(), &l, suite, opts, a.statistic, pb)
+            }
         }
         .with_context(|| format!("instrumenting {p}"))?;
         out.push(section);
@@ -284,13 +292,13 @@ fn print_summary(p: &Profile) -> anyhow::Result<()> {
         "in-sample diff. (median / max)",
     ]);
     for s in &p.precisions {
-        let samples = benchmark_samples(&s.model, &s.measurements)?;
+        let samples = benchmark_samples(&s.model, &s.measurements, s.model.statistic)?;
         for sum in summarize(&samples) {
             let ms: Vec<f64> = s
                 .measurements
                 .iter()
                 .filter(|m| m.kernel == sum.variant)
-                .map(|m| m.time())
+                .map(|m| m.time(s.model.statistic))
                 .collect();
             let lo = ms.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = ms.iter().copied().fold(0.0, f64::max);

@@ -5,14 +5,15 @@ use super::instrument::PrecisionArg;
 use crate::backend::cpu::CpuBackend;
 use crate::backend::cuda::CudaBackend;
 use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol, Variant};
+use crate::features::Features;
 use crate::formats::FormatParams;
-use crate::instrument::synthetic;
+use crate::instrument::{synthetic, Statistic};
 use crate::matrix::generate::GeneratorSpec;
 use crate::model::accuracy::{difference_rate, summarize, Sample};
-use crate::model::{rank, Ranked, Shape};
+use crate::model::{rank, Ranked};
 use crate::profile::Profile;
 use crate::{Csr, Precision, Scalar};
-use anyhow::{bail, Context};
+use anyhow::bail;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -24,7 +25,7 @@ use std::time::Instant;
 ///
 /// Without --profile the profile built into the binary is used (and named). Inputs are Matrix
 /// Market files (plain or gzip) or generator specs (`.json`: one spec or an array, as written by
-/// `sparsecast generate`).
+/// `sparsecast generate`); an input that cannot be read is reported and skipped.
 ///
 /// Examples:
 ///   sparsecast predict matrix.mtx.gz
@@ -104,6 +105,8 @@ struct Report {
     backend: String,
     device: String,
     results: Vec<MatrixResult>,
+    /// Inputs that could not be read: `(input, error)`.
+    skipped: Vec<(String, String)>,
     summary: Vec<crate::model::accuracy::Summary>,
 }
 
@@ -175,8 +178,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         ..FormatParams::default()
     };
     let mut results = Vec::new();
+    let mut skipped = Vec::new();
     for (name, load) in expand_inputs(&a.inputs)? {
-        let a64 = load().with_context(|| format!("reading {name}"))?;
+        let a64 = match load() {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("skipping {name}: {e}");
+                skipped.push((name, e.to_string()));
+                continue;
+            }
+        };
         for &p in &precisions {
             let section = profile.precision(p)?;
             let r = match p {
@@ -228,11 +239,17 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             backend: profile.backend.clone(),
             device: profile.device_name.clone(),
             results,
+            skipped,
             summary,
         };
         println!("{}", serde_json::to_string_pretty(&report)?);
-    } else if a.measure && !summary.is_empty() {
-        print_summary(&summary);
+    } else {
+        if a.measure && !summary.is_empty() {
+            print_summary(&summary);
+        }
+        if !skipped.is_empty() {
+            println!("{} input(s) could not be read and were skipped", skipped.len());
+        }
     }
     Ok(())
 }
@@ -298,9 +315,16 @@ fn one<T: Scalar>(
     protocol: &TimingProtocol,
 ) -> anyhow::Result<MatrixResult> {
     let t = Instant::now();
-    let shape = Shape::from_csr(a);
+    let mut features = Features::compute(a);
     let features_seconds = t.elapsed().as_secs_f64();
-    let ranking = rank(&section.model, &shape, params);
+    if let Some(w) = params.hyb_width {
+        // The features hold HYB's split at Bell & Garland's width; re-split at the one asked for.
+        features.hyb_width = w;
+        features.hyb_coo_nnz = (0..a.nrows).map(|i| a.row_len(i).saturating_sub(w)).sum();
+        features.hyb_coo_share = features.hyb_coo_nnz as f64 / features.nnz.max(1) as f64;
+    }
+    let ranking = rank(&section.model, &features, params);
+    let stat = section.model.statistic;
     let x = synthetic::x_vector::<T>(a.ncols);
     let kernels = ranking
         .rows
@@ -308,7 +332,7 @@ fn one<T: Scalar>(
         .map(|ranked| {
             let (measured, err) = match backend {
                 None => (None, None),
-                Some(be) => match measure(be, a, ranked.variant, params, &x, protocol) {
+                Some(be) => match measure(be, a, ranked.variant, params, &x, protocol, stat) {
                     Ok(t) => (Some(t), None),
                     Err(e) => (None, Some(e.to_string())),
                 },
@@ -336,7 +360,7 @@ fn one<T: Scalar>(
     })
 }
 
-/// Run and time one kernel: the papers' warm-up-excluding mean.
+/// Run and time one kernel; the profile's statistic of the runs.
 fn measure<T: Scalar>(
     be: &dyn Backend<T>,
     a: &Csr<T>,
@@ -344,6 +368,7 @@ fn measure<T: Scalar>(
     params: &FormatParams,
     x: &[T],
     protocol: &TimingProtocol,
+    stat: Statistic,
 ) -> crate::Result<f64> {
     let cfg = KernelConfig {
         params: params.clone(),
@@ -351,7 +376,7 @@ fn measure<T: Scalar>(
     };
     let mut k = be.prepare(a, &cfg)?;
     k.set_x(x)?;
-    Ok(k.time(protocol)?.warm_mean())
+    Ok(stat.of(&k.time(protocol)?))
 }
 
 fn print_result(r: &MatrixResult) {

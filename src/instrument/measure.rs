@@ -1,7 +1,7 @@
 //! Timing the benchmark suite (004 §3.3): every benchmark matrix is prepared on the backend,
 //! given the benchmark input vector, and timed with the backend's [`TimingProtocol`]. The time a
-//! model is fitted to is the papers' warm-up-excluding mean ([`Measurement::time`]); the median
-//! and every run are kept in the profile as evidence.
+//! model is fitted to is, by default, the papers' warm-up-excluding mean ([`Statistic`]); the
+//! median and every run are kept in the profile as evidence.
 
 use super::source::BenchmarkSource;
 use super::{synthetic, BenchmarkPoint};
@@ -33,10 +33,35 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    /// The time models are fitted to: the papers' formula, [`Measurement::warm_mean`].
+    /// The time of this benchmark by `statistic`.
     #[inline]
-    pub fn time(&self) -> f64 {
-        self.warm_mean
+    pub fn time(&self, statistic: Statistic) -> f64 {
+        match statistic {
+            Statistic::WarmMean => self.warm_mean,
+            Statistic::Median => self.median,
+        }
+    }
+}
+
+/// Which statistic of the timed runs the models are fitted to and compared with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Statistic {
+    /// The papers' formula: the mean of the runs after the warm-up (default).
+    #[default]
+    WarmMean,
+    /// The median of the runs after the warm-up: robust to the preemption spikes of a shared
+    /// machine (a deviation from the papers, for noisy hosts such as a loaded CPU).
+    Median,
+}
+
+impl Statistic {
+    /// The statistic of a timing.
+    pub fn of(self, t: &crate::backend::Timing) -> f64 {
+        match self {
+            Statistic::WarmMean => t.warm_mean(),
+            Statistic::Median => t.median(),
+        }
     }
 }
 

@@ -2,12 +2,12 @@
 //! from the device, lay out the benchmark matrices, time them on a backend.
 //!
 //! * [`device`] — [`DeviceLimits`], the device description the phase needs;
-//! * [`strips`] — strip sizes `S` per kernel and strip counts `⌈n / S⌉`;
+//! * [`strips`](mod@strips) — strip sizes `S` per kernel and strip counts `⌈n / S⌉`;
 //! * [`suite`] — which benchmark matrices to measure, within the global-memory bounds;
 //! * [`synthetic`] — the benchmark matrices themselves, a pure function of (row, entry) so a GPU
 //!   can build them in place;
 //! * [`source`] — host or on-device construction;
-//! * [`measure`] — the timing loop;
+//! * [`measure`](mod@measure) — the timing loop;
 //! * [`run`] — plan, measure and fit one precision.
 //!
 //! The modelling phase (fitting the relationships) lives in [`crate::model`]; [`crate::profile`]
@@ -22,7 +22,7 @@ pub mod suite;
 pub mod synthetic;
 
 pub use device::DeviceLimits;
-pub use measure::{measure, MeasureOptions, Measurement};
+pub use measure::{measure, MeasureOptions, Measurement, Statistic};
 pub use run::run_precision;
 pub use source::{AutoSource, BenchmarkSource, DeviceSource, HostSource};
 pub use strips::{strip_size, strips};

@@ -1,10 +1,10 @@
 //! Accuracy of a model against measurements: the papers' *difference rate*
 //! `|predicted − measured| / measured` (004 §5.1) and its statistics per kernel and precision.
 
-use super::{Model, Shape};
+use super::{AnalyticalModel, Model, Shape};
 use crate::backend::Variant;
 use crate::formats::FormatParams;
-use crate::instrument::Measurement;
+use crate::instrument::{Measurement, Statistic};
 use crate::{Precision, Result};
 use serde::Serialize;
 
@@ -64,7 +64,11 @@ fn variant_name<S: serde::Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Err
 
 /// The model's predictions of its own benchmark matrices (in-sample accuracy): how well the
 /// fitted relationships describe the measurements they were fitted to.
-pub fn benchmark_samples(model: &dyn Model, ms: &[Measurement]) -> Result<Vec<Sample>> {
+pub fn benchmark_samples(
+    model: &AnalyticalModel,
+    ms: &[Measurement],
+    statistic: Statistic,
+) -> Result<Vec<Sample>> {
     let params = FormatParams::default();
     ms.iter()
         .map(|m| {
@@ -73,8 +77,8 @@ pub fn benchmark_samples(model: &dyn Model, ms: &[Measurement]) -> Result<Vec<Sa
                 input: format!("benchmark R={} P_NZ={}", m.rows, m.pnz),
                 variant: m.kernel,
                 precision: model.precision(),
-                predicted: model.predict(&shape, m.kernel, &params)?,
-                measured: m.time(),
+                predicted: model.predict_shape(&shape, m.kernel, &params)?,
+                measured: m.time(statistic),
             })
         })
         .collect()

@@ -11,8 +11,9 @@ pub mod fit;
 pub mod rank;
 
 use crate::backend::Variant;
+use crate::features::Features;
 use crate::formats::FormatParams;
-use crate::{Csr, Error, Precision, Result, Scalar};
+use crate::{Error, Precision, Result};
 
 pub use analytical::AnalyticalModel;
 pub use rank::{rank, Ranked, Ranking};
@@ -25,24 +26,25 @@ pub trait Model: Send + Sync {
     fn precision(&self) -> Precision;
     /// The kernels it can predict, in display order.
     fn variants(&self) -> Vec<Variant>;
-    /// Predicted seconds of one SpMV of the matrix described by `shape` with `variant` and
-    /// `params`. Fails with [`Error::Unsupported`] for a kernel the model does not cover and with
-    /// [`Error::FormatRefused`] where the format cannot hold the matrix on the device.
-    fn predict(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> Result<f64>;
+    /// Predicted seconds of one SpMV of the matrix described by `features` with `variant` and
+    /// `params`. Fails with [`Error::Unsupported`] for a kernel or parameter the model does not
+    /// cover and with [`Error::FormatRefused`] where the format cannot hold the matrix on the
+    /// device.
+    fn predict(&self, features: &Features, variant: Variant, params: &FormatParams) -> Result<f64>;
     /// A short note on what the prediction used (strip counts, `P_NZ`, the HYB split …); empty
     /// by default.
-    fn explain(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> String {
-        let _ = (shape, variant, params);
+    fn explain(&self, features: &Features, variant: Variant, params: &FormatParams) -> String {
+        let _ = (features, variant, params);
         String::new()
     }
 }
 
-/// What the models need to know about a matrix: its size and its row-length distribution.
+/// The few numbers of a matrix the analytical model reads: its size, the mode and maximum of its
+/// row lengths (the papers' target `P_NZ` for CSR and ELL) and its HYB split.
 ///
-/// The distribution is a histogram of `(row length, number of rows)` pairs sorted by length,
-/// without zero counts; every quantity the analytical model uses (mode, maximum, HYB width, the
-/// entries beyond a width) is one pass over it, so a prediction costs microseconds however large
-/// the matrix.
+/// Usually taken from [`Features`] ([`Shape::from_features`]); built directly for benchmark
+/// matrices ([`Shape::constant`]) and from row lengths where a HYB width other than Bell &
+/// Garland's is wanted ([`Shape::from_row_lengths`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shape {
     /// Rows.
@@ -51,90 +53,74 @@ pub struct Shape {
     pub ncols: u64,
     /// Stored entries.
     pub nnz: u64,
-    /// `(length, rows)` sorted by length, counts positive.
-    pub row_lengths: Vec<(u64, u64)>,
+    /// Most frequent row length; among equally frequent lengths, the shortest (as
+    /// [`Features::mode_nnz`]).
+    pub mode_row_len: u64,
+    /// Longest row.
+    pub max_row_len: u64,
+    /// Width of HYB's ELL part.
+    pub hyb_width: u64,
+    /// Entries beyond `hyb_width` in their row (HYB's COO part).
+    pub hyb_coo_nnz: u64,
 }
 
 impl Shape {
-    /// The shape of a CSR matrix (one pass over the row pointers).
-    pub fn from_csr<T: Scalar>(a: &Csr<T>) -> Shape {
-        Shape::from_row_lengths(
-            a.ncols as u64,
-            a.row_ptr.windows(2).map(|w| (w[1] - w[0]) as u64),
-        )
-    }
-
-    /// The shape of a matrix with `ncols` columns and the given row lengths.
-    pub fn from_row_lengths(ncols: u64, lens: impl IntoIterator<Item = u64>) -> Shape {
-        let mut counts: std::collections::BTreeMap<u64, u64> = Default::default();
-        // Most matrices have few distinct lengths; a dense table for short rows avoids a tree
-        // lookup per row.
-        const DENSE: usize = 4096;
-        let mut dense = vec![0u64; DENSE];
-        let (mut nrows, mut nnz) = (0u64, 0u64);
-        for l in lens {
-            nrows += 1;
-            nnz += l;
-            match dense.get_mut(l as usize) {
-                Some(c) => *c += 1,
-                None => *counts.entry(l).or_default() += 1,
-            }
-        }
-        let mut row_lengths: Vec<(u64, u64)> = dense
-            .into_iter()
-            .enumerate()
-            .filter(|&(_, c)| c > 0)
-            .map(|(l, c)| (l as u64, c))
-            .collect();
-        row_lengths.extend(counts);
+    /// The shape of a matrix with these features.
+    pub fn from_features(f: &Features) -> Shape {
         Shape {
-            nrows,
-            ncols,
-            nnz,
-            row_lengths,
+            nrows: f.nrows as u64,
+            ncols: f.ncols as u64,
+            nnz: f.nnz as u64,
+            mode_row_len: f.mode_nnz as u64,
+            max_row_len: f.max_nnz as u64,
+            hyb_width: f.hyb_width as u64,
+            hyb_coo_nnz: f.hyb_coo_nnz as u64,
         }
     }
 
-    /// A matrix of `rows` rows of `pnz` entries each (a benchmark matrix).
+    /// The shape of a matrix with `ncols` columns and the given row lengths, its HYB split at
+    /// `hyb_width` (default: Bell & Garland's rule, [`crate::formats::hyb::auto_width`]).
+    pub fn from_row_lengths(ncols: u64, lens: &[usize], hyb_width: Option<usize>) -> Shape {
+        let mut counts: std::collections::HashMap<usize, u64> = Default::default();
+        for &l in lens {
+            *counts.entry(l).or_default() += 1;
+        }
+        let mode = counts
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map_or(0, |(&l, _)| l as u64);
+        let w = hyb_width.unwrap_or_else(|| crate::formats::hyb::auto_width(lens));
+        Shape {
+            nrows: lens.len() as u64,
+            ncols,
+            nnz: lens.iter().map(|&l| l as u64).sum(),
+            mode_row_len: mode,
+            max_row_len: lens.iter().copied().max().unwrap_or(0) as u64,
+            hyb_width: w as u64,
+            hyb_coo_nnz: lens.iter().map(|&l| l.saturating_sub(w) as u64).sum(),
+        }
+    }
+
+    /// A matrix of `rows` rows of `pnz` entries each (a benchmark matrix). Bell & Garland's
+    /// rule gives such a matrix a HYB width of `pnz` (every row is full) once it has 4096 rows,
+    /// and 0 below.
     pub fn constant(rows: u64, cols: u64, pnz: u64) -> Shape {
+        let w = if rows >= 4096 { pnz } else { 0 };
         Shape {
             nrows: rows,
             ncols: cols,
             nnz: rows * pnz,
-            row_lengths: if rows > 0 { vec![(pnz, rows)] } else { Vec::new() },
+            mode_row_len: if rows > 0 { pnz } else { 0 },
+            max_row_len: if rows > 0 { pnz } else { 0 },
+            hyb_width: w,
+            hyb_coo_nnz: rows * (pnz - w),
         }
-    }
-
-    /// The longest row (0 for a matrix without rows).
-    pub fn max_row_len(&self) -> u64 {
-        self.row_lengths.last().map_or(0, |&(l, _)| l)
-    }
-
-    /// The most frequent row length; among equally frequent lengths, the shortest. (0 for a
-    /// matrix without rows.)
-    pub fn mode_row_len(&self) -> u64 {
-        let mut best = (0u64, 0u64);
-        for &(l, c) in &self.row_lengths {
-            if c > best.1 {
-                best = (l, c);
-            }
-        }
-        best.0
-    }
-
-    /// Entries beyond the first `width` of every row (HYB's COO part).
-    pub fn entries_beyond(&self, width: u64) -> u64 {
-        self.row_lengths
-            .iter()
-            .filter(|&&(l, _)| l > width)
-            .map(|&(l, c)| (l - width) * c)
-            .sum()
     }
 
     /// The ELL width for `params`: the given width, or the longest row. A width shorter than the
     /// longest row is refused.
     pub fn ell_width(&self, params: &FormatParams) -> Result<u64> {
-        let max = self.max_row_len();
+        let max = self.max_row_len;
         match params.ell_width {
             None => Ok(max),
             Some(w) if (w as u64) >= max => Ok(w as u64),
@@ -145,11 +131,17 @@ impl Shape {
         }
     }
 
-    /// The HYB width for `params`: the given width, or Bell & Garland's rule.
-    pub fn hyb_width(&self, params: &FormatParams) -> u64 {
-        params
-            .hyb_width
-            .map_or_else(|| analytical::hyb::auto_width(self), |w| w as u64)
+    /// The HYB split `(width, COO entries)` for `params`. A width other than the one this
+    /// shape was built with cannot be derived from it.
+    pub fn hyb_split(&self, params: &FormatParams) -> Result<(u64, u64)> {
+        match params.hyb_width {
+            Some(w) if w as u64 != self.hyb_width => Err(Error::Unsupported(format!(
+                "HYB width {w}: the matrix summary holds the split at width {} only (compute \
+                 the features or shape with that width)",
+                self.hyb_width
+            ))),
+            _ => Ok((self.hyb_width, self.hyb_coo_nnz)),
+        }
     }
 
     /// Bytes one SpMV must move at least: the format's arrays as stored on the device (32-bit
@@ -169,12 +161,12 @@ impl Shape {
             Variant::Coo => self.nnz * (8 + value_bytes),
             Variant::Ell => self.nrows * self.ell_width(params)? * (4 + value_bytes),
             Variant::Hyb => {
-                let w = self.hyb_width(params);
-                self.nrows * w * (4 + value_bytes) + self.entries_beyond(w) * (8 + value_bytes)
+                let (w, over) = self.hyb_split(params)?;
+                self.nrows * w * (4 + value_bytes) + over * (8 + value_bytes)
             }
             other => {
                 return Err(Error::Unsupported(format!(
-                    "no working-set size for {other} from the row-length distribution"
+                    "no working-set size for {other} from the matrix summary"
                 )))
             }
         };
@@ -185,59 +177,75 @@ impl Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Csr;
 
     #[test]
-    fn shape_statistics() {
-        let s = Shape::from_row_lengths(100, [3, 1, 3, 5000, 0, 1, 3]);
-        assert_eq!(s.nrows, 7);
-        assert_eq!(s.nnz, 5011);
-        assert_eq!(s.row_lengths, vec![(0, 1), (1, 2), (3, 3), (5000, 1)]);
-        assert_eq!(s.mode_row_len(), 3);
-        assert_eq!(s.max_row_len(), 5000);
-        assert_eq!(s.entries_beyond(3), 4997);
-        assert_eq!(s.entries_beyond(0), 5011);
-        // Ties: the shorter length wins.
-        assert_eq!(Shape::from_row_lengths(9, [2, 7, 7, 2]).mode_row_len(), 2);
-        let e = Shape::from_row_lengths(0, []);
-        assert_eq!((e.mode_row_len(), e.max_row_len(), e.nnz), (0, 0, 0));
+    fn shape_from_row_lengths_matches_features() {
+        let lens = [3usize, 1, 3, 5000, 0, 1, 3];
+        let s = Shape::from_row_lengths(100, &lens, None);
+        assert_eq!(
+            (s.nrows, s.nnz, s.mode_row_len, s.max_row_len),
+            (7, 5011, 3, 5000)
+        );
+        // Fewer than 4096 rows: Bell & Garland put everything in COO.
+        assert_eq!((s.hyb_width, s.hyb_coo_nnz), (0, 5011));
+        let s3 = Shape::from_row_lengths(100, &lens, Some(3));
+        assert_eq!(s3.hyb_coo_nnz, 4997);
+        // Ties: the shorter length wins, as in the features.
+        assert_eq!(
+            Shape::from_row_lengths(9, &[2, 7, 7, 2], None).mode_row_len,
+            2
+        );
+        let e = Shape::from_row_lengths(0, &[], None);
+        assert_eq!((e.mode_row_len, e.max_row_len, e.nnz), (0, 0, 0));
+
+        let mut rows = Vec::new();
+        let mut cols = Vec::new();
+        for (i, &l) in [4usize, 0, 2, 4, 9].iter().enumerate() {
+            for c in 0..l {
+                rows.push(i as u32);
+                cols.push(c as u32);
+            }
+        }
+        let a = Csr::<f64>::from_triplets(5, 10, &rows, &cols, &vec![1.0; rows.len()]).unwrap();
+        let f = Features::compute(&a);
+        assert_eq!(
+            Shape::from_features(&f),
+            Shape::from_row_lengths(10, &a.row_lengths(), None)
+        );
     }
 
     #[test]
-    fn shape_of_csr_matches_rows() {
-        let a =
-            Csr::<f64>::from_triplets(4, 5, &[0, 0, 2, 3, 3, 3], &[0, 4, 1, 0, 2, 3], &[1.0; 6])
-                .unwrap();
-        let s = Shape::from_csr(&a);
-        assert_eq!(s.row_lengths, vec![(0, 1), (1, 1), (2, 1), (3, 1)]);
-        assert_eq!((s.nrows, s.ncols, s.nnz), (4, 5, 6));
+    fn constant_shape_is_a_benchmark_matrix() {
+        let s = Shape::constant(5000, 5000, 7);
+        assert_eq!(s, Shape::from_row_lengths(5000, &vec![7; 5000], None));
+        let s = Shape::constant(10, 20, 7);
+        assert_eq!(s, Shape::from_row_lengths(20, &[7; 10], None));
     }
 
     #[test]
     fn working_set_counts_arrays_and_vectors() {
-        let s = Shape::from_row_lengths(10, [2, 2, 4]);
+        let s = Shape::from_row_lengths(10, &[2, 2, 4], None);
         let p = FormatParams::default();
         // CSR: 4 row pointers × 4 B + 8 entries × (4 + 8) B + (10 + 3) × 8 B.
-        assert_eq!(
-            s.working_set_bytes(
-                Variant::Csr {
-                    threads_per_row: 32
-                },
-                &p,
-                8
-            )
-            .unwrap(),
-            16 + 96 + 104
-        );
+        let csr = Variant::Csr {
+            threads_per_row: 32,
+        };
+        assert_eq!(s.working_set_bytes(csr, &p, 8).unwrap(), 16 + 96 + 104);
         // ELL: 3 rows × width 4 × 12 B + vectors.
         assert_eq!(s.working_set_bytes(Variant::Ell, &p, 8).unwrap(), 144 + 104);
         let mut narrow = p.clone();
         narrow.ell_width = Some(2);
         assert!(s.working_set_bytes(Variant::Ell, &narrow, 8).is_err());
+        // HYB of 3 rows: width 0, all 8 entries in COO.
+        assert_eq!(s.working_set_bytes(Variant::Hyb, &p, 8).unwrap(), 128 + 104);
+        // Width 2: ELL 3 × 2 × 12 B + COO 2 entries × 16 B + vectors.
+        let s2 = Shape::from_row_lengths(10, &[2, 2, 4], Some(2));
         narrow.hyb_width = Some(2);
-        // HYB width 2: ELL 3 × 2 × 12 B + COO 2 entries × 16 B + vectors.
         assert_eq!(
-            s.working_set_bytes(Variant::Hyb, &narrow, 8).unwrap(),
+            s2.working_set_bytes(Variant::Hyb, &narrow, 8).unwrap(),
             72 + 32 + 104
         );
+        assert!(s.working_set_bytes(Variant::Hyb, &narrow, 8).is_err());
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{Model, Shape};
 use crate::backend::Variant;
+use crate::features::Features;
 use crate::formats::FormatParams;
 use serde::Serialize;
 use std::time::Instant;
@@ -45,15 +46,16 @@ fn variant_name<S: serde::Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Err
     s.serialize_str(&v.name())
 }
 
-/// Predict every kernel of `model` for `shape` and rank them.
-pub fn rank(model: &dyn Model, shape: &Shape, params: &FormatParams) -> Ranking {
+/// Predict every kernel of `model` for the matrix of `features` and rank them.
+pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ranking {
     let start = Instant::now();
+    let shape = Shape::from_features(features);
     let value_bytes = model.precision().bytes() as u64;
     let mut rows: Vec<Ranked> = model
         .variants()
         .into_iter()
         .map(|v| {
-            let res = model.predict(shape, v, params).and_then(|t| {
+            let res = model.predict(features, v, params).and_then(|t| {
                 let b = shape.working_set_bytes(v, params, value_bytes)?;
                 Ok((t, b))
             });
@@ -64,7 +66,7 @@ pub fn rank(model: &dyn Model, shape: &Shape, params: &FormatParams) -> Ranking 
                     bytes: Some(b),
                     effective_gbs: Some(b as f64 / t / 1e9),
                     rank: None,
-                    note: model.explain(shape, v, params),
+                    note: model.explain(features, v, params),
                 },
                 Err(e) => Ranked {
                     variant: v,
@@ -117,7 +119,7 @@ mod tests {
                 Variant::Hyb,
             ]
         }
-        fn predict(&self, _: &Shape, v: Variant, _: &FormatParams) -> Result<f64> {
+        fn predict(&self, _: &Features, v: Variant, _: &FormatParams) -> Result<f64> {
             match v {
                 Variant::Ell => Err(Error::refused("ell", "too wide")),
                 Variant::Coo => Ok(1e-6),
@@ -129,8 +131,11 @@ mod tests {
 
     #[test]
     fn fastest_first_refused_last() {
-        let shape = Shape::from_row_lengths(100, [2; 100]);
-        let r = rank(&Fixed, &shape, &FormatParams::default());
+        let lens = [2usize; 100];
+        let (rows, cols): (Vec<u32>, Vec<u32>) = (0..200u32).map(|k| (k / 2, k % 2)).unzip();
+        let a = crate::Csr::<f64>::from_triplets(100, 100, &rows, &cols, &[1.0; 200]).unwrap();
+        assert_eq!(a.row_lengths(), lens);
+        let r = rank(&Fixed, &Features::compute(&a), &FormatParams::default());
         let order: Vec<String> = r.rows.iter().map(|x| x.variant.name()).collect();
         assert_eq!(order, ["coo", "hyb", "csr-vector", "ell"]);
         assert_eq!(

@@ -4,7 +4,7 @@
 //! measured range the line extrapolates linearly; the estimate is floored at the suite's fastest
 //! benchmark (see [`super::AnalyticalModel::fit`]).
 
-use crate::instrument::Measurement;
+use crate::instrument::{Measurement, Statistic};
 use crate::model::fit::Line;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -22,11 +22,17 @@ pub struct CooParams {
 
 impl CooParams {
     /// Fit from the COO measurements.
-    pub fn fit(strip_size: u64, floor: f64, ms: &[&Measurement]) -> Result<CooParams> {
+    pub fn fit(
+        strip_size: u64,
+        floor: f64,
+        stat: Statistic,
+        ms: &[&Measurement],
+    ) -> Result<CooParams> {
         if ms.is_empty() {
             return Err(Error::Invalid("coo: no benchmark measurements".into()));
         }
-        let (xs, ts): (Vec<f64>, Vec<f64>) = ms.iter().map(|m| (m.strips as f64, m.time())).unzip();
+        let (xs, ts): (Vec<f64>, Vec<f64>) =
+            ms.iter().map(|m| (m.strips as f64, m.time(stat))).unzip();
         let line = Line::fit("coo Relationship-1", &xs, &ts)?;
         Ok(CooParams {
             strip_size,

@@ -29,7 +29,7 @@
 //! [`super::AnalyticalModel::fit`]).
 
 use crate::backend::Variant;
-use crate::instrument::Measurement;
+use crate::instrument::{Measurement, Statistic};
 use crate::model::fit::{Line, PiecewiseLine};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -71,6 +71,7 @@ impl CsrParams {
         strip_size: u64,
         threshold: u64,
         floor: f64,
+        stat: Statistic,
         ms: &[&Measurement],
     ) -> Result<CsrParams> {
         let what = Variant::Csr { threads_per_row }.name();
@@ -82,7 +83,7 @@ impl CsrParams {
         let (xs, ys): (Vec<f64>, Vec<f64>) = ms
             .iter()
             .filter(|m| m.strips == fixed)
-            .map(|m| (m.pnz as f64, m.time()))
+            .map(|m| (m.pnz as f64, m.time(stat)))
             .unzip();
         let rel1 = PiecewiseLine::fit(
             &format!("{what} Relationship-1 (I = {fixed})"),
@@ -104,12 +105,12 @@ impl CsrParams {
                     "{what}: Relationship-2 needs a P_NZ ≤ {threshold} measured at two strip counts"
                 ))
             })?;
-        let rel2_low = strip_line(&what, ms, z_low, fixed)?;
+        let rel2_low = strip_line(&what, ms, z_low, fixed, stat)?;
         let rel2_high = match (
             rel1.high,
             pnzs.iter().find(|&&z| z >= threshold && multi(z)),
         ) {
-            (Some(_), Some(&z)) => Some(strip_line(&what, ms, z, fixed)?),
+            (Some(_), Some(&z)) => Some(strip_line(&what, ms, z, fixed, stat)?),
             _ => None,
         };
         Ok(CsrParams {
@@ -163,17 +164,23 @@ fn fixed_strips(ms: &[&Measurement]) -> Option<u64> {
 }
 
 /// Fit Relationship-2 at `P_NZ = z` and take `T2` at Relationship-1's strip count.
-fn strip_line(what: &str, ms: &[&Measurement], z: u64, fixed: u64) -> Result<StripLine> {
+fn strip_line(
+    what: &str,
+    ms: &[&Measurement],
+    z: u64,
+    fixed: u64,
+    stat: Statistic,
+) -> Result<StripLine> {
     let (xs, ys): (Vec<f64>, Vec<f64>) = ms
         .iter()
         .filter(|m| m.pnz == z)
-        .map(|m| (m.strips as f64, m.time()))
+        .map(|m| (m.strips as f64, m.time(stat)))
         .unzip();
     let line = Line::fit(&format!("{what} Relationship-2 (P_NZ = {z})"), &xs, &ys)?;
     let t2 = ms
         .iter()
         .find(|m| m.pnz == z && m.strips == fixed)
-        .map(|m| m.time())
+        .map(|m| m.time(stat))
         .ok_or_else(|| {
             Error::Invalid(format!(
                 "{what}: no benchmark with P_NZ = {z} at {fixed} strips for T2"

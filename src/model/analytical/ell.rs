@@ -15,7 +15,7 @@
 //! **Outside the benchmark range** the lines extrapolate linearly and `T0` is floored at the
 //! suite's fastest benchmark (see [`super::AnalyticalModel::fit`]).
 
-use crate::instrument::Measurement;
+use crate::instrument::{Measurement, Statistic};
 use crate::model::fit::Line;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -48,7 +48,12 @@ pub struct EllParams {
 
 impl EllParams {
     /// Fit from the ELL measurements.
-    pub fn fit(strip_size: u64, floor: f64, ms: &[&Measurement]) -> Result<EllParams> {
+    pub fn fit(
+        strip_size: u64,
+        floor: f64,
+        stat: Statistic,
+        ms: &[&Measurement],
+    ) -> Result<EllParams> {
         if ms.is_empty() {
             return Err(Error::Invalid("ell: no benchmark measurements".into()));
         }
@@ -60,7 +65,7 @@ impl EllParams {
             let (xs, ts): (Vec<f64>, Vec<f64>) = ms
                 .iter()
                 .filter(|m| m.strips == y)
-                .map(|m| (m.pnz as f64, m.time()))
+                .map(|m| (m.pnz as f64, m.time(stat)))
                 .unzip();
             if distinct(&xs) >= 2 {
                 let line = Line::fit(&format!("ell Relationship-1 (I = {y})"), &xs, &ts)?;
@@ -89,7 +94,7 @@ impl EllParams {
         let (ys, es): (Vec<f64>, Vec<f64>) = ms
             .iter()
             .filter(|m| m.pnz == x1)
-            .map(|m| (m.strips as f64, m.time()))
+            .map(|m| (m.strips as f64, m.time(stat)))
             .unzip();
         let e = Line::fit(&format!("ell Relationship-3 e(y) (P_NZ = {x1})"), &ys, &es)?;
         Ok(EllParams {

@@ -16,8 +16,9 @@ pub mod hyb;
 
 use super::{Model, Shape};
 use crate::backend::Variant;
+use crate::features::Features;
 use crate::formats::FormatParams;
-use crate::instrument::{strip_size, DeviceLimits, Measurement};
+use crate::instrument::{strip_size, DeviceLimits, Measurement, Statistic};
 use crate::{Error, Precision, Result};
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +33,8 @@ pub struct AnalyticalModel {
     pub precision: Precision,
     /// The device it describes (strip sizes, threshold, memory bound).
     pub limits: DeviceLimits,
+    /// The statistic of the timed runs it was fitted to (and predicts).
+    pub statistic: Statistic,
     /// One CSR model per instrumented thread mapping.
     pub csr: Vec<CsrParams>,
     /// ELL model.
@@ -51,10 +54,12 @@ impl AnalyticalModel {
     pub fn fit(
         precision: Precision,
         limits: &DeviceLimits,
+        statistic: Statistic,
         ms: &[Measurement],
     ) -> Result<AnalyticalModel> {
         limits.validate()?;
-        let floor = floor_of("the suite", &ms.iter().collect::<Vec<_>>())?;
+        let stat = statistic;
+        let floor = floor_of("the suite", stat, &ms.iter().collect::<Vec<_>>())?;
         let of =
             |v: Variant| -> Vec<&Measurement> { ms.iter().filter(|m| m.kernel == v).collect() };
         let mut threads: Vec<u32> = ms
@@ -74,15 +79,27 @@ impl AnalyticalModel {
                 strip_size(limits, v)?,
                 limits.max_threads_per_block,
                 floor,
+                stat,
                 &of(v),
             )?);
         }
         Ok(AnalyticalModel {
             precision,
             limits: limits.clone(),
+            statistic,
             csr,
-            ell: EllParams::fit(strip_size(limits, Variant::Ell)?, floor, &of(Variant::Ell))?,
-            coo: CooParams::fit(strip_size(limits, Variant::Coo)?, floor, &of(Variant::Coo))?,
+            ell: EllParams::fit(
+                strip_size(limits, Variant::Ell)?,
+                floor,
+                stat,
+                &of(Variant::Ell),
+            )?,
+            coo: CooParams::fit(
+                strip_size(limits, Variant::Coo)?,
+                floor,
+                stat,
+                &of(Variant::Coo),
+            )?,
         })
     }
 
@@ -107,6 +124,77 @@ impl AnalyticalModel {
     }
 }
 
+impl AnalyticalModel {
+    /// Predicted seconds for the matrix summarized by `shape` (see [`Model::predict`]).
+    pub fn predict_shape(
+        &self,
+        shape: &Shape,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Result<f64> {
+        let val = self.precision.bytes() as u64;
+        self.check_memory(variant, shape.working_set_bytes(variant, params, val)?)?;
+        Ok(match variant {
+            Variant::Csr { threads_per_row } => {
+                let c = self
+                    .csr
+                    .iter()
+                    .find(|c| c.threads_per_row == threads_per_row)
+                    .ok_or_else(|| {
+                        Error::Unsupported(format!("the profile has no model for {variant}"))
+                    })?;
+                c.predict(shape.mode_row_len as f64, shape.nrows)
+            }
+            Variant::Ell => self
+                .ell
+                .predict(shape.ell_width(params)? as f64, shape.nrows),
+            Variant::Coo => self.coo.predict(shape.nnz),
+            Variant::Hyb => {
+                let (w, over) = shape.hyb_split(params)?;
+                hyb::predict(&self.ell, &self.coo, shape.nrows, w, over)
+            }
+            other => {
+                return Err(Error::Unsupported(format!(
+                    "the analytical model does not cover {other}"
+                )))
+            }
+        })
+    }
+
+    /// What [`AnalyticalModel::predict_shape`] used: strip counts and `P_NZ`.
+    pub fn explain_shape(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> String {
+        let strips = |n: u64, v: Variant| {
+            strip_size(&self.limits, v).map_or(0, |s| crate::instrument::strips(n, s))
+        };
+        match variant {
+            Variant::Csr { .. } => format!(
+                "P_NZ {} (mode), {} strips",
+                shape.mode_row_len,
+                strips(shape.nrows, variant)
+            ),
+            Variant::Ell => format!(
+                "P_NZ {} (width), {} strips",
+                shape.ell_width(params).unwrap_or(0),
+                strips(shape.nrows, variant)
+            ),
+            Variant::Coo => format!("{} non-zero strips", strips(shape.nnz, variant)),
+            Variant::Hyb => match shape.hyb_split(params) {
+                Ok((k, over)) => format!(
+                    "ELL width {k} ({} strips) + COO {over} entries ({} strips)",
+                    if k > 0 {
+                        strips(shape.nrows, Variant::Ell)
+                    } else {
+                        0
+                    },
+                    strips(over, Variant::Coo)
+                ),
+                Err(_) => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+}
+
 impl Model for AnalyticalModel {
     fn name(&self) -> &str {
         "analytical"
@@ -128,68 +216,20 @@ impl Model for AnalyticalModel {
         v
     }
 
-    fn predict(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> Result<f64> {
-        let val = self.precision.bytes() as u64;
-        self.check_memory(variant, shape.working_set_bytes(variant, params, val)?)?;
-        Ok(match variant {
-            Variant::Csr { threads_per_row } => {
-                let c = self
-                    .csr
-                    .iter()
-                    .find(|c| c.threads_per_row == threads_per_row)
-                    .ok_or_else(|| {
-                        Error::Unsupported(format!("the profile has no model for {variant}"))
-                    })?;
-                c.predict(shape.mode_row_len() as f64, shape.nrows)
-            }
-            Variant::Ell => self
-                .ell
-                .predict(shape.ell_width(params)? as f64, shape.nrows),
-            Variant::Coo => self.coo.predict(shape.nnz),
-            Variant::Hyb => hyb::predict(&self.ell, &self.coo, shape, shape.hyb_width(params)),
-            other => {
-                return Err(Error::Unsupported(format!(
-                    "the analytical model does not cover {other}"
-                )))
-            }
-        })
+    fn predict(&self, features: &Features, variant: Variant, params: &FormatParams) -> Result<f64> {
+        self.predict_shape(&Shape::from_features(features), variant, params)
     }
 
-    fn explain(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> String {
-        let strips = |n: u64, v: Variant| {
-            strip_size(&self.limits, v).map_or(0, |s| crate::instrument::strips(n, s))
-        };
-        match variant {
-            Variant::Csr { .. } => format!(
-                "P_NZ {} (mode), {} strips",
-                shape.mode_row_len(),
-                strips(shape.nrows, variant)
-            ),
-            Variant::Ell => format!(
-                "P_NZ {} (width), {} strips",
-                shape.ell_width(params).unwrap_or(0),
-                strips(shape.nrows, variant)
-            ),
-            Variant::Coo => format!("{} non-zero strips", strips(shape.nnz, variant)),
-            Variant::Hyb => {
-                let k = shape.hyb_width(params);
-                let over = shape.entries_beyond(k);
-                format!(
-                    "ELL width {k} ({} strips) + COO {over} entries ({} strips)",
-                    strips(shape.nrows, Variant::Ell),
-                    strips(over, Variant::Coo)
-                )
-            }
-            _ => String::new(),
-        }
+    fn explain(&self, features: &Features, variant: Variant, params: &FormatParams) -> String {
+        self.explain_shape(&Shape::from_features(features), variant, params)
     }
 }
 
 /// The smallest measured time, the floor of every estimate.
-fn floor_of(what: &str, ms: &[&Measurement]) -> Result<f64> {
+fn floor_of(what: &str, stat: Statistic, ms: &[&Measurement]) -> Result<f64> {
     let t = ms
         .iter()
-        .map(|m| m.time())
+        .map(|m| m.time(stat))
         .min_by(f64::total_cmp)
         .ok_or_else(|| Error::Invalid(format!("{what}: no benchmark measurements")))?;
     if !(t.is_finite() && t > 0.0) {
