@@ -7,18 +7,31 @@
 
 use super::record::PlanInfo;
 use crate::backend::{Backend, PreparedSpmv};
+use crate::instrument::Statistic;
 use crate::model::Model;
 use crate::profile::Profile;
 use crate::{Csr, Precision, Result, Scalar};
 
+/// A model and the statistic of the timed runs it predicts (what its predictions are compared
+/// with: the papers' warm-up-excluding mean, or the median for profiles fitted on noisy hosts).
+pub struct EvalModel {
+    /// The model.
+    pub model: Box<dyn Model>,
+    /// What it predicts.
+    pub statistic: Statistic,
+}
+
 /// The models of `profile` for `precision` (none without a profile or without that precision's
 /// section).
-pub fn models(profile: Option<&Profile>, precision: Precision) -> Vec<Box<dyn Model>> {
+pub fn models(profile: Option<&Profile>, precision: Precision) -> Vec<EvalModel> {
     let Some(section) = profile.and_then(|p| p.precision(precision).ok()) else {
         return Vec::new();
     };
-    // One line per model family of the build.
-    vec![Box::new(section.model.clone())]
+    // One entry per model family of the build.
+    vec![EvalModel {
+        statistic: section.model.statistic,
+        model: Box::new(section.model.clone()),
+    }]
 }
 
 /// A plan prepared on a backend, with what the optimizer predicted for it.
@@ -27,6 +40,8 @@ pub struct PlannedSpmv<'a, T: Scalar> {
     pub kernel: Box<dyn PreparedSpmv<T> + 'a>,
     /// The model's predicted seconds for the whole plan.
     pub predicted: f64,
+    /// The statistic the prediction is of.
+    pub statistic: Statistic,
     /// The blocks and the optimizer's time.
     pub info: PlanInfo,
 }

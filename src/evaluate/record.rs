@@ -11,11 +11,12 @@
 //!  "backend":"cuda","device":"NVIDIA H200 …","runs":30,"warmup":5,
 //!  "median_s":1.1e-5,"warm_mean_s":1.2e-5,"footprint_bytes":…,"effective_bytes":…,
 //!  "max_rel_error":3e-16,"prepare_s":0.004,"features":{…},
-//!  "predictions":{"analytical":{"seconds":1.3e-5}},"plan":null}
+//!  "predictions":{"analytical":{"seconds":1.3e-5,"statistic":"warm-mean"}},"plan":null}
 //! ```
 
 use crate::backend::measure::{KernelMeasurement, Status};
 use crate::features::Features;
+use crate::instrument::Statistic;
 use crate::matrix::generate::GeneratorSpec;
 use crate::Precision;
 use serde::{Deserialize, Serialize};
@@ -54,6 +55,10 @@ pub enum ConfigKind {
 pub struct Prediction {
     /// Predicted seconds, `None` if the model refused (the reason is in `note`).
     pub seconds: Option<f64>,
+    /// The statistic of the timed runs the model predicts, and is compared with
+    /// (`warm-mean` or `median`).
+    #[serde(default)]
+    pub statistic: Statistic,
     /// Why the model refused, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -112,8 +117,8 @@ pub struct Record {
     pub warmup: usize,
     /// Median of the kept runs, seconds.
     pub median_s: Option<f64>,
-    /// The papers' warm-up-excluding mean, seconds. This is the "measured time" of every
-    /// statistic of the report (the models are fitted to it).
+    /// The papers' warm-up-excluding mean, seconds: the measured time of the speed comparison,
+    /// and of the accuracy of models fitted to it (see [`Prediction::statistic`]).
     pub warm_mean_s: Option<f64>,
     /// Bytes of the format's arrays on the device.
     pub footprint_bytes: Option<u64>,
@@ -141,12 +146,22 @@ impl Record {
         (self.matrix.clone(), self.precision, self.config.clone())
     }
 
-    /// The measured time used by the statistics (the warm-up-excluding mean), if measured.
+    /// The measured time of the speed comparison (the papers' warm-up-excluding mean), if
+    /// measured.
     pub fn time(&self) -> Option<f64> {
-        match self.status {
-            Status::Ok => self.warm_mean_s.filter(|t| t.is_finite() && *t > 0.0),
-            _ => None,
+        self.measured(Statistic::WarmMean)
+    }
+
+    /// The measured `statistic` (positive and finite), if measured.
+    pub fn measured(&self, statistic: Statistic) -> Option<f64> {
+        if self.status != Status::Ok {
+            return None;
         }
+        match statistic {
+            Statistic::WarmMean => self.warm_mean_s,
+            Statistic::Median => self.median_s,
+        }
+        .filter(|t| t.is_finite() && *t > 0.0)
     }
 
     /// A model's predicted seconds, if it predicted this configuration.
@@ -155,6 +170,13 @@ impl Record {
             .get(model)
             .and_then(|p| p.seconds)
             .filter(|t| t.is_finite() && *t > 0.0)
+    }
+
+    /// A model's prediction beside the measurement of the statistic it predicts:
+    /// `(predicted, measured)`.
+    pub fn prediction_pair(&self, model: &str) -> Option<(f64, f64)> {
+        let p = self.predictions.get(model)?;
+        Some((self.predicted(model)?, self.measured(p.statistic)?))
     }
 
     /// Copy a kernel measurement's fields into this record.

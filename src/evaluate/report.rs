@@ -571,6 +571,7 @@ mod tests {
     use super::*;
     use crate::evaluate::record::{Prediction, SCHEMA};
     use crate::evaluate::REPORT;
+    use crate::instrument::Statistic;
 
     fn rec(matrix: &str, precision: Precision, config: &str, t: f64, pred: Option<f64>) -> Record {
         let kind = if config.starts_with("cusparse") {
@@ -607,6 +608,7 @@ mod tests {
                         "analytical".to_string(),
                         Prediction {
                             seconds: Some(p),
+                            statistic: Statistic::WarmMean,
                             note: None,
                         },
                     )]

@@ -9,6 +9,7 @@
 
 use super::corpus::{self, CorpusEntry, MatrixSource};
 use super::generated::{generated_set, GeneratedSet, Recipe};
+use super::models::EvalModel;
 use super::models::{self, plan_config};
 use super::record::{ConfigKind, Key, Prediction, Record, SourceInfo, SCHEMA};
 use super::store::{self, Appender};
@@ -21,7 +22,7 @@ use crate::backend::measure::{
 use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol, Variant};
 use crate::features::Features;
 use crate::formats::FormatParams;
-use crate::model::{Model, Shape};
+use crate::model::Model;
 use crate::profile::Profile;
 use crate::{Csr, Error, Precision, Result, Scalar};
 use rand::{Rng, SeedableRng};
@@ -154,7 +155,7 @@ struct Ctx<'a> {
     opts: &'a Options,
     runner: &'a Runner,
     profile: Option<&'a Profile>,
-    models: BTreeMap<Precision, Vec<Box<dyn Model>>>,
+    models: BTreeMap<Precision, Vec<EvalModel>>,
     appender: Appender,
     records: Vec<Record>,
     written: usize,
@@ -241,19 +242,24 @@ fn build(entry: &CorpusEntry) -> (Result<Csr<f64>>, SourceInfo) {
 }
 
 /// One model's prediction of a kernel (models that do not cover it give `None`).
-fn predict(m: &dyn Model, shape: &Shape, v: Variant, params: &FormatParams) -> Option<Prediction> {
-    if !m.variants().contains(&v) {
+fn predict(
+    m: &EvalModel,
+    features: &Features,
+    v: Variant,
+    params: &FormatParams,
+) -> Option<Prediction> {
+    let model: &dyn Model = m.model.as_ref();
+    if !model.variants().contains(&v) {
         return None;
     }
-    Some(match m.predict(shape, v, params) {
-        Ok(t) => Prediction {
-            seconds: Some(t),
-            note: None,
-        },
-        Err(e) => Prediction {
-            seconds: None,
-            note: Some(e.to_string()),
-        },
+    let (seconds, note) = match model.predict(features, v, params) {
+        Ok(t) => (Some(t), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    Some(Prediction {
+        seconds,
+        statistic: m.statistic,
+        note,
     })
 }
 
@@ -268,7 +274,6 @@ fn run_precision<T: EvalScalar>(
     let p = T::PRECISION;
     let w = weight(entry);
     let features = Features::compute(a);
-    let shape = Shape::from_csr(a);
     let x: Vec<T> = random_vector(a.ncols, ctx.opts.seed);
     let reference = Reference::new(a, &x);
     let planners = models::planners::<T>(ctx.profile, p);
@@ -282,8 +287,8 @@ fn run_precision<T: EvalScalar>(
         match cfg.variant {
             Some(v) => {
                 for m in ctx.models.get(&p).into_iter().flatten() {
-                    if let Some(pr) = predict(m.as_ref(), &shape, v, &ctx.opts.params) {
-                        rec.predictions.insert(m.name().to_string(), pr);
+                    if let Some(pr) = predict(m, &features, v, &ctx.opts.params) {
+                        rec.predictions.insert(m.model.name().to_string(), pr);
                     }
                 }
                 let kc = KernelConfig {
@@ -315,6 +320,7 @@ fn run_precision<T: EvalScalar>(
                                     pl.model().to_string(),
                                     Prediction {
                                         seconds: Some(planned.predicted),
+                                        statistic: planned.statistic,
                                         note: None,
                                     },
                                 );
@@ -414,7 +420,7 @@ pub fn run(
     let resumed = loaded.records.len();
 
     let mut cfgs: BTreeMap<Precision, Vec<Config>> = BTreeMap::new();
-    let mut model_map: BTreeMap<Precision, Vec<Box<dyn Model>>> = BTreeMap::new();
+    let mut model_map: BTreeMap<Precision, Vec<EvalModel>> = BTreeMap::new();
     for &p in &opts.precisions {
         cfgs.insert(
             p,
@@ -429,7 +435,14 @@ pub fn run(
         let mut v: Vec<String> = model_map
             .values()
             .flatten()
-            .map(|m| format!("{} ({})", m.name(), m.precision()))
+            .map(|m| {
+                format!(
+                    "{} ({}, predicts the {:?})",
+                    m.model.name(),
+                    m.model.precision(),
+                    m.statistic
+                )
+            })
             .collect();
         v.dedup();
         v

@@ -2,8 +2,11 @@
 //!
 //! Definitions (where the papers leave room, the choice is written here):
 //!
-//! * **Measured time** of a configuration = the papers' warm-up-excluding mean
-//!   ([`Record::time`]); only records with status `ok` have one.
+//! * **Measured time** of a configuration: for a model's accuracy and ranking, the statistic
+//!   the model predicts ([`super::record::Prediction::statistic`]: the papers'
+//!   warm-up-excluding mean, or the median for profiles fitted on noisy hosts); for the speed
+//!   comparison, the warm-up-excluding mean ([`Record::time`]). Only records with status `ok`
+//!   have one.
 //! * **Difference rate** = `|predicted − measured| / measured` (004 §5.1). Per model ×
 //!   precision × configuration: mean, median (mean of the two middle values for an even count),
 //!   90th percentile (nearest rank: the `⌈0.9·n⌉`-th smallest), max, and the counts within 5 % and
@@ -23,7 +26,9 @@
 //!   measured.
 
 use super::record::{ConfigKind, Record};
+use crate::backend::measure::Status;
 use crate::backend::Variant;
+use crate::instrument::Statistic;
 use crate::Precision;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -124,7 +129,7 @@ impl Pair {
 pub fn pairs(records: &[Record], model: &str) -> BTreeMap<(Precision, (usize, String)), Vec<Pair>> {
     let mut out: BTreeMap<(Precision, (usize, String)), Vec<Pair>> = BTreeMap::new();
     for r in records {
-        if let (Some(m), Some(p)) = (r.time(), r.predicted(model)) {
+        if let Some((p, m)) = r.prediction_pair(model) {
             out.entry((r.precision, config_order(&r.config)))
                 .or_default()
                 .push(Pair {
@@ -200,22 +205,35 @@ pub struct RankingRow {
     pub pick_not_run: usize,
 }
 
-/// A model's pick for one matrix: (configuration, measured time), if any.
+/// The statistic `model`'s predictions are of (the papers' warm mean if it predicted nothing).
+pub fn model_statistic(records: &[Record], model: &str) -> Statistic {
+    records
+        .iter()
+        .find_map(|r| r.predictions.get(model).map(|p| p.statistic))
+        .unwrap_or_default()
+}
+
+/// A model's pick for one matrix: the configuration of ours it predicts fastest among those
+/// measured.
 pub fn pick<'a>(group: &[&'a Record], model: &str) -> Option<&'a Record> {
     group
         .iter()
-        .filter(|r| r.kind == ConfigKind::Ours && r.time().is_some())
+        .filter(|r| r.kind == ConfigKind::Ours && r.status == Status::Ok)
         .filter_map(|r| r.predicted(model).map(|p| (p, *r)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, r)| r)
 }
 
-/// The fastest measured record of `kind` in a group.
-pub fn best_of<'a>(group: &[&'a Record], kind: ConfigKind) -> Option<&'a Record> {
+/// The fastest measured record of `kind` in a group, by `statistic`.
+pub fn best_of<'a>(
+    group: &[&'a Record],
+    kind: ConfigKind,
+    statistic: Statistic,
+) -> Option<&'a Record> {
     group
         .iter()
         .filter(|r| r.kind == kind)
-        .filter_map(|r| r.time().map(|t| (t, *r)))
+        .filter_map(|r| r.measured(statistic).map(|t| (t, *r)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, r)| r)
 }
@@ -225,6 +243,7 @@ pub fn ranking(records: &[Record]) -> Vec<RankingRow> {
     let groups = by_matrix(records);
     let mut rows = Vec::new();
     for model in models(records) {
+        let stat = model_statistic(records, &model);
         for precision in precisions(records) {
             let mut row = RankingRow {
                 model: model.clone(),
@@ -242,7 +261,8 @@ pub fn ranking(records: &[Record]) -> Vec<RankingRow> {
                 if *p != precision {
                     continue;
                 }
-                let Some(best) = best_of(g, ConfigKind::Ours).and_then(Record::time) else {
+                let Some(best) = best_of(g, ConfigKind::Ours, stat).and_then(|r| r.measured(stat))
+                else {
                     continue;
                 };
                 let unrestricted = g
@@ -251,17 +271,17 @@ pub fn ranking(records: &[Record]) -> Vec<RankingRow> {
                     .filter_map(|r| r.predicted(&model).map(|p| (p, *r)))
                     .min_by(|a, b| a.0.total_cmp(&b.0));
                 if let Some((_, r)) = unrestricted {
-                    if r.time().is_none() {
+                    if r.measured(stat).is_none() {
                         row.pick_not_run += 1;
                     }
                 }
-                let Some(t) = pick(g, &model).and_then(Record::time) else {
+                let Some(t) = pick(g, &model).and_then(|r| r.measured(stat)) else {
                     continue;
                 };
                 let covered = g
                     .iter()
                     .filter(|r| r.kind == ConfigKind::Ours && r.predicted(&model).is_some())
-                    .filter_map(|r| r.time())
+                    .filter_map(|r| r.measured(stat))
                     .fold(f64::INFINITY, f64::min);
                 row.n += 1;
                 let slowdown = t / best - 1.0;
@@ -310,8 +330,8 @@ pub fn speed_rows(records: &[Record]) -> Vec<SpeedRow> {
             let named = |r: &Record| (r.config.clone(), r.time().unwrap_or(f64::NAN));
             SpeedRow {
                 nnz: g.iter().find_map(|r| r.features.as_ref().map(|f| f.nnz)),
-                best_ours: best_of(&g, ConfigKind::Ours).map(named),
-                best_vendor: best_of(&g, ConfigKind::Vendor).map(named),
+                best_ours: best_of(&g, ConfigKind::Ours, Statistic::WarmMean).map(named),
+                best_vendor: best_of(&g, ConfigKind::Vendor, Statistic::WarmMean).map(named),
                 plans: g
                     .iter()
                     .filter(|r| r.kind == ConfigKind::Plan)
@@ -434,6 +454,7 @@ mod tests {
                 "analytical".to_string(),
                 Prediction {
                     seconds: Some(p),
+                    statistic: Statistic::WarmMean,
                     note: None,
                 },
             );
@@ -510,6 +531,28 @@ mod tests {
         assert!((ell.median - 0.08).abs() < 1e-12);
         assert!((ell.p90 - 0.5).abs() < 1e-12);
         assert!((ell.max - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_median_model_is_compared_with_medians() {
+        let mut a = r("a", "ell", Some(1.0), Some(1.1));
+        a.median_s = Some(1.1);
+        let mut b = r("a", "coo", Some(1.0), Some(2.0));
+        b.median_s = Some(0.5);
+        for x in [&mut a, &mut b] {
+            x.predictions.get_mut("analytical").unwrap().statistic = Statistic::Median;
+        }
+        let recs = [a, b];
+        let acc = accuracy(&recs);
+        assert_eq!(acc[0].config, "coo");
+        assert!((acc[0].mean - 3.0).abs() < 1e-12, "2.0 vs median 0.5");
+        assert!(acc[1].mean.abs() < 1e-12, "1.1 vs median 1.1");
+        // By medians coo is the best (0.5) and the model picks ell (1.1): 120 % slower.
+        let rk = ranking(&recs);
+        assert_eq!((rk[0].above_20, rk[0].below_5), (1, 0));
+        assert!((rk[0].mean_fraction - 0.5 / 1.1).abs() < 1e-12);
+        // The speed comparison stays on warm means.
+        assert_eq!(speed_rows(&recs)[0].best_ours.as_ref().unwrap().1, 1.0);
     }
 
     #[test]
