@@ -9,6 +9,7 @@ use super::record::{ConfigKind, Record, SourceInfo};
 use super::stats::{self, AccuracyRow, RankingRow, SpeedRow, SpeedSummary};
 use super::RunInfo;
 use crate::backend::measure::Status;
+use crate::instrument::Statistic;
 use crate::{Error, Precision, Result};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -109,9 +110,10 @@ fn setup(w: &mut String, records: &[Record], info: Option<&RunInfo>) -> std::fmt
     for (runs, warmup) in protocols {
         writeln!(
             w,
-            "- Timing: {runs} runs per configuration, the first {warmup} excluded as warm-up; the \
-             **measured time** is the papers' warm-up-excluding mean (the median is in \
-             `results.jsonl`)."
+            "- Timing: {runs} runs per configuration, the first {warmup} excluded as warm-up. The \
+             speed comparison uses the papers' warm-up-excluding mean; each model is compared with \
+             the statistic it predicts (below). Both the mean and the median are in \
+             `results.jsonl`."
         )?;
     }
     let precisions: Vec<&str> = stats::precisions(records)
@@ -133,7 +135,16 @@ fn setup(w: &mut String, records: &[Record], info: Option<&RunInfo>) -> std::fmt
         ids.len() - generated,
         generated
     )?;
-    let models = stats::models(records);
+    let models: Vec<String> = stats::models(records)
+        .into_iter()
+        .map(|m| {
+            let what = match stats::model_statistic(records, &m) {
+                Statistic::WarmMean => "the warm-up-excluding mean",
+                Statistic::Median => "the median",
+            };
+            format!("`{m}` (predicts {what} of the kept runs)")
+        })
+        .collect();
     writeln!(
         w,
         "- Models: {}",
@@ -571,7 +582,6 @@ mod tests {
     use super::*;
     use crate::evaluate::record::{Prediction, SCHEMA};
     use crate::evaluate::REPORT;
-    use crate::instrument::Statistic;
 
     fn rec(matrix: &str, precision: Precision, config: &str, t: f64, pred: Option<f64>) -> Record {
         let kind = if config.starts_with("cusparse") {
