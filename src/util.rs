@@ -21,7 +21,46 @@ where
         write(&mut w).map_err(|e| Error::io(path, e))?;
         w.flush().map_err(|e| Error::io(path, e))?;
     }
+    // The temporary file is created 0600; give the result the permissions a plain create would
+    // (0666 less the umask, i.e. usually 0644), or keep those of the file it replaces.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let perms = match std::fs::metadata(path) {
+            Ok(m) => m.permissions(),
+            Err(_) => std::fs::Permissions::from_mode(0o644),
+        };
+        tmp.as_file()
+            .set_permissions(perms)
+            .map_err(|e| Error::io(path, e))?;
+    }
     tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_is_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        write_atomic(&p, |w| w.write_all(b"one")).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"one");
+        // A failing writer leaves the old content in place.
+        let r = write_atomic(&p, |w| {
+            w.write_all(b"partial")?;
+            Err(std::io::Error::other("boom"))
+        });
+        assert!(r.is_err());
+        assert_eq!(std::fs::read(&p).unwrap(), b"one");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o644);
+        }
+    }
 }

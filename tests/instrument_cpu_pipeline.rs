@@ -184,3 +184,63 @@ fn instrument_rejects_bad_suites() {
     assert!(e.contains("warm-up"), "{e}");
     assert!(!out.exists(), "nothing written on failure");
 }
+
+#[test]
+fn predict_accepts_generator_specs() {
+    let dir = tempfile::tempdir().unwrap();
+    let prof = dir.path().join("cpu.json");
+    run_ok(
+        bin()
+            .args([
+                "instrument",
+                "--backend",
+                "cpu",
+                "--quick",
+                "--precision",
+                "f64",
+                "--out",
+            ])
+            .arg(&prof),
+    );
+    let specs = dir.path().join("specs.json");
+    std::fs::write(
+        &specs,
+        r#"[{"family": "stencil", "stencil": "2d5", "n": 30},
+            {"family": "random", "rows": 500, "cols": 800,
+             "row_len": {"dist": "uniform", "min": 1, "max": 9}, "seed": 3}]"#,
+    )
+    .unwrap();
+    let out = run_ok(
+        bin()
+            .args(["predict", "--json", "--profile"])
+            .arg(&prof)
+            .arg(&specs),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["nrows"], 900);
+    assert_eq!(
+        (results[1]["nrows"].as_u64(), results[1]["ncols"].as_u64()),
+        (Some(500), Some(800))
+    );
+    // A broken spec file is an error with its line.
+    std::fs::write(&specs, "[{\"family\": \"nope\"}]").unwrap();
+    let e = run_err(bin().args(["predict", "--profile"]).arg(&prof).arg(&specs));
+    assert!(
+        e.contains("specs.json:1") && e.contains("generator spec"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_documented_large_matrix_set_parses() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/accuracy-generated.json");
+    let specs: Vec<sparsecast::matrix::generate::GeneratorSpec> =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(specs.len(), 10);
+    let mut names: Vec<String> = specs.iter().map(|s| s.name()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 10);
+}

@@ -131,7 +131,7 @@ pub fn tolerance<T: Scalar>() -> f64 {
 pub fn table(header: &[&str]) -> comfy_table::Table {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::UTF8_BORDERS_ONLY)
-        .set_header(header.iter().map(|h| comfy_table::Cell::new(h)));
+        .set_header(header.iter().map(comfy_table::Cell::new));
     t
 }
 

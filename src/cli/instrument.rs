@@ -23,8 +23,9 @@ use std::time::Instant;
 /// The suite follows the papers: strip sizes from the device (S_CSR = SMs × warps/SM,
 /// S_ELL = S_COO = SMs × threads/SM), R = S × I rows for I = 1…10, constant non-zeros per row
 /// P_NZ = 4, 16, 64, 256, 1024, 2048, 4096, 8192 (CSR, ELL; both sides of the 1,024 threshold)
-/// and 10, 20, … 100 (COO, one strip of rows), within the device's memory. On CUDA the matrices
-/// are generated on the GPU.
+/// and 10, 20, … 100 (COO, one strip of rows), within the device's memory. With the default
+/// --source auto the matrices are generated on the device where the backend can
+/// (`Backend::prepare_synthetic`), and built on the host and uploaded otherwise.
 ///
 /// Examples:
 ///   sparsecast instrument --backend cuda --out profiles/h200.json

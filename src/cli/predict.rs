@@ -24,8 +24,9 @@ use std::time::Instant;
 /// measured time and the difference rate |predicted − measured| / measured.
 ///
 /// Without --profile the profile built into the binary is used (and named). Inputs are Matrix
-/// Market files (plain or gzip) or generator specs (`.json`: one spec or an array, as written by
-/// `sparsecast generate`); an input that cannot be read is reported and skipped.
+/// Market files (plain or gzip) or generator specs (`.json`: one spec, in the JSON that
+/// `sparsecast generate spec` reads, or an array of them); an input that cannot be read is
+/// reported and skipped.
 ///
 /// Examples:
 ///   sparsecast predict matrix.mtx.gz
@@ -248,7 +249,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             print_summary(&summary);
         }
         if !skipped.is_empty() {
-            println!("{} input(s) could not be read and were skipped", skipped.len());
+            println!(
+                "{} input(s) could not be read and were skipped",
+                skipped.len()
+            );
         }
     }
     Ok(())

@@ -13,8 +13,9 @@
 //!
 //! Each matrix must fit the papers' global-memory bound (004 §3.2.1), which we apply to the
 //! whole working set rather than to the matrix alone: format arrays with 32-bit indices + `x` +
-//! `y` ≤ [`SuiteConfig::memory_fraction`] × `G_M`. Device kernels use 32-bit offsets, so a matrix
-//! must also hold fewer than 2³¹ non-zeros. Points outside either bound are skipped (and counted).
+//! `y` ≤ [`SuiteConfig::memory_fraction`] × `G_M`. The formats store 32-bit offsets and refuse
+//! more than `u32::MAX` stored entries, so a benchmark must hold no more. Points outside either
+//! bound are skipped (and counted).
 
 use super::{strip_size, DeviceLimits};
 use crate::backend::Variant;
@@ -181,7 +182,7 @@ pub fn plan(limits: &DeviceLimits, suite: &SuiteConfig, precision: Precision) ->
                 let rows = s * i;
                 let cols = rows.max(2 * pnz);
                 let fits = working_set_bytes(variant, rows, cols, pnz, val) <= budget
-                    && rows.checked_mul(pnz).is_some_and(|n| n < 1 << 31)
+                    && rows.checked_mul(pnz).is_some_and(|n| n <= u32::MAX as u64)
                     && cols <= u32::MAX as u64;
                 if !fits {
                     skipped += 1;
