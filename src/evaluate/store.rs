@@ -121,10 +121,18 @@ impl Appender {
         })
     }
 
-    /// Append one record as one line, flushed and synced to disk.
+    /// Append one record as one line, flushed and synced to disk. A record that would not read
+    /// back (JSON has no NaN: a non-finite number in a field that is not optional) is refused
+    /// before anything is written, so the file never holds a line that stops the next resume.
     pub fn append(&mut self, r: &Record) -> Result<()> {
         let mut line = serde_json::to_vec(r)
             .map_err(|e| Error::Invalid(format!("cannot serialize a record: {e}")))?;
+        if let Err(e) = serde_json::from_slice::<Record>(&line) {
+            return Err(Error::Invalid(format!(
+                "the record of {} / {} / {} would not read back ({e}); not written",
+                r.matrix, r.precision, r.config
+            )));
+        }
         line.push(b'\n');
         let io = |e| Error::io(&self.path, e);
         self.file.write_all(&line).map_err(io)?;
@@ -222,6 +230,29 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("schema 99"), "{e}");
+    }
+
+    #[test]
+    fn a_record_that_would_not_read_back_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.jsonl");
+        let mut a = Appender::open(&p, 0).unwrap();
+        let mut bad = rec("m", "a");
+        let mut f = crate::features::Features::compute(
+            &crate::Csr::<f64>::from_triplets(1, 1, &[0], &[0], &[1.0]).unwrap(),
+        );
+        f.mean_nnz = f64::NAN; // serialized as null, which an f64 cannot read
+        bad.features = Some(f);
+        let e = a.append(&bad).unwrap_err().to_string();
+        assert!(e.contains("would not read back"), "{e}");
+        // A NaN in an optional field reads back as "absent": accepted.
+        let mut odd = rec("m", "b");
+        odd.max_rel_error = Some(f64::INFINITY);
+        a.append(&odd).unwrap();
+        drop(a);
+        let l = load(&p).unwrap();
+        assert_eq!(l.records.len(), 1);
+        assert_eq!(l.records[0].max_rel_error, None);
     }
 
     #[test]
