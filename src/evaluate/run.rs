@@ -429,7 +429,11 @@ pub fn run(
                 Precision::F64 => configs::<f64>(&runner, profile_ref),
             },
         );
-        model_map.insert(p, models::models(profile_ref, p));
+        let ms = models::models(profile_ref, p);
+        if let (Some((name, _)), true) = (profile, ms.is_empty()) {
+            eprintln!("warning: {name} has no {p} section: no predictions in {p}");
+        }
+        model_map.insert(p, ms);
     }
     let model_names: Vec<String> = {
         let mut v: Vec<String> = model_map
