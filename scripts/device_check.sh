@@ -36,6 +36,9 @@ step selftest ./sparsecast selftest --backend cuda --json "$OUT/selftest.json" >
     step stencil ./cuda_stencil --ignored --nocapture
     # A/B (set SPARSECAST_AB=1): the kernels compiled for 64 registers per thread.
     [ -n "${SPARSECAST_AB:-}" ] && step stencil-64regs env SPARSECAST_NVRTC_OPTIONS=-DSC_MIN_BLOCKS=1 ./cuda_stencil --ignored --nocapture
+    # The same through the CLI, as documented in docs/PERFORMANCE.md.
+    step generate ./sparsecast generate stencil --points 27 --n 130 -o /tmp/lap27.mtx
+    step bench-stencil ./sparsecast bench /tmp/lap27.mtx --backend cuda --block-size 128
 } > "$OUT/stencil.log" 2>&1
 # The reply shows the end of the output: keep it short.
 grep -E "^\[|name|copy bandwidth|compute" "$OUT/device.log" | head -20

@@ -72,23 +72,34 @@ impl Drop for Handle {
 pub enum VendorMatrix {
     /// CSR: `nrows + 1` row offsets, `nnz` columns and values.
     Csr {
+        /// Row offsets.
         row_ptr: CUdeviceptr,
+        /// Column indices.
         col: CUdeviceptr,
+        /// Values.
         val: CUdeviceptr,
     },
     /// COO sorted by row: `nnz` rows, columns and values.
     Coo {
+        /// Row indices.
         rows: CUdeviceptr,
+        /// Column indices.
         col: CUdeviceptr,
+        /// Values.
         val: CUdeviceptr,
     },
     /// Sliced ELL, rows unpermuted: `nslices + 1` slice offsets, `stored` columns (-1 = padding)
     /// and values, column-major within each slice of `slice_size` rows.
     SlicedEll {
+        /// Rows per slice.
         slice_size: usize,
+        /// Stored slots, padding included.
         stored: usize,
+        /// Slice offsets.
         slice_ptr: CUdeviceptr,
+        /// Column indices.
         col: CUdeviceptr,
+        /// Values.
         val: CUdeviceptr,
     },
 }

@@ -49,6 +49,8 @@ pub struct CudaBackend {
     copy_bw: OnceLock<f64>,
     cusparse: OnceLock<std::result::Result<cusparse::Handle, String>>,
     flush: Mutex<Option<timing::L2Flush>>,
+    /// When the last timing ended (the GPU was busy until then).
+    last_timed: Mutex<Option<std::time::Instant>>,
 }
 
 /// Run `f`, turning a panic into `Err(message)` without printing the default panic message.
@@ -128,6 +130,7 @@ impl CudaBackend {
             copy_bw: OnceLock::new(),
             cusparse: OnceLock::new(),
             flush: Mutex::new(None),
+            last_timed: Mutex::new(None),
         })
     }
 
@@ -194,6 +197,33 @@ impl CudaBackend {
                 .map_err(|e| e.to_string())
         });
         h.as_ref().map_err(|m| Error::Unsupported(m.clone()))
+    }
+
+    /// Before a timing that does not follow another one closely (the first of a process, or one
+    /// after more than [`timing::CLOCK_IDLE_MS`] of host work), keep the GPU busy for
+    /// [`timing::CLOCK_WARMUP_MS`] so that its clocks have left the idle state (an idle H200 runs
+    /// its SMs at a few hundred MHz and needs milliseconds of load to ramp up; a kernel of a few
+    /// microseconds timed right after idling would otherwise measure the ramp).
+    fn warm_up_clocks(&self) -> Result<()> {
+        let recent = self
+            .last_timed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|t| t.elapsed().as_millis() < timing::CLOCK_IDLE_MS as u128);
+        if recent {
+            return Ok(());
+        }
+        let mut g = self.l2_flush()?;
+        if let Some(f) = g.as_mut() {
+            timing::keep_busy(f, &self.stream, timing::CLOCK_WARMUP_MS)?;
+        }
+        Ok(())
+    }
+
+    /// Note the end of a timing (see [`CudaBackend::warm_up_clocks`]).
+    fn timed_now(&self) {
+        *self.last_timed.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(std::time::Instant::now());
     }
 
     fn l2_flush(&self) -> Result<MutexGuard<'_, Option<timing::L2Flush>>> {

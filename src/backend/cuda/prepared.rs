@@ -221,6 +221,11 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             k => Some(AnyFormat::convert(csr, k, &params)?),
         };
         let footprint = match &format {
+            // cuSPARSE's sliced ELL has no permutation and no slice widths: only the slice
+            // offsets, columns and values are on the device.
+            Some(AnyFormat::Sell(m)) if variant.is_vendor() => {
+                m.slice_ptr.len() as u64 * 4 + m.values.len() as u64 * (4 + T::BYTES as u64)
+            }
             Some(f) => f.as_dyn().footprint_bytes(),
             None => SparseFormat::<T>::footprint_bytes(csr),
         };
@@ -929,6 +934,7 @@ impl<T: CudaScalar> PreparedSpmv<T> for CudaPrepared<'_, T> {
 
     fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing> {
         let be = self.be;
+        be.warm_up_clocks()?;
         let mut flush_guard;
         let flush = if protocol.cold {
             flush_guard = be.l2_flush()?;
@@ -939,6 +945,7 @@ impl<T: CudaScalar> PreparedSpmv<T> for CudaPrepared<'_, T> {
         let ctx = be.ctx.clone();
         let stream = be.stream.clone();
         let t = time_runs(&ctx, &stream, protocol, flush, &mut || self.launch())?;
+        be.timed_now();
         self.check_kernel_error()?;
         Ok(t)
     }

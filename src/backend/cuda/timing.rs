@@ -9,6 +9,11 @@
 //! the L2 cache stays there. With [`TimingProtocol::cold`] the L2 is flushed before each run by
 //! writing a buffer of twice its size (a `cuMemsetD32Async`), between the previous run's end event
 //! and the next run's start event — outside the timed region.
+//!
+//! Clocks: before a timing that follows an idle period (the first of a process, or one after
+//! more than [`CLOCK_IDLE_MS`] of host work such as a format conversion) the backend keeps the GPU
+//! busy for [`CLOCK_WARMUP_MS`] so that the SM clock has left its idle state; the warm-up runs
+//! (`α`) then absorb whatever ramp remains.
 
 use crate::backend::{Timing, TimingProtocol};
 use crate::{Error, Result};
@@ -73,6 +78,26 @@ impl L2Flush {
         // SAFETY: the buffer holds n words.
         unsafe { memset_u32(ptr, self.round, n, stream) }
     }
+}
+
+/// Milliseconds of GPU work before a timing that follows an idle period (see
+/// `CudaBackend::warm_up_clocks`).
+pub const CLOCK_WARMUP_MS: u64 = 50;
+/// Host time after a timing beyond which the GPU counts as idle again.
+pub const CLOCK_IDLE_MS: u64 = 100;
+
+/// Keep the GPU busy with flush-buffer writes for at least `ms` milliseconds of wall time.
+pub fn keep_busy(flush: &mut L2Flush, stream: &Arc<CudaStream>, ms: u64) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    while t0.elapsed().as_millis() < ms as u128 {
+        for _ in 0..8 {
+            flush.flush(stream)?;
+        }
+        stream
+            .synchronize()
+            .map_err(|e| Error::Cuda(format!("clock warm-up: {e:?}")))?;
+    }
+    Ok(())
 }
 
 /// Time `protocol.runs` calls of `launch` (each queues one whole SpMV without synchronizing),

@@ -63,13 +63,23 @@ impl SelftestConfig {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "lowercase", tag = "outcome")]
 pub enum Outcome {
-    /// Within tolerance; `worst` = max over rows of |error| / tolerance (≤ 1), `rel` = the
-    /// norm-wise relative error ‖y − ref‖₂ / ‖ref‖₂ (0 when ref = 0).
-    Pass { worst: f64, rel: f64 },
-    /// Wrong result or error, with the reason.
-    Fail { reason: String },
+    /// Within tolerance.
+    Pass {
+        /// Max over rows of |error| / tolerance (≤ 1).
+        worst: f64,
+        /// Norm-wise relative error ‖y − ref‖₂ / ‖ref‖₂ (0 when ref = 0).
+        rel: f64,
+    },
+    /// Wrong result or error.
+    Fail {
+        /// What went wrong.
+        reason: String,
+    },
     /// Not applicable (format refused the matrix, configuration unsupported).
-    Skip { reason: String },
+    Skip {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// One case: a variant, a precision, a block size and a matrix.
