@@ -103,13 +103,17 @@ struct Config {
     variant: Option<Variant>,
 }
 
-/// The configurations of one precision: every kernel the backend supports, then the plans.
+/// The configurations of one precision: every kernel the backend supports, then the plans. On
+/// CUDA every cuSPARSE algorithm is listed even where the library is missing, so that its absence
+/// is recorded (as skipped, with the reason) rather than silent; the CPU backend has none by
+/// design.
 fn configs<T: EvalScalar>(runner: &Runner, profile: Option<&Profile>) -> Vec<Config> {
     let b = T::backend(runner);
+    let cuda = matches!(runner, Runner::Cuda(_));
     let mut out: Vec<Config> = Variant::ours()
         .into_iter()
         .chain(Variant::vendor())
-        .filter(|v| b.supports(*v))
+        .filter(|v| b.supports(*v) || (cuda && v.is_vendor()))
         .map(|v| Config {
             name: v.name(),
             kind: if v.is_vendor() {
