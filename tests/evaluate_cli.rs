@@ -244,6 +244,44 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(info["invocations"].as_array().unwrap().len(), 3);
 
+    // A configuration recorded as failed (a backend error) is measured again with
+    // --retry-failed, and only then; its new record replaces the old one.
+    let text = String::from_utf8(resumed.clone()).unwrap();
+    let mut ls: Vec<String> = text.lines().map(str::to_string).collect();
+    let victim = ls
+        .iter()
+        .position(|l| l.contains("\"config\":\"coo\"") && l.contains("\"status\":\"ok\""))
+        .unwrap();
+    ls[victim] = ls[victim].replace("\"status\":\"ok\"", "\"status\":\"failed\"");
+    std::fs::write(&results, ls.join("\n") + "\n").unwrap();
+    let log = ok(&mut evaluate("3"));
+    assert!(
+        log.contains("0 measured now"),
+        "not retried by default: {log}"
+    );
+    let log = ok(evaluate("3").arg("--retry-failed"));
+    assert!(
+        log.contains(&format!(
+            "{} records ({} kept from before, 1 measured now)",
+            recs.len(),
+            recs.len() - 1
+        )),
+        "{log}"
+    );
+    let after = lines(&results);
+    assert_eq!(after.len(), recs.len() + 1, "appended, never rewritten");
+    let (old, new) = (&after[victim], after.last().unwrap());
+    assert_eq!(
+        (&old["matrix"], &old["precision"], &old["config"]),
+        (&new["matrix"], &new["precision"], &new["config"])
+    );
+    assert_eq!(new["status"], "ok");
+    let md = check_report(&out);
+    assert!(
+        !md.contains("| failed |"),
+        "the retried record replaced the failed one"
+    );
+
     // Other settings are refused rather than mixed in.
     let o = run(&mut evaluate("4"));
     assert!(!o.status.success());

@@ -51,6 +51,9 @@ pub struct Options {
     pub block_size: u32,
     /// Seed of x.
     pub seed: u64,
+    /// Measure again the configurations whose record says `failed` (a backend error, which may
+    /// have been transient); the new record replaces the old one.
+    pub retry_failed: bool,
 }
 
 /// What a run did.
@@ -203,7 +206,18 @@ impl Ctx<'_> {
 
     fn push(&mut self, r: Record, w: u64) -> Result<()> {
         self.appender.append(&r)?;
-        self.records.push(r);
+        // A retried configuration replaces its failed record (as reading the file back does).
+        let same =
+            |x: &Record| x.matrix == r.matrix && x.precision == r.precision && x.config == r.config;
+        let earlier = if self.opts.retry_failed {
+            self.records.iter().position(same)
+        } else {
+            None
+        };
+        match earlier {
+            Some(i) => self.records[i] = r,
+            None => self.records.push(r),
+        }
         self.written += 1;
         self.pb.inc(w);
         Ok(())
@@ -420,8 +434,13 @@ pub fn run(
         &device,
         &opts.protocol,
     )?;
-    let done: HashSet<Key> = loaded.keys();
-    let resumed = loaded.records.len();
+    let done: HashSet<Key> = loaded
+        .records
+        .iter()
+        .filter(|r| !(opts.retry_failed && r.status == Status::Failed))
+        .map(Record::key)
+        .collect();
+    let resumed = done.len();
 
     let mut cfgs: BTreeMap<Precision, Vec<Config>> = BTreeMap::new();
     let mut model_map: BTreeMap<Precision, Vec<EvalModel>> = BTreeMap::new();
