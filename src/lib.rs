@@ -13,6 +13,7 @@
 //! * [`model`] — performance models behind one [`model::Model`] trait (the papers' analytical model
 //!   first) and their accuracy;
 //! * [`profile`] — device profiles: measurements and fitted models as JSON;
+//! * [`optimize`] — row-block partitioning with one format per block (DP) and executable plans;
 //! * [`evaluate`] — the evaluation harness: corpus runs, results.jsonl, report and plots;
 //! * [`cli`] — the `sparsecast` command-line program, one file per subcommand.
 
@@ -25,6 +26,7 @@ pub mod formats;
 pub mod instrument;
 pub mod matrix;
 pub mod model;
+pub mod optimize;
 pub mod profile;
 pub mod scalar;
 pub mod util;

@@ -9,6 +9,7 @@ mod evaluate;
 mod features;
 mod generate;
 mod instrument;
+mod optimize;
 mod predict;
 mod selftest;
 mod spmv;
@@ -41,6 +42,7 @@ enum Command {
     Device(device::Args),
     Instrument(instrument::Args),
     Predict(predict::Args),
+    Optimize(optimize::Args),
     Evaluate(evaluate::Args),
 }
 
@@ -56,6 +58,7 @@ pub fn main() -> i32 {
         Command::Device(a) => device::run(a),
         Command::Instrument(a) => instrument::run(a),
         Command::Predict(a) => predict::run(a),
+        Command::Optimize(a) => optimize::run(a),
         Command::Evaluate(a) => evaluate::run(a),
     };
     match res {

@@ -12,6 +12,9 @@ use std::path::PathBuf;
 /// The result is checked against the f64 CPU reference and the largest relative error is
 /// reported on stderr.
 ///
+/// With --plan, runs an executable plan from `sparsecast optimize --save-plan` instead: every block
+/// with its own kernel on its rows (the plan must belong to this matrix).
+///
 /// Example: sparsecast spmv data/cage11.mtx.gz --format ell --seed 7 --out y.mtx
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -21,6 +24,9 @@ pub struct Args {
     /// bsr, or a cuSPARSE algorithm (cusparse-csr-alg1, …; CUDA only).
     #[arg(long, default_value = "csr-vector")]
     pub format: String,
+    /// Run this plan (JSON from `sparsecast optimize --save-plan`) instead of one format.
+    #[arg(long, conflicts_with = "format")]
+    pub plan: Option<PathBuf>,
     /// Where to run.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     pub backend: BackendKind,
@@ -53,7 +59,17 @@ fn run_typed<T: BackendScalar>(a: &Args, variant: Variant, m: crate::Csr<T>) -> 
     let backend = T::open_backend(a.backend)?;
     let x: Vec<T> = common::input_vector(a.x.as_deref(), a.seed, m.ncols)?;
     let cfg = a.kernel.config(variant);
-    let mut k = backend.prepare(&m, &cfg)?;
+    let (mut k, what) = match &a.plan {
+        Some(p) => {
+            let plan = crate::optimize::Plan::load(p)?;
+            let what = format!("plan {} ({} blocks)", p.display(), plan.blocks.len());
+            let k: Box<dyn crate::backend::PreparedSpmv<T>> = Box::new(
+                crate::optimize::PreparedPlan::new(backend.as_ref(), &m, &plan, &what)?,
+            );
+            (k, what)
+        }
+        None => (backend.prepare(&m, &cfg)?, variant.to_string()),
+    };
     k.set_x(&x)?;
     k.poison_y()?;
     k.run()?;
@@ -66,7 +82,7 @@ fn run_typed<T: BackendScalar>(a: &Args, variant: Variant, m: crate::Csr<T>) -> 
         m.nrows,
         m.ncols,
         m.nnz(),
-        variant,
+        what,
         backend.name(),
         T::PRECISION,
         a.out.display(),

@@ -1,0 +1,331 @@
+//! `sparsecast optimize`: the optimization analysis of 004 §4 — partition a matrix by rows, pick a
+//! format per block with a model, report the optimal strategy beside every single format, save it
+//! as a plan, and optionally run and time it.
+//!
+//! * this file — arguments, inputs, the driver;
+//! * [`measure`] — `--measure`: run the plan, the single formats and cuSPARSE;
+//! * [`report`] — what is printed (tables or JSON) and the summary over several matrices.
+
+mod measure;
+mod report;
+
+use crate::backend::{BackendKind, BackendScalar, TimingProtocol};
+use crate::formats::FormatParams;
+use crate::matrix::generate::GeneratorSpec;
+use crate::optimize::{
+    block_model, optimize, BlockModel, MatrixIdentity, OptimizeOptions, Plan, Provenance,
+    StackSpec, DEFAULT_MAX_STRIPS,
+};
+use crate::profile::Profile;
+use crate::{Csr, Precision};
+use anyhow::{bail, Context};
+use report::{MatrixReport, Summary};
+use std::path::{Path, PathBuf};
+
+/// Find the fastest storage strategy for a matrix: cut it by rows into strips, predict every
+/// block of consecutive strips in every format the model covers, and choose blocks and formats
+/// with the dynamic program of Guo, Wang & Chen (TPDS 2014, Fig. 8 and 11). Prints the optimal
+/// strategy (blocks as strip and row ranges, a format per block, the predicted total) beside every
+/// single format's prediction, as the paper's Table 3. Where splitting does not pay, the answer is
+/// the single best format.
+///
+/// Strips hold S_CSR rows of the profile's device by default (--strip-rows overrides). A matrix
+/// with more than --max-strips strips gets taller strips (a multiple of the height), and the
+/// output says so.
+///
+/// --save-plan writes the strategy as an executable plan (JSON) that `sparsecast spmv --plan`
+/// runs. --measure builds the plan on the backend, checks y against the f64 reference, and prints
+/// measured against predicted times for the plan, every single format and the best cuSPARSE
+/// algorithm (CUDA only); with several inputs it ends with a summary: the plan's mean measured
+/// improvement over each format on the matrices it partitioned and on all of them.
+///
+/// Inputs are Matrix Market files (plain or gzip) or JSON files holding a generator spec (as
+/// written by `sparsecast generate`), a stack {"stack": [spec, spec, …]} (a heterogeneous matrix
+/// made of generated parts stacked by rows), or an array of those.
+///
+/// Examples:
+///   sparsecast optimize matrix.mtx.gz --profile profiles/h200.json
+///   sparsecast optimize matrix.mtx.gz --strip-rows 672 --save-plan plan.json
+///   sparsecast spmv matrix.mtx.gz --plan plan.json --out y.mtx
+///   sparsecast optimize docs/optimizer-generated.json --measure --backend cuda --json > r.json
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Matrix Market files, or JSON generator specs / stacks / arrays of them.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Device profile (JSON from `sparsecast instrument`); default: the embedded one.
+    #[arg(long)]
+    profile: Option<PathBuf>,
+    /// The performance model that predicts every block.
+    #[arg(long, default_value = "analytical")]
+    model: String,
+    /// Value precision to optimize for (the profile must have it).
+    #[arg(long, value_enum, default_value_t = Precision::F64)]
+    precision: Precision,
+    /// Rows per strip (default: S_CSR of the profile's device).
+    #[arg(long)]
+    strip_rows: Option<u64>,
+    /// Most strips; taller matrices get taller strips.
+    #[arg(long, default_value_t = DEFAULT_MAX_STRIPS)]
+    max_strips: u64,
+    /// Width of HYB's ELL part in every block (default: Bell & Garland's rule per block).
+    #[arg(long)]
+    hyb_width: Option<usize>,
+    /// ELL width in every block (default: the block's longest row).
+    #[arg(long)]
+    ell_width: Option<usize>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Also write the JSON report to this file (atomically), whatever is printed.
+    #[arg(long)]
+    json_out: Option<PathBuf>,
+    /// With several inputs: print only the summary table.
+    #[arg(long)]
+    summary_only: bool,
+    /// Write the plan here (JSON, atomically; one input only).
+    #[arg(long)]
+    save_plan: Option<PathBuf>,
+    /// Build and time the plan, every single format and the cuSPARSE algorithms.
+    #[arg(long)]
+    measure: bool,
+    /// Backend for --measure; default: the profile's (a profile of another backend is refused).
+    #[arg(long, value_enum)]
+    backend: Option<BackendKind>,
+    /// β for --measure (default: the profile's).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// α for --measure (default: the profile's).
+    #[arg(long)]
+    warmup: Option<usize>,
+    /// Seed of x for --measure (uniform in [-1, 1)).
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
+
+/// What every input is optimized with.
+struct Setup<'a> {
+    model: Box<dyn BlockModel + 'a>,
+    by: Provenance,
+    opts: OptimizeOptions,
+    measure: Option<(BackendKind, TimingProtocol)>,
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let inputs = expand_inputs(&a.inputs)?;
+    if a.save_plan.is_some() && inputs.len() != 1 {
+        bail!(
+            "--save-plan writes the plan of one matrix; {} inputs were given",
+            inputs.len()
+        );
+    }
+    let (profile_name, profile) = load_profile(a.profile.as_deref())?;
+    let section = profile.precision(a.precision)?;
+    let measure = if a.measure {
+        let kind = match a.backend {
+            Some(k) => k,
+            None if profile.backend == "cuda" => BackendKind::Cuda,
+            None => BackendKind::Cpu,
+        };
+        profile.check_backend(kind.name())?;
+        let protocol = TimingProtocol {
+            runs: a.runs.unwrap_or(profile.timing.runs),
+            warmup: a.warmup.unwrap_or(profile.timing.warmup),
+            cold: profile.timing.cold,
+        };
+        if protocol.runs == 0 || protocol.warmup >= protocol.runs {
+            bail!(
+                "--warmup {} leaves none of --runs {} to time",
+                protocol.warmup,
+                protocol.runs
+            );
+        }
+        Some((kind, protocol))
+    } else {
+        None
+    };
+    let setup = Setup {
+        model: block_model(&a.model, section)?,
+        by: Provenance {
+            model: a.model.clone(),
+            profile: profile_name,
+            device: profile.device_name.clone(),
+            precision: a.precision,
+        },
+        opts: OptimizeOptions {
+            strip_rows: a.strip_rows,
+            max_strips: a.max_strips,
+            params: FormatParams {
+                ell_width: a.ell_width,
+                hyb_width: a.hyb_width,
+                ..FormatParams::default()
+            },
+        },
+        measure,
+    };
+    let quiet = a.json || (a.summary_only && inputs.len() > 1);
+    let mut results = Vec::new();
+    let several = inputs.len() > 1;
+    // With several inputs, one that cannot be read or optimized is reported and skipped, and
+    // the command fails at the end, after every other input was reported.
+    let mut failed: Vec<(String, String)> = Vec::new();
+    for (name, load) in inputs {
+        let res = load()
+            .with_context(|| format!("reading {name}"))
+            .and_then(|m| match a.precision {
+                Precision::F32 => one::<f32>(&a, &setup, &name, &m.cast()),
+                Precision::F64 => one::<f64>(&a, &setup, &name, &m),
+            });
+        let r = match res {
+            Ok(r) => r,
+            Err(e) if several => {
+                eprintln!("skipped {name}: {e:#}");
+                failed.push((name, format!("{e:#}")));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        if !quiet {
+            report::print(&r);
+            if let Some(p) = &a.save_plan {
+                println!("plan written to {}", p.display());
+            }
+        }
+        results.push(r);
+    }
+    let summary = Summary::of(&results);
+    let skipped: Vec<serde_json::Value> = failed
+        .iter()
+        .map(|(i, e)| serde_json::json!({ "input": i, "error": e }))
+        .collect();
+    let out = serde_json::json!({ "results": results, "summary": summary, "failed": skipped });
+    if let Some(p) = &a.json_out {
+        crate::util::write_atomic(p, |w| {
+            serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
+            w.write_all(b"\n")
+        })?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else if several {
+        report::print_summary(&summary);
+    }
+    anyhow::ensure!(
+        failed.is_empty(),
+        "{} of {} inputs failed: {}",
+        failed.len(),
+        failed.len() + results.len(),
+        failed
+            .iter()
+            .map(|(i, _)| i.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    // A plan whose y is wrong fails the command, after everything was printed.
+    for r in &results {
+        if let Some(ms) = &r.measured {
+            anyhow::ensure!(
+                ms.max_relative_error <= ms.tolerance,
+                "{}: the plan's y differs from the f64 reference by {:.2e} (tolerance {:.0e})",
+                r.input,
+                ms.max_relative_error,
+                ms.tolerance
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Optimize (and measure) one matrix.
+fn one<T: BackendScalar>(
+    a: &Args,
+    s: &Setup,
+    source: &str,
+    m: &Csr<T>,
+) -> anyhow::Result<MatrixReport> {
+    let opt = optimize(m, s.model.as_ref(), &s.opts).with_context(|| source.to_string())?;
+    let plan = Plan::from_optimum(&opt, MatrixIdentity::of(source, m), &s.by);
+    if let Some(p) = &a.save_plan {
+        plan.save(p)
+            .with_context(|| format!("writing the plan to {}", p.display()))?;
+    }
+    let measured = match &s.measure {
+        Some((kind, protocol)) => Some(measure::measure_all(
+            m,
+            &plan,
+            &opt,
+            &s.opts.params,
+            *kind,
+            protocol,
+            a.seed,
+        )?),
+        None => None,
+    };
+    Ok(MatrixReport::new(
+        source, m, &s.by, &s.opts, &opt, plan, measured,
+    ))
+}
+
+/// The profile of `--profile`, or the embedded one (say which).
+fn load_profile(path: Option<&Path>) -> anyhow::Result<(String, Profile)> {
+    if let Some(p) = path {
+        return Ok((p.display().to_string(), Profile::load(p)?));
+    }
+    match Profile::load_embedded()? {
+        Some((name, p)) => {
+            eprintln!("no --profile given: using the profile built into this binary ({name})");
+            Ok((format!("embedded {name}"), p))
+        }
+        None => bail!(
+            "no --profile given, and this build embeds no device profile yet. Pass --profile FILE \
+             (create one with `sparsecast instrument`)."
+        ),
+    }
+}
+
+type Loader = Box<dyn FnOnce() -> crate::Result<Csr<f64>>>;
+
+/// Matrix Market files as they are; JSON files expanded to one input per spec or stack. Matrices
+/// are loaded one at a time, when their turn comes.
+fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, Loader)>> {
+    let mut out: Vec<(String, Loader)> = Vec::new();
+    for path in inputs {
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
+            let bad = |e: serde_json::Error| {
+                crate::Error::parse(
+                    path.display().to_string(),
+                    // A spec is parsed from a `serde_json::Value`, which carries no position
+                    // (line 0): name the first line instead.
+                    e.line().max(1) as u64,
+                    format!(
+                        "expected a generator spec, {{\"stack\": [specs]}}, or an array of \
+                         those: {e}"
+                    ),
+                )
+            };
+            let v: serde_json::Value = serde_json::from_str(&text).map_err(bad)?;
+            let items = match v {
+                serde_json::Value::Array(items) => items,
+                one => vec![one],
+            };
+            for item in items {
+                if item.get("stack").is_some() {
+                    let s: StackSpec = serde_json::from_value(item).map_err(bad)?;
+                    out.push((s.name(), Box::new(move || s.generate())));
+                } else {
+                    let s: GeneratorSpec = serde_json::from_value(item).map_err(bad)?;
+                    out.push((s.name(), Box::new(move || s.generate())));
+                }
+            }
+        } else {
+            let p = path.clone();
+            out.push((
+                path.display().to_string(),
+                Box::new(move || crate::matrix::mm::read::<f64>(&p)),
+            ));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,228 @@
+//! Running a plan: every block converted to its format and prepared on the backend as its own
+//! kernel ([`crate::backend::Backend::prepare`] on [`Csr::slice_rows`]), each writing its row
+//! range of y.
+//!
+//! [`PreparedPlan`] implements [`PreparedSpmv`], so anything that runs or times a kernel can run or
+//! time a plan. Choices:
+//!
+//! * **x** is set on every block: each block keeps its own copy of x on the device (the blocks are
+//!   independent kernels); y is assembled from the blocks' outputs by row range.
+//! * **Run** launches the blocks one after another, each waiting for the previous.
+//! * **Time**: run `k` of the plan runs every block once, in row order, each timed by the backend
+//!   as a one-run measurement of its own kernel (CUDA events around the kernel, or the host clock
+//!   on the CPU); the plan's sample `k` is the sum over the blocks, and the statistics (warm mean,
+//!   median, warm-up `α` excluded) are taken over those sums. This is the time of the blocks'
+//!   kernels back to back; it excludes any overlap between launches (none is attempted) and the
+//!   host's launch and synchronization gaps between blocks. The blocks are *interleaved* run by
+//!   run rather than each timed `β` times in a row, because a block repeated on its own keeps its
+//!   matrix in cache (the GPU's L2, the CPU's caches) when the whole matrix would not: summing
+//!   such per-block times flatters the plan. Interleaved, each block finds the cache as a real
+//!   SpMV with the plan leaves it — the same steady state in which the single formats are timed
+//!   (`β` consecutive whole SpMVs).
+//! * **Bytes**: the footprint is the blocks' formats summed; the effective bytes add x and y once
+//!   (not once per block), as for any other kernel.
+//! * **Config**: a plan has one configuration per block; [`PreparedSpmv::config`] returns the one
+//!   of the block with the most non-zeros (its dominant kernel). [`PreparedPlan::blocks`] lists
+//!   them all.
+
+use super::plan::Plan;
+use crate::backend::{Backend, KernelConfig, PreparedSpmv, Timing, TimingProtocol};
+use crate::{Csr, Error, Result, Scalar};
+use std::ops::Range;
+
+/// One block of a prepared plan.
+struct PreparedBlock<'a, T: Scalar> {
+    rows: Range<usize>,
+    nnz: usize,
+    kernel: Box<dyn PreparedSpmv<T> + 'a>,
+}
+
+/// A plan prepared on a backend.
+pub struct PreparedPlan<'a, T: Scalar> {
+    blocks: Vec<PreparedBlock<'a, T>>,
+    nrows: usize,
+    ncols: usize,
+    /// Index of the block with the most non-zeros.
+    dominant: usize,
+}
+
+/// The timing of a plan: each block's, and the plan's (the per-run sums).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanTiming {
+    /// Per block, in row order.
+    pub blocks: Vec<Timing>,
+    /// Run `k` = Σ over blocks of their run `k`.
+    pub total: Timing,
+}
+
+/// Prefix an error's message with `what`, keeping its kind.
+fn context(e: Error, what: &str) -> Error {
+    match e {
+        Error::FormatRefused { format, reason } => Error::FormatRefused {
+            format,
+            reason: format!("{what}: {reason}"),
+        },
+        Error::Unsupported(m) => Error::Unsupported(format!("{what}: {m}")),
+        Error::Invalid(m) => Error::Invalid(format!("{what}: {m}")),
+        Error::Cuda(m) => Error::Cuda(format!("{what}: {m}")),
+        other => other,
+    }
+}
+
+impl<'a, T: Scalar> PreparedPlan<'a, T> {
+    /// Check that `plan` belongs to `a` ([`super::MatrixIdentity::check`]) and is valid, then
+    /// prepare every block on `backend`. `what` names the plan in errors.
+    pub fn new(
+        backend: &'a dyn Backend<T>,
+        a: &Csr<T>,
+        plan: &Plan,
+        what: &str,
+    ) -> Result<PreparedPlan<'a, T>> {
+        plan.validate()
+            .map_err(|e| Error::Invalid(format!("{what}: invalid plan: {e}")))?;
+        plan.matrix.check(what, a)?;
+        let mut blocks = Vec::with_capacity(plan.blocks.len());
+        for (k, b) in plan.blocks.iter().enumerate() {
+            let rows = b.row_range();
+            let label = format!(
+                "{what}: block {} (rows {}..{}, {})",
+                k + 1,
+                rows.start,
+                rows.end,
+                b.kernel
+            );
+            if !backend.supports(b.kernel) {
+                return Err(Error::Unsupported(format!(
+                    "{label}: the {} backend cannot run {}",
+                    backend.name(),
+                    b.kernel
+                )));
+            }
+            let part = a.slice_rows(rows.start, rows.end);
+            let kernel = backend
+                .prepare(&part, &b.kernel_config())
+                .map_err(|e| context(e, &label))?;
+            blocks.push(PreparedBlock {
+                nnz: part.nnz(),
+                rows,
+                kernel,
+            });
+        }
+        let dominant = (0..blocks.len())
+            .max_by_key(|&k| (blocks[k].nnz, std::cmp::Reverse(k)))
+            .unwrap_or(0);
+        Ok(PreparedPlan {
+            blocks,
+            nrows: a.nrows,
+            ncols: a.ncols,
+            dominant,
+        })
+    }
+
+    /// Each block's rows and kernel configuration, in row order.
+    pub fn blocks(&self) -> Vec<(Range<usize>, KernelConfig)> {
+        self.blocks
+            .iter()
+            .map(|b| (b.rows.clone(), b.kernel.config().clone()))
+            .collect()
+    }
+
+    /// Time the plan with `protocol`: run `k` of the plan runs every block once, in row order,
+    /// each timed by its backend as a run of its own; the plan's sample `k` is their sum (see
+    /// the module documentation for why the blocks are interleaved).
+    pub fn time_blocks(&mut self, protocol: &TimingProtocol) -> Result<PlanTiming> {
+        if protocol.runs == 0 {
+            return Err(Error::Invalid(
+                "the timing protocol needs at least 1 run".into(),
+            ));
+        }
+        let one = TimingProtocol {
+            runs: 1,
+            warmup: 0,
+            cold: protocol.cold,
+        };
+        let mut per_block = vec![Vec::with_capacity(protocol.runs); self.blocks.len()];
+        let mut samples = Vec::with_capacity(protocol.runs);
+        for _ in 0..protocol.runs {
+            let mut sum = 0.0;
+            for (b, s) in self.blocks.iter_mut().zip(&mut per_block) {
+                let t = b.kernel.time(&one)?;
+                let v =
+                    t.samples.first().copied().ok_or_else(|| {
+                        Error::Invalid("a block's timing returned no sample".into())
+                    })?;
+                s.push(v);
+                sum += v;
+            }
+            samples.push(sum);
+        }
+        Ok(PlanTiming {
+            total: Timing {
+                samples,
+                warmup: protocol.warmup,
+            },
+            blocks: per_block
+                .into_iter()
+                .map(|samples| Timing {
+                    samples,
+                    warmup: protocol.warmup,
+                })
+                .collect(),
+        })
+    }
+}
+
+impl<T: Scalar> PreparedSpmv<T> for PreparedPlan<'_, T> {
+    /// The configuration of the block with the most non-zeros (see the module documentation).
+    fn config(&self) -> &KernelConfig {
+        self.blocks[self.dominant].kernel.config()
+    }
+
+    fn footprint_bytes(&self) -> u64 {
+        self.blocks.iter().map(|b| b.kernel.footprint_bytes()).sum()
+    }
+
+    fn effective_bytes(&self) -> u64 {
+        self.footprint_bytes() + (self.ncols + self.nrows) as u64 * T::BYTES as u64
+    }
+
+    fn set_x(&mut self, x: &[T]) -> Result<()> {
+        if x.len() != self.ncols {
+            return Err(Error::Invalid(format!(
+                "x has {} entries, the matrix has {} columns",
+                x.len(),
+                self.ncols
+            )));
+        }
+        self.blocks.iter_mut().try_for_each(|b| b.kernel.set_x(x))
+    }
+
+    fn poison_y(&mut self) -> Result<()> {
+        self.blocks.iter_mut().try_for_each(|b| b.kernel.poison_y())
+    }
+
+    fn run(&mut self) -> Result<()> {
+        self.blocks.iter_mut().try_for_each(|b| b.kernel.run())
+    }
+
+    fn y(&mut self) -> Result<Vec<T>> {
+        let mut y = Vec::with_capacity(self.nrows);
+        for b in &mut self.blocks {
+            let part = b.kernel.y()?;
+            if part.len() != b.rows.len() {
+                return Err(Error::Invalid(format!(
+                    "block of rows {}..{} returned {} values",
+                    b.rows.start,
+                    b.rows.end,
+                    part.len()
+                )));
+            }
+            y.extend(part);
+        }
+        Ok(y)
+    }
+
+    fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing> {
+        Ok(self.time_blocks(protocol)?.total)
+    }
+}

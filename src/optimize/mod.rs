@@ -1,0 +1,47 @@
+//! The optimization analysis of 004 §4: partition a matrix by rows into blocks of consecutive
+//! strips, choose one storage format per block, and run the result as an executable plan.
+//!
+//! * [`strips`] — how rows are cut into strips (`S_CSR` rows by default, coarsened for very tall
+//!   matrices);
+//! * [`features`] — every block's summary ([`crate::model::Shape`]: rows, non-zeros, longest and
+//!   most frequent row length, the HYB split) from per-strip prefix structures, without
+//!   re-scanning rows;
+//! * [`predictor`] — the models as the optimizer calls them, on block summaries;
+//! * [`dp`] — the dynamic program of Fig. 8 / Fig. 11;
+//! * [`solve`] — all of the above: [`optimize`] returns the optimal strategy ([`Optimum`]);
+//! * [`plan`] — the strategy as a file ([`Plan`], JSON, validated on load), tied to its matrix by
+//!   [`identity`];
+//! * [`execute`] — a plan prepared on a backend ([`PreparedPlan`], a [`crate::backend::PreparedSpmv`]);
+//! * [`stack`] — heterogeneous test matrices (generated parts stacked by rows).
+//!
+//! ```
+//! use sparsecast::optimize::dp::solve_table;
+//! // Three strips; strips 1–2 are cheap together in format 0, strip 3 alone in format 1.
+//! let e = |i: usize, j: usize| match (i, j) {
+//!     (0, 1) => (2.0, 0),
+//!     (2, 2) => (1.0, 1),
+//!     _ => (9.0, 0),
+//! };
+//! let p = solve_table(3, e);
+//! assert_eq!(p.total, 3.0);
+//! assert_eq!((p.blocks[0].first, p.blocks[0].last, p.blocks[1].format), (0, 1, 1));
+//! ```
+
+pub mod dp;
+pub mod execute;
+pub mod features;
+pub mod identity;
+pub mod plan;
+pub mod predictor;
+pub mod solve;
+pub mod stack;
+pub mod strips;
+
+pub use execute::{PlanTiming, PreparedPlan};
+pub use features::{StripTable, Sweep};
+pub use identity::MatrixIdentity;
+pub use plan::{BlockParams, Plan, PlanBlock, Provenance, SingleFormat};
+pub use predictor::{block_model, AnalyticalBlocks, BlockModel, MODEL_NAMES};
+pub use solve::{features_for, optimize, OptimalBlock, OptimizeOptions, Optimum};
+pub use stack::{stack_rows, StackSpec};
+pub use strips::{StripLayout, DEFAULT_MAX_STRIPS};

@@ -1,0 +1,227 @@
+//! The optimizer: strips → prefix structures → `E[i, j]`, `F[i, j]` of every block → the DP →
+//! the optimal strategy, with every single format's prediction beside it (Table 3 of 004).
+//!
+//! `E` is computed column by column (`j` = the block's last strip), columns in parallel, in
+//! chunks: the DP consumes a chunk's columns in order before the next chunk is computed, so the
+//! memory is `O(chunk · N)` rather than the `O(N²)` of the full table.
+//!
+//! Within a block, the fastest candidate wins; among equally fast ones the first in the model's
+//! order ([`super::BlockModel::variants`]).
+
+use super::dp::Dp;
+use super::features::{StripTable, Sweep};
+use super::predictor::BlockModel;
+use super::strips::{StripLayout, DEFAULT_MAX_STRIPS};
+use crate::backend::Variant;
+use crate::features::Features;
+use crate::formats::FormatParams;
+use crate::model::{rank, Ranked, Shape};
+use crate::{Csr, Error, Result, Scalar};
+use rayon::prelude::*;
+use std::ops::Range;
+use std::time::Instant;
+
+/// What to optimize over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptimizeOptions {
+    /// Strip height in rows; `None` = the model's default (`S_CSR`).
+    pub strip_rows: Option<u64>,
+    /// Cap on the number of strips; taller matrices get taller strips.
+    pub max_strips: u64,
+    /// Format parameters; `ell_width` / `hyb_width` fixed for every block when given.
+    pub params: FormatParams,
+}
+
+impl Default for OptimizeOptions {
+    fn default() -> Self {
+        OptimizeOptions {
+            strip_rows: None,
+            max_strips: DEFAULT_MAX_STRIPS,
+            params: FormatParams::default(),
+        }
+    }
+}
+
+/// One block of the optimal strategy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptimalBlock {
+    /// Strips `first..=last`, 0-based (the paper's `[first + 1, last + 1]`).
+    pub strips: (usize, usize),
+    /// Rows `[start, end)`.
+    pub rows: Range<usize>,
+    /// `F[i, j]`.
+    pub variant: Variant,
+    /// The block's format parameters with the widths resolved (ELL: the width used; HYB: the
+    /// split), so that running the block reproduces what was predicted.
+    pub params: FormatParams,
+    /// `E[i, j]`, seconds.
+    pub predicted: f64,
+    /// Every candidate's prediction for this block (`None`: refused), in the model's order.
+    pub candidates: Vec<(Variant, Option<f64>)>,
+}
+
+/// The optimizer's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Optimum {
+    /// How the rows were cut.
+    pub layout: StripLayout,
+    /// Where the requested strip height came from (`S_CSR of …`, `--strip-rows`).
+    pub strip_source: String,
+    /// The candidate kernels.
+    pub variants: Vec<Variant>,
+    /// The optimal strategy, in row order.
+    pub blocks: Vec<OptimalBlock>,
+    /// `T[1, N]`, seconds.
+    pub predicted: f64,
+    /// Every single format on the whole matrix (the model's ranking).
+    pub singles: Vec<Ranked>,
+    /// Blocks evaluated (`N(N+1)/2`).
+    pub blocks_evaluated: u64,
+    /// Distinct row lengths and histogram entries of the strip table (the sweep's cost drivers).
+    pub distinct_lengths: usize,
+    /// See [`Optimum::distinct_lengths`].
+    pub histogram_entries: usize,
+    /// Wall-clock seconds: building the strip table, and the `E` table + DP.
+    pub seconds_table: f64,
+    /// See [`Optimum::seconds_table`].
+    pub seconds_dp: f64,
+}
+
+impl Optimum {
+    /// The single best format on the whole matrix, if any was predicted.
+    pub fn best_single(&self) -> Option<&Ranked> {
+        self.singles.first().filter(|r| r.seconds.is_some())
+    }
+}
+
+/// Find the optimal partition of `a` into row blocks and a format per block.
+pub fn optimize<T: Scalar>(
+    a: &Csr<T>,
+    model: &dyn BlockModel,
+    opts: &OptimizeOptions,
+) -> Result<Optimum> {
+    if a.nrows == 0 {
+        return Err(Error::Invalid(
+            "the matrix has no rows: there is nothing to partition".into(),
+        ));
+    }
+    let (requested, strip_source) = match opts.strip_rows {
+        Some(r) => (r, "--strip-rows".to_string()),
+        None => model.strip_rows()?,
+    };
+    let layout = StripLayout::new(a.nrows as u64, requested, opts.max_strips)?;
+    let params = &opts.params;
+    let variants = model.variants();
+    if variants.is_empty() {
+        return Err(Error::Invalid(
+            "the model has no kernels to choose from".into(),
+        ));
+    }
+    let t0 = Instant::now();
+    let table = StripTable::new(
+        &a.row_ptr,
+        a.ncols as u64,
+        &layout,
+        params.hyb_width.map(|w| w as u64),
+    )?;
+    let seconds_table = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let n = table.strips();
+    let mut dp = Dp::new(n);
+    let chunk = (rayon::current_num_threads() * 8).clamp(16, 256);
+    for j0 in (0..n).step_by(chunk) {
+        let cols: Vec<(Vec<f64>, Vec<u32>)> = (j0..(j0 + chunk).min(n))
+            .into_par_iter()
+            .map_init(
+                || Sweep::new(&table),
+                |sweep, j| {
+                    let mut e = vec![f64::INFINITY; j + 1];
+                    let mut f = vec![0u32; j + 1];
+                    sweep.column(j, |i, feat| {
+                        (e[i], f[i]) = model.best_block(feat, &variants, params);
+                    });
+                    (e, f)
+                },
+            )
+            .collect();
+        for (e, f) in &cols {
+            dp.push_column(e, f);
+        }
+    }
+    let part = dp.finish().expect("every column was pushed");
+    let seconds_dp = t1.elapsed().as_secs_f64();
+    if !part.total.is_finite() {
+        return Err(Error::Invalid(format!(
+            "the model ({}) refuses every candidate ({}) for part of the matrix",
+            model.model().name(),
+            variants
+                .iter()
+                .map(|v| v.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let blocks = part
+        .blocks
+        .iter()
+        .map(|b| {
+            let rows = layout.rows(b.first, b.last);
+            let lens: Vec<usize> = a.row_ptr[rows.start..=rows.end]
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .collect();
+            let shape = Shape::from_row_lengths(a.ncols as u64, &lens, params.hyb_width);
+            let variant = variants[b.format as usize];
+            OptimalBlock {
+                strips: (b.first, b.last),
+                params: resolve_params(&shape, variant, params),
+                rows,
+                variant,
+                predicted: b.seconds,
+                candidates: variants
+                    .iter()
+                    .map(|&v| {
+                        let t = model.predict_block(&shape, v, params);
+                        (v, t.is_finite().then_some(t))
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    Ok(Optimum {
+        strip_source,
+        variants,
+        blocks,
+        predicted: part.total,
+        singles: rank(model.model(), &features_for(a, params), params).rows,
+        blocks_evaluated: (n as u64) * (n as u64 + 1) / 2,
+        distinct_lengths: table.distinct_lengths(),
+        histogram_entries: table.histogram_entries(),
+        layout,
+        seconds_table,
+        seconds_dp,
+    })
+}
+
+/// The features of `a` as the model ranks them: with HYB split at `params.hyb_width` when one is
+/// fixed (the features hold Bell & Garland's split otherwise).
+pub fn features_for<T: Scalar>(a: &Csr<T>, params: &FormatParams) -> Features {
+    let mut f = Features::compute(a);
+    if let Some(w) = params.hyb_width {
+        f.hyb_width = w;
+        f.hyb_coo_nnz = (0..a.nrows).map(|i| a.row_len(i).saturating_sub(w)).sum();
+        f.hyb_coo_share = f.hyb_coo_nnz as f64 / f.nnz.max(1) as f64;
+    }
+    f
+}
+
+/// `params` with the width the block's format uses made explicit.
+fn resolve_params(shape: &Shape, variant: Variant, params: &FormatParams) -> FormatParams {
+    let mut p = params.clone();
+    match variant {
+        Variant::Ell => p.ell_width = Some(shape.ell_width(params).unwrap_or(0) as usize),
+        Variant::Hyb => p.hyb_width = Some(shape.hyb_width as usize),
+        _ => {}
+    }
+    p
+}

@@ -1,0 +1,413 @@
+//! `sparsecast optimize` and `sparsecast spmv --plan` end to end on the CPU backend, with a profile
+//! measured by `sparsecast instrument --backend cpu --quick`.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sparsecast"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("running sparsecast")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(
+        o.status.success(),
+        "sparsecast {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn fails(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(!o.status.success(), "sparsecast {args:?} should fail");
+    String::from_utf8(o.stderr).unwrap()
+}
+
+/// A directory that lives as long as the test binary, with a quick CPU profile in it.
+fn workdir() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let d = DIR.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        let prof = d.path().join("cpu.json");
+        ok(&[
+            "instrument",
+            "--backend",
+            "cpu",
+            "--quick",
+            "--precision",
+            "both",
+            "--out",
+            prof.to_str().unwrap(),
+        ]);
+        std::fs::write(
+            d.path().join("hetero.json"),
+            r#"{"stack": [{"family": "power-law", "n": 20000, "mean": 8.0, "exponent": 3.0, "seed": 4},
+                          {"family": "stencil", "stencil": "2d5", "n": 120}]}"#,
+        )
+        .unwrap();
+        d
+    });
+    d.path()
+}
+
+fn path(name: &str) -> String {
+    workdir().join(name).to_str().unwrap().to_string()
+}
+
+/// `../shared` next to the crate, else `/work/shared`.
+fn shared_matrix(name: &str) -> Option<PathBuf> {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [here.join("../shared"), PathBuf::from("/work/shared")]
+        .into_iter()
+        .map(|s| s.join("matrices/suitesparse").join(name))
+        .find(|p| p.exists())
+}
+
+#[test]
+fn optimize_saves_a_plan_that_spmv_runs() {
+    let plan = path("hetero-plan.json");
+    let out = ok(&[
+        "optimize",
+        &path("hetero.json"),
+        "--profile",
+        &path("cpu.json"),
+        "--strip-rows",
+        "700",
+        "--save-plan",
+        &plan,
+        "--json",
+    ]);
+    let all: Value = serde_json::from_str(&out).unwrap();
+    let r = &all["results"][0];
+    let blocks = r["blocks"].as_array().unwrap();
+    assert!(!blocks.is_empty());
+    // The blocks cover the strips; the total is their sum; no single format predicts better.
+    let strips = r["layout"]["strips"].as_u64().unwrap();
+    assert_eq!(strips, 34_400u64.div_ceil(700));
+    assert_eq!(blocks.last().unwrap()["strips"][1].as_u64(), Some(strips));
+    let sum: f64 = blocks
+        .iter()
+        .map(|b| b["predicted_seconds"].as_f64().unwrap())
+        .sum();
+    let total = r["predicted_seconds"].as_f64().unwrap();
+    assert!((sum - total).abs() <= 1e-12 * total, "{sum} vs {total}");
+    for s in r["singles"].as_array().unwrap() {
+        if let Some(t) = s["seconds"].as_f64() {
+            assert!(total <= t, "plan {total} vs {} {t}", s["variant"]);
+        }
+    }
+    // The saved plan is the reported one and spmv runs it (it checks y against the reference).
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    assert_eq!(saved, r["plan"]);
+    assert_eq!(
+        r["strategy"].as_str().unwrap().matches('[').count(),
+        blocks.len()
+    );
+}
+
+#[test]
+fn real_matrix_plan_runs_and_rejects_other_matrices() {
+    let Some(m) = shared_matrix("cage11.mtx.gz") else {
+        eprintln!("SKIPPED: shared/matrices/suitesparse/cage11.mtx.gz not found");
+        return;
+    };
+    let m = m.to_str().unwrap();
+    let plan = path("cage11-plan.json");
+    // S_CSR of the CPU is a few rows: 39,082 rows exceed a cap of 400 strips, so strips are
+    // coarsened and the output says so.
+    let out = ok(&[
+        "optimize",
+        m,
+        "--profile",
+        &path("cpu.json"),
+        "--max-strips",
+        "400",
+        "--save-plan",
+        &plan,
+    ]);
+    assert!(
+        out.contains("Optimal strategy:") && out.contains("Optimal format(s):"),
+        "{out}"
+    );
+    assert!(out.contains("coarsened from"), "{out}");
+    assert!(out.contains("single formats on the whole matrix"), "{out}");
+    let y = path("cage11-y.mtx");
+    ok(&["spmv", m, "--plan", &plan, "--out", &y]);
+    assert!(std::fs::metadata(&y).unwrap().len() > 39_082);
+    ok(&[
+        "spmv",
+        m,
+        "--plan",
+        &plan,
+        "--precision",
+        "f32",
+        "--out",
+        &y,
+    ]);
+    if let Some(other) = shared_matrix("G38.mtx.gz") {
+        let e = fails(&[
+            "spmv",
+            other.to_str().unwrap(),
+            "--plan",
+            &plan,
+            "--out",
+            &y,
+        ]);
+        assert!(e.contains("was made for a 39082 × 39082 matrix"), "{e}");
+    }
+    // --plan and --format exclude each other.
+    let e = fails(&["spmv", m, "--plan", &plan, "--format", "ell", "--out", &y]);
+    assert!(e.contains("cannot be used with"), "{e}");
+}
+
+#[test]
+fn measure_runs_the_plan_and_every_single_format() {
+    let out = ok(&[
+        "optimize",
+        &path("hetero.json"),
+        "--profile",
+        &path("cpu.json"),
+        "--strip-rows",
+        "2000",
+        "--measure",
+        "--backend",
+        "cpu",
+        "--runs",
+        "4",
+        "--warmup",
+        "1",
+        "--json",
+    ]);
+    let all: Value = serde_json::from_str(&out).unwrap();
+    let r = &all["results"][0];
+    let ms = &r["measured"];
+    assert!(ms["max_relative_error"].as_f64().unwrap() <= ms["tolerance"].as_f64().unwrap());
+    assert!(ms["plan"]["measured_seconds"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        ms["plan_blocks"].as_array().unwrap().len(),
+        r["blocks"].as_array().unwrap().len()
+    );
+    // Every kernel the model predicted was timed; the CPU has no cuSPARSE.
+    for k in ms["singles"].as_array().unwrap() {
+        assert_eq!(
+            k["predicted_seconds"].is_null(),
+            k["measured_seconds"].is_null(),
+            "{k}"
+        );
+    }
+    assert_eq!(ms["vendor"].as_array().unwrap().len(), 0);
+    // The table form prints the same comparison.
+    let text = ok(&[
+        "optimize",
+        &path("hetero.json"),
+        "--profile",
+        &path("cpu.json"),
+        "--strip-rows",
+        "2000",
+        "--precision",
+        "f32",
+        "--measure",
+        "--runs",
+        "3",
+        "--warmup",
+        "1",
+    ]);
+    assert!(
+        text.contains("plan (") && text.contains("plan saves (measured)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn several_inputs_end_with_a_summary() {
+    // An array of generated inputs: a stack and a plain spec.
+    let list = path("list.json");
+    std::fs::write(
+        &list,
+        r#"[{"stack": [{"family": "stencil", "stencil": "3d7", "n": 25},
+                       {"family": "random", "rows": 9000, "cols": 9000,
+                        "row_len": {"dist": "uniform", "min": 1, "max": 60}, "seed": 2}]},
+            {"family": "banded", "n": 20000, "half_bandwidth": 4, "seed": 1}]"#,
+    )
+    .unwrap();
+    let hetero = path("hetero.json");
+    let prof = path("cpu.json");
+    let args = [
+        "optimize",
+        &list,
+        &hetero,
+        "--profile",
+        &prof,
+        "--strip-rows",
+        "1000",
+        "--measure",
+        "--runs",
+        "3",
+        "--warmup",
+        "1",
+    ];
+    let all: Value = serde_json::from_str(&ok(&[&args[..], &["--json"]].concat())).unwrap();
+    let results = all["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    let s = &all["summary"];
+    assert_eq!(s["matrices"], 3);
+    assert_eq!(s["measured"], 3);
+    let parted = results
+        .iter()
+        .filter(|r| r["blocks"].as_array().unwrap().len() > 1)
+        .count();
+    assert_eq!(s["partitioned"].as_u64(), Some(parted as u64));
+    // Each comparison's mean over all matrices is the mean of the per-matrix improvements.
+    let versus = s["versus"].as_array().unwrap();
+    assert!(!versus.is_empty());
+    for v in versus {
+        let name = v["kernel"].as_str().unwrap();
+        let per: Vec<f64> = results
+            .iter()
+            .filter_map(|r| {
+                r["measured"]["singles"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|k| k["kernel"] == name)
+                    .and_then(|k| k["plan_improvement"].as_f64())
+            })
+            .collect();
+        let mean = per.iter().sum::<f64>() / per.len() as f64;
+        assert_eq!(v["all"]["count"].as_u64(), Some(per.len() as u64), "{name}");
+        assert!(
+            (v["all"]["mean"].as_f64().unwrap() - mean).abs() < 1e-12,
+            "{name}"
+        );
+    }
+    let saved = path("summary-run.json");
+    let text = ok(&[&args[..], &["--summary-only", "--json-out", &saved]].concat());
+    assert!(text.starts_with("summary: 3 matrices"), "{text}");
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(again["results"].as_array().unwrap().len(), 3);
+    assert_eq!(again["summary"]["matrices"], 3);
+    assert!(
+        text.contains("plan vs") && text.contains("csr-vector"),
+        "{text}"
+    );
+    // An input that cannot be read is reported and skipped; the others are still summarized,
+    // and the command fails at the end.
+    let o = run(&[
+        "optimize",
+        &hetero,
+        &path("no-such-matrix.mtx"),
+        "--profile",
+        &prof,
+        "--strip-rows",
+        "1000",
+        "--summary-only",
+    ]);
+    assert!(!o.status.success());
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(out.starts_with("summary: 1 matrices"), "{out}");
+    assert!(
+        err.contains("skipped") && err.contains("1 of 2 inputs failed"),
+        "{err}"
+    );
+    // --save-plan needs exactly one input.
+    let e = fails(&[
+        "optimize",
+        &list,
+        "--profile",
+        &prof,
+        "--save-plan",
+        &path("x.json"),
+    ]);
+    assert!(e.contains("one matrix"), "{e}");
+}
+
+#[test]
+fn bad_arguments_are_explained() {
+    let e = fails(&[
+        "optimize",
+        &path("hetero.json"),
+        "--profile",
+        &path("cpu.json"),
+        "--model",
+        "oracle",
+    ]);
+    assert!(
+        e.contains("unknown model 'oracle'") && e.contains("analytical"),
+        "{e}"
+    );
+    let e = fails(&[
+        "optimize",
+        &path("hetero.json"),
+        "--profile",
+        &path("cpu.json"),
+        "--measure",
+        "--backend",
+        "cuda",
+    ]);
+    assert!(e.contains("not with the cuda backend"), "{e}");
+    let e = fails(&[
+        "optimize",
+        &path("hetero.json"),
+        "--profile",
+        &path("cpu.json"),
+        "--strip-rows",
+        "0",
+    ]);
+    assert!(e.contains("at least 1 row"), "{e}");
+    std::fs::write(
+        workdir().join("bad.json"),
+        "{\"family\": \"stencil\",\n \"n\": -3}",
+    )
+    .unwrap();
+    let e = fails(&[
+        "optimize",
+        &path("bad.json"),
+        "--profile",
+        &path("cpu.json"),
+    ]);
+    assert!(e.contains("bad.json:") && e.contains("-3"), "{e}");
+    // spmv with a plan that does not exist, or one corrupted on disk.
+    let m = path("stencil.mtx");
+    ok(&[
+        "generate", "stencil", "--points", "5", "--n", "30", "-o", &m,
+    ]);
+    let e = fails(&[
+        "spmv",
+        &m,
+        "--plan",
+        &path("missing-plan.json"),
+        "--out",
+        &path("y.mtx"),
+    ]);
+    assert!(e.contains("missing-plan.json"), "{e}");
+    let plan = path("stencil-plan.json");
+    ok(&[
+        "optimize",
+        &m,
+        "--profile",
+        &path("cpu.json"),
+        "--strip-rows",
+        "100",
+        "--save-plan",
+        &plan,
+    ]);
+    ok(&["spmv", &m, "--plan", &plan, "--out", &path("y.mtx")]);
+    let text = std::fs::read_to_string(&plan).unwrap();
+    std::fs::write(&plan, text.replacen("\"kernel\": \"", "\"kernel\": \"x", 1)).unwrap();
+    let e = fails(&["spmv", &m, "--plan", &plan, "--out", &path("y.mtx")]);
+    assert!(
+        e.contains("stencil-plan.json:") && e.contains("unknown format"),
+        "{e}"
+    );
+}
