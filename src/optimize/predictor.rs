@@ -90,7 +90,8 @@ impl AnalyticalBlocks<'_> {
     fn refused(&self, s: &Shape, variant: Variant, params: &FormatParams) -> bool {
         let val = self.0.precision.bytes() as u64;
         let ell_width = match params.ell_width {
-            Some(w) if (w as u64) < s.max_row_len => return variant == Variant::Ell,
+            // Only ELL refuses a width shorter than the longest row; the others ignore it.
+            Some(w) if (w as u64) < s.max_row_len && variant == Variant::Ell => return true,
             Some(w) => w as u64,
             None => s.max_row_len,
         };
