@@ -117,9 +117,10 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
     ok(&mut evaluate("3"));
     let results = out.join("results.jsonl");
     let recs = lines(&results);
-    let kernels = Variant::ours().len(); // the CPU backend runs every kernel of ours, no cuSPARSE
+    // The CPU backend runs every kernel of ours (no cuSPARSE), and the optimizer's plan.
+    let configs = Variant::ours().len() + 1;
     let matrices = 4 + 3; // 4 files + stencil, power law, Kronecker
-    assert_eq!(recs.len(), matrices * 2 * kernels);
+    assert_eq!(recs.len(), matrices * 2 * configs);
     let keys: HashSet<(String, String, String)> = recs
         .iter()
         .map(|r| {
@@ -166,8 +167,20 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
             );
             assert!(r["features"].is_null());
         }
-        // The analytical model predicts exactly the kernels it covers.
-        let covered = ["csr-vector", "ell", "coo", "hyb"].contains(&r["config"].as_str().unwrap());
+        // The analytical model predicts exactly the kernels it covers, and its plan.
+        let config = r["config"].as_str().unwrap();
+        let covered = ["csr-vector", "ell", "coo", "hyb", "plan-analytical"].contains(&config);
+        if config == "plan-analytical" && m != "tiny/broken.mtx" {
+            assert_eq!(r["kind"], "plan");
+            let blocks = r["plan"]["blocks"].as_array().unwrap();
+            let rows = r["features"]["nrows"].as_u64().unwrap();
+            assert_eq!(blocks.first().unwrap()["row_start"], 0);
+            assert_eq!(
+                blocks.last().unwrap()["row_end"].as_u64(),
+                Some(rows),
+                "{r}"
+            );
+        }
         let has = r["predictions"].get("analytical").is_some();
         if m != "tiny/broken.mtx" {
             assert_eq!(covered, has, "{r}");

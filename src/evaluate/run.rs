@@ -110,7 +110,11 @@ struct Config {
 /// CUDA every cuSPARSE algorithm is listed even where the library is missing, so that its absence
 /// is recorded (as skipped, with the reason) rather than silent; the CPU backend has none by
 /// design.
-fn configs<T: EvalScalar>(runner: &Runner, profile: Option<&Profile>) -> Vec<Config> {
+fn configs<T: EvalScalar>(
+    runner: &Runner,
+    profile: Option<(&str, &Profile)>,
+    params: &FormatParams,
+) -> Vec<Config> {
     let b = T::backend(runner);
     let cuda = matches!(runner, Runner::Cuda(_));
     let mut out: Vec<Config> = Variant::ours()
@@ -127,7 +131,7 @@ fn configs<T: EvalScalar>(runner: &Runner, profile: Option<&Profile>) -> Vec<Con
             variant: Some(v),
         })
         .collect();
-    for p in models::planners::<T>(profile, T::PRECISION) {
+    for p in models::planners::<T>(profile, T::PRECISION, params) {
         out.push(Config {
             name: plan_config(p.model()),
             kind: ConfigKind::Plan,
@@ -161,7 +165,7 @@ fn now_unix() -> u64 {
 struct Ctx<'a> {
     opts: &'a Options,
     runner: &'a Runner,
-    profile: Option<&'a Profile>,
+    profile: Option<(&'a str, &'a Profile)>,
     models: BTreeMap<Precision, Vec<EvalModel>>,
     appender: Appender,
     records: Vec<Record>,
@@ -294,7 +298,7 @@ fn run_precision<T: EvalScalar>(
     let features = Features::compute(a);
     let x: Vec<T> = random_vector(a.ncols, ctx.opts.seed);
     let reference = Reference::new(a, &x);
-    let planners = models::planners::<T>(ctx.profile, p);
+    let planners = models::planners::<T>(ctx.profile, p, &ctx.opts.params);
     let backend = T::backend(ctx.runner);
     let (mut ok, mut not_ok) = (0, 0);
     for cfg in todo {
@@ -448,8 +452,8 @@ pub fn run(
         cfgs.insert(
             p,
             match p {
-                Precision::F32 => configs::<f32>(&runner, profile_ref),
-                Precision::F64 => configs::<f64>(&runner, profile_ref),
+                Precision::F32 => configs::<f32>(&runner, profile, &opts.params),
+                Precision::F64 => configs::<f64>(&runner, profile, &opts.params),
             },
         );
         let ms = models::models(profile_ref, p);
@@ -526,7 +530,7 @@ pub fn run(
     let mut ctx = Ctx {
         opts,
         runner: &runner,
-        profile: profile_ref,
+        profile,
         models: model_map,
         appender,
         records: loaded.records,
