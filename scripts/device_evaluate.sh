@@ -15,6 +15,7 @@
 #            copied into the output first, so the run continues where it stopped
 #   LIMIT_S  seconds after which evaluate is stopped (default 540, under a 600 s session limit);
 #            the records written so far are kept and the report covers them
+#   RETRY_FAILED=1  measure again the configurations recorded as failed
 set -u
 OUT=${OUT:-$PWD/.dev/out}
 BIN=${BIN:-$PWD/.dev/sparsecast}
@@ -46,7 +47,7 @@ if [ -z "${PROFILE:-}" ]; then
     fi
 fi
 step evaluate timeout -s INT "${LIMIT_S:-540}" "$BIN" evaluate --corpus "$CORPUS" --generated default \
-    --backend cuda --profile "$PROFILE" --out "$EVAL" > "$OUT/evaluate.log" 2>&1
+    --backend cuda --profile "$PROFILE" --out "$EVAL" ${RETRY_FAILED:+--retry-failed} > "$OUT/evaluate.log" 2>&1
 # A stopped run wrote no report: write one from the records so far.
 [ -f "$EVAL/report.md" ] || step report "$BIN" evaluate --report-only --out "$EVAL" >> "$OUT/evaluate.log" 2>&1
 grep -E "^\[|records|warning|error" "$OUT/evaluate.log" | tail -20

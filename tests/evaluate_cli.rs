@@ -117,9 +117,10 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
     ok(&mut evaluate("3"));
     let results = out.join("results.jsonl");
     let recs = lines(&results);
-    let kernels = Variant::ours().len(); // the CPU backend runs every kernel of ours, no cuSPARSE
+    // The CPU backend runs every kernel of ours (no cuSPARSE), and the optimizer's plan.
+    let configs = Variant::ours().len() + 1;
     let matrices = 4 + 3; // 4 files + stencil, power law, Kronecker
-    assert_eq!(recs.len(), matrices * 2 * kernels);
+    assert_eq!(recs.len(), matrices * 2 * configs);
     let keys: HashSet<(String, String, String)> = recs
         .iter()
         .map(|r| {
@@ -166,8 +167,20 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
             );
             assert!(r["features"].is_null());
         }
-        // The analytical model predicts exactly the kernels it covers.
-        let covered = ["csr-vector", "ell", "coo", "hyb"].contains(&r["config"].as_str().unwrap());
+        // The analytical model predicts exactly the kernels it covers, and its plan.
+        let config = r["config"].as_str().unwrap();
+        let covered = ["csr-vector", "ell", "coo", "hyb", "plan-analytical"].contains(&config);
+        if config == "plan-analytical" && m != "tiny/broken.mtx" {
+            assert_eq!(r["kind"], "plan");
+            let blocks = r["plan"]["blocks"].as_array().unwrap();
+            let rows = r["features"]["nrows"].as_u64().unwrap();
+            assert_eq!(blocks.first().unwrap()["row_start"], 0);
+            assert_eq!(
+                blocks.last().unwrap()["row_end"].as_u64(),
+                Some(rows),
+                "{r}"
+            );
+        }
         let has = r["predictions"].get("analytical").is_some();
         if m != "tiny/broken.mtx" {
             assert_eq!(covered, has, "{r}");
@@ -243,6 +256,44 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
     let info: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(info["invocations"].as_array().unwrap().len(), 3);
+
+    // A configuration recorded as failed (a backend error) is measured again with
+    // --retry-failed, and only then; its new record replaces the old one.
+    let text = String::from_utf8(resumed.clone()).unwrap();
+    let mut ls: Vec<String> = text.lines().map(str::to_string).collect();
+    let victim = ls
+        .iter()
+        .position(|l| l.contains("\"config\":\"coo\"") && l.contains("\"status\":\"ok\""))
+        .unwrap();
+    ls[victim] = ls[victim].replace("\"status\":\"ok\"", "\"status\":\"failed\"");
+    std::fs::write(&results, ls.join("\n") + "\n").unwrap();
+    let log = ok(&mut evaluate("3"));
+    assert!(
+        log.contains("0 measured now"),
+        "not retried by default: {log}"
+    );
+    let log = ok(evaluate("3").arg("--retry-failed"));
+    assert!(
+        log.contains(&format!(
+            "{} records ({} kept from before, 1 measured now)",
+            recs.len(),
+            recs.len() - 1
+        )),
+        "{log}"
+    );
+    let after = lines(&results);
+    assert_eq!(after.len(), recs.len() + 1, "appended, never rewritten");
+    let (old, new) = (&after[victim], after.last().unwrap());
+    assert_eq!(
+        (&old["matrix"], &old["precision"], &old["config"]),
+        (&new["matrix"], &new["precision"], &new["config"])
+    );
+    assert_eq!(new["status"], "ok");
+    let md = check_report(&out);
+    assert!(
+        !md.contains("| failed |"),
+        "the retried record replaced the failed one"
+    );
 
     // Other settings are refused rather than mixed in.
     let o = run(&mut evaluate("4"));

@@ -100,7 +100,7 @@ fn check_sweep(lens: &[u64], strip_rows: u64, hyb: Option<u64>) -> Result<(), Te
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn sweep_features_equal_the_rows(lens in row_lengths(), strip in 1u64..2500, hyb in prop::option::of(0u64..50)) {

@@ -77,6 +77,10 @@ pub struct Args {
     /// Seed of x (uniform in [-1, 1)).
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Measure again the configurations recorded as failed (a backend error); the new records
+    /// replace them.
+    #[arg(long)]
+    retry_failed: bool,
     /// Only regenerate report.md and the plots from OUT/results.jsonl.
     #[arg(long)]
     report_only: bool,
@@ -133,6 +137,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         params,
         block_size: a.block_size,
         seed: a.seed,
+        retry_failed: a.retry_failed,
     };
     let command: Vec<String> = std::env::args().collect();
     let started = std::time::Instant::now();

@@ -5,12 +5,15 @@
 //! enters through [`Planner`]: its plan is one more configuration (`plan-<model>`), measured like
 //! a kernel and predicted by the model it was optimized with.
 
-use super::record::PlanInfo;
+use super::record::{PlanBlockInfo, PlanInfo};
 use crate::backend::{Backend, PreparedSpmv};
+use crate::formats::FormatParams;
 use crate::instrument::Statistic;
 use crate::model::Model;
-use crate::profile::Profile;
+use crate::optimize::{self, MatrixIdentity, OptimizeOptions, Plan, PreparedPlan, Provenance};
+use crate::profile::{PrecisionProfile, Profile};
 use crate::{Csr, Precision, Result, Scalar};
+use std::time::Instant;
 
 /// A model and the statistic of the timed runs it predicts (what its predictions are compared
 /// with: the papers' warm-up-excluding mean, or the median for profiles fitted on noisy hosts).
@@ -59,15 +62,88 @@ pub fn plan_config(model: &str) -> String {
     format!("plan-{model}")
 }
 
-/// The optimizer's planners of the build for `precision`: none while the optimizer (branch
-/// `opt`, `crate::optimize`) is not part of the build. The report says so.
-pub fn planners<T: Scalar>(
-    profile: Option<&Profile>,
+/// The optimizer with one model (004 §4): the dynamic program over row strips, the plan, and the
+/// plan prepared on the backend ([`crate::optimize`]).
+pub struct OptimizerPlanner<'p> {
+    name: &'static str,
+    section: &'p PrecisionProfile,
+    params: FormatParams,
+    by: Provenance,
+}
+
+impl<T: Scalar> Planner<T> for OptimizerPlanner<'_> {
+    fn model(&self) -> &str {
+        self.name
+    }
+
+    fn plan<'a>(&self, backend: &'a dyn Backend<T>, a: &Csr<T>) -> Result<PlannedSpmv<'a, T>> {
+        let start = Instant::now();
+        let model = optimize::block_model(self.name, self.section)?;
+        let opts = OptimizeOptions {
+            params: self.params.clone(),
+            ..OptimizeOptions::default()
+        };
+        let opt = optimize::optimize(a, model.as_ref(), &opts)?;
+        let plan = Plan::from_optimum(&opt, MatrixIdentity::of("evaluate", a), &self.by);
+        let optimize_s = start.elapsed().as_secs_f64();
+        let blocks = plan
+            .blocks
+            .iter()
+            .map(|b| {
+                let rows = b.row_range();
+                PlanBlockInfo {
+                    row_start: rows.start,
+                    row_end: rows.end,
+                    kernel: b.kernel.name(),
+                }
+            })
+            .collect();
+        let kernel = PreparedPlan::new(backend, a, &plan, "the plan")?;
+        Ok(PlannedSpmv {
+            kernel: Box::new(kernel),
+            predicted: opt.predicted,
+            statistic: self.section.model.statistic,
+            info: PlanInfo {
+                model: self.name.to_string(),
+                blocks,
+                optimize_s,
+            },
+        })
+    }
+}
+
+/// The optimizer's planners for `precision`: one per model the optimizer can use
+/// ([`optimize::MODEL_NAMES`]) that the profile has. `params` are the evaluation's format
+/// parameters (the footprint cap applies to every block).
+pub fn planners<'p, T: Scalar>(
+    profile: Option<(&str, &'p Profile)>,
     precision: Precision,
-) -> Vec<Box<dyn Planner<T>>> {
-    let _ = (profile, precision);
-    Vec::new()
+    params: &FormatParams,
+) -> Vec<Box<dyn Planner<T> + 'p>> {
+    let Some((name, p)) = profile else {
+        return Vec::new();
+    };
+    let Ok(section) = p.precision(precision) else {
+        return Vec::new();
+    };
+    optimize::MODEL_NAMES
+        .iter()
+        .filter(|m| optimize::block_model(m, section).is_ok())
+        .map(|&m| {
+            Box::new(OptimizerPlanner {
+                name: m,
+                section,
+                params: params.clone(),
+                by: Provenance {
+                    model: m.to_string(),
+                    profile: name.to_string(),
+                    device: p.device_name.clone(),
+                    precision,
+                },
+            }) as Box<dyn Planner<T> + 'p>
+        })
+        .collect()
 }
 
 /// Whether this build has the optimizer.
-pub const HAS_OPTIMIZER: bool = false;
+pub const HAS_OPTIMIZER: bool = true;

@@ -51,6 +51,9 @@ pub struct Options {
     pub block_size: u32,
     /// Seed of x.
     pub seed: u64,
+    /// Measure again the configurations whose record says `failed` (a backend error, which may
+    /// have been transient); the new record replaces the old one.
+    pub retry_failed: bool,
 }
 
 /// What a run did.
@@ -107,7 +110,11 @@ struct Config {
 /// CUDA every cuSPARSE algorithm is listed even where the library is missing, so that its absence
 /// is recorded (as skipped, with the reason) rather than silent; the CPU backend has none by
 /// design.
-fn configs<T: EvalScalar>(runner: &Runner, profile: Option<&Profile>) -> Vec<Config> {
+fn configs<T: EvalScalar>(
+    runner: &Runner,
+    profile: Option<(&str, &Profile)>,
+    params: &FormatParams,
+) -> Vec<Config> {
     let b = T::backend(runner);
     let cuda = matches!(runner, Runner::Cuda(_));
     let mut out: Vec<Config> = Variant::ours()
@@ -124,7 +131,7 @@ fn configs<T: EvalScalar>(runner: &Runner, profile: Option<&Profile>) -> Vec<Con
             variant: Some(v),
         })
         .collect();
-    for p in models::planners::<T>(profile, T::PRECISION) {
+    for p in models::planners::<T>(profile, T::PRECISION, params) {
         out.push(Config {
             name: plan_config(p.model()),
             kind: ConfigKind::Plan,
@@ -158,7 +165,7 @@ fn now_unix() -> u64 {
 struct Ctx<'a> {
     opts: &'a Options,
     runner: &'a Runner,
-    profile: Option<&'a Profile>,
+    profile: Option<(&'a str, &'a Profile)>,
     models: BTreeMap<Precision, Vec<EvalModel>>,
     appender: Appender,
     records: Vec<Record>,
@@ -203,7 +210,18 @@ impl Ctx<'_> {
 
     fn push(&mut self, r: Record, w: u64) -> Result<()> {
         self.appender.append(&r)?;
-        self.records.push(r);
+        // A retried configuration replaces its failed record (as reading the file back does).
+        let same =
+            |x: &Record| x.matrix == r.matrix && x.precision == r.precision && x.config == r.config;
+        let earlier = if self.opts.retry_failed {
+            self.records.iter().position(same)
+        } else {
+            None
+        };
+        match earlier {
+            Some(i) => self.records[i] = r,
+            None => self.records.push(r),
+        }
         self.written += 1;
         self.pb.inc(w);
         Ok(())
@@ -280,7 +298,7 @@ fn run_precision<T: EvalScalar>(
     let features = Features::compute(a);
     let x: Vec<T> = random_vector(a.ncols, ctx.opts.seed);
     let reference = Reference::new(a, &x);
-    let planners = models::planners::<T>(ctx.profile, p);
+    let planners = models::planners::<T>(ctx.profile, p, &ctx.opts.params);
     let backend = T::backend(ctx.runner);
     let (mut ok, mut not_ok) = (0, 0);
     for cfg in todo {
@@ -420,8 +438,13 @@ pub fn run(
         &device,
         &opts.protocol,
     )?;
-    let done: HashSet<Key> = loaded.keys();
-    let resumed = loaded.records.len();
+    let done: HashSet<Key> = loaded
+        .records
+        .iter()
+        .filter(|r| !(opts.retry_failed && r.status == Status::Failed))
+        .map(Record::key)
+        .collect();
+    let resumed = done.len();
 
     let mut cfgs: BTreeMap<Precision, Vec<Config>> = BTreeMap::new();
     let mut model_map: BTreeMap<Precision, Vec<EvalModel>> = BTreeMap::new();
@@ -429,8 +452,8 @@ pub fn run(
         cfgs.insert(
             p,
             match p {
-                Precision::F32 => configs::<f32>(&runner, profile_ref),
-                Precision::F64 => configs::<f64>(&runner, profile_ref),
+                Precision::F32 => configs::<f32>(&runner, profile, &opts.params),
+                Precision::F64 => configs::<f64>(&runner, profile, &opts.params),
             },
         );
         let ms = models::models(profile_ref, p);
@@ -507,7 +530,7 @@ pub fn run(
     let mut ctx = Ctx {
         opts,
         runner: &runner,
-        profile: profile_ref,
+        profile,
         models: model_map,
         appender,
         records: loaded.records,

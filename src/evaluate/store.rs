@@ -8,15 +8,17 @@
 //! way a kill cannot explain, and guessing could lose results.
 
 use super::record::{Key, Record, SCHEMA};
+use crate::backend::measure::Status;
 use crate::{Error, Result};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The records of a results file.
 #[derive(Debug, Default)]
 pub struct Loaded {
-    /// Every record, in file order, without duplicate keys.
+    /// Every record, in file order, one per key: where a key appears twice (a configuration
+    /// retried with `--retry-failed`), the later record replaces the earlier in its place.
     pub records: Vec<Record>,
     /// What was dropped and why (an interrupted last line, duplicate keys).
     pub warnings: Vec<String>,
@@ -44,7 +46,7 @@ pub fn load(path: &Path) -> Result<Loaded> {
 /// Parse the content of a results file; `name` is used in messages.
 pub fn parse(name: &str, bytes: &[u8]) -> Result<Loaded> {
     let mut out = Loaded::default();
-    let mut seen = HashSet::new();
+    let mut seen: HashMap<Key, usize> = HashMap::new();
     let mut start = 0usize;
     let mut line_no = 0u64;
     while start < bytes.len() {
@@ -80,14 +82,23 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Loaded> {
                 ),
             ));
         }
-        if !seen.insert(rec.key()) {
-            out.warnings.push(format!(
-                "{name}:{line_no}: a second record for {} / {} / {}; the first one is kept",
-                rec.matrix, rec.precision, rec.config
-            ));
-            continue;
+        match seen.get(&rec.key()) {
+            Some(&i) => {
+                // A retried configuration (`--retry-failed`) follows its failed record; anything
+                // else is unexpected but the later record is still the newer one.
+                if out.records[i].status != Status::Failed {
+                    out.warnings.push(format!(
+                        "{name}:{line_no}: a second record for {} / {} / {} replaces the earlier one",
+                        rec.matrix, rec.precision, rec.config
+                    ));
+                }
+                out.records[i] = rec;
+            }
+            None => {
+                seen.insert(rec.key(), out.records.len());
+                out.records.push(rec);
+            }
         }
-        out.records.push(rec);
     }
     Ok(out)
 }
@@ -144,7 +155,6 @@ impl Appender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::measure::Status;
     use crate::evaluate::record::{ConfigKind, SourceInfo};
     use crate::Precision;
 
@@ -256,16 +266,29 @@ mod tests {
     }
 
     #[test]
-    fn duplicates_keep_the_first_with_a_warning() {
-        let mut second = rec("m", "a");
-        second.median_s = Some(9.0);
+    fn a_later_record_replaces_an_earlier_one() {
+        let mut failed = rec("m", "a");
+        failed.status = Status::Failed;
+        let mut again = rec("m", "a");
+        again.median_s = Some(9.0);
+        let line = |r: &Record| serde_json::to_string(r).unwrap();
         let text = format!(
-            "{}\n\n{}\n",
-            serde_json::to_string(&rec("m", "a")).unwrap(),
-            serde_json::to_string(&second).unwrap()
+            "{}\n{}\n\n{}\n",
+            line(&failed),
+            line(&rec("m", "b")),
+            line(&again)
         );
         let l = parse("r", text.as_bytes()).unwrap();
-        assert_eq!(l.records, vec![rec("m", "a")]);
-        assert!(l.warnings[0].contains("second record"));
+        assert_eq!(l.records, vec![again.clone(), rec("m", "b")]);
+        assert!(
+            l.warnings.is_empty(),
+            "a retry is expected: {:?}",
+            l.warnings
+        );
+        // Replacing a record that had not failed is reported.
+        let text = format!("{}\n{}\n", line(&rec("m", "a")), line(&again));
+        let l = parse("r", text.as_bytes()).unwrap();
+        assert_eq!(l.records, vec![again]);
+        assert!(l.warnings[0].contains("replaces the earlier one"));
     }
 }

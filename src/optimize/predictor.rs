@@ -4,10 +4,11 @@
 //! [`Model::predict`] takes a matrix's full [`crate::features::Features`] (one pass over its
 //! entries); computing those per block would re-scan the rows. A model the optimizer can use
 //! therefore implements [`BlockModel`] as well: the same prediction from what the prefix
-//! structures deliver per block. For the analytical model that is its own
-//! [`AnalyticalModel::predict_shape`] — `Model::predict` is `predict_shape` on the features'
-//! shape — so the plan's single-block answer is the model's own ranking (tested in
-//! `tests/optimize_features.rs` against `Model::predict` on each block's computed features). A
+//! structures deliver per block. For the analytical model that is
+//! [`AnalyticalModel::predict_shape`] on the block's [`Shape`] (`Model::predict` is
+//! `predict_shape` on the features' shape), evaluated without building a `Result` per block; it is
+//! tested bit for bit against `Model::predict` on each block's computed features
+//! (`tests/optimize_features.rs`), so the plan's single-block answer is the model's own ranking. A
 //! future model that needs more than a [`Shape`] holds (say the variance of the row lengths) gets
 //! that statistic and its prefix structure added to [`super::features::StripTable`].
 //!
@@ -16,7 +17,7 @@
 use crate::backend::Variant;
 use crate::formats::FormatParams;
 use crate::instrument::strip_size;
-use crate::model::analytical::AnalyticalModel;
+use crate::model::analytical::{hyb, AnalyticalModel};
 use crate::model::{Model, Shape};
 use crate::profile::PrecisionProfile;
 use crate::{Error, Result};
@@ -89,7 +90,8 @@ impl AnalyticalBlocks<'_> {
     fn refused(&self, s: &Shape, variant: Variant, params: &FormatParams) -> bool {
         let val = self.0.precision.bytes() as u64;
         let ell_width = match params.ell_width {
-            Some(w) if (w as u64) < s.max_row_len => return variant == Variant::Ell,
+            // Only ELL refuses a width shorter than the longest row; the others ignore it.
+            Some(w) if (w as u64) < s.max_row_len && variant == Variant::Ell => return true,
             Some(w) => w as u64,
             None => s.max_row_len,
         };
@@ -130,15 +132,35 @@ impl BlockModel for AnalyticalBlocks<'_> {
         best_of(shape, variants, |s, v| self.predict_block(s, v, params))
     }
 
-    /// [`AnalyticalModel::predict_shape`], with its refusals (the memory bound of 004 §3.2.1, an
-    /// ELL width shorter than the longest row) decided first, cheaply.
+    /// [`AnalyticalModel::predict_shape`] without its `Result`: the refusals (the memory bound
+    /// of 004 §3.2.1, an ELL width shorter than the longest row, a HYB width the shape was not
+    /// split at, a CSR mapping without a fit) are decided first and cheaply, then the same
+    /// relationship of the model is evaluated (`CsrParams::predict` at the mode, `EllParams` at
+    /// the width, `CooParams` at the non-zeros, `hyb::predict` on the split). Going through
+    /// `predict_shape` itself made the `E` table about twice as slow; the property test keeps
+    /// the two equal bit for bit.
     #[inline]
-    fn predict_block(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> f64 {
-        if self.refused(shape, variant, params) {
+    fn predict_block(&self, s: &Shape, variant: Variant, params: &FormatParams) -> f64 {
+        if self.refused(s, variant, params) {
             return f64::INFINITY;
         }
-        self.0
-            .predict_shape(shape, variant, params)
-            .unwrap_or(f64::INFINITY)
+        let m = self.0;
+        match variant {
+            Variant::Csr { threads_per_row } => m
+                .csr
+                .iter()
+                .find(|c| c.threads_per_row == threads_per_row)
+                .map_or(f64::INFINITY, |c| c.predict(s.mode_row_len as f64, s.nrows)),
+            Variant::Ell => {
+                let width = params.ell_width.map_or(s.max_row_len, |w| w as u64);
+                m.ell.predict(width as f64, s.nrows)
+            }
+            Variant::Coo => m.coo.predict(s.nnz),
+            Variant::Hyb => match params.hyb_width {
+                Some(w) if w as u64 != s.hyb_width => f64::INFINITY,
+                _ => hyb::predict(&m.ell, &m.coo, s.nrows, s.hyb_width, s.hyb_coo_nnz),
+            },
+            _ => f64::INFINITY,
+        }
     }
 }
