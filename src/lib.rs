@@ -14,11 +14,13 @@
 //!   first) and their accuracy;
 //! * [`profile`] — device profiles: measurements and fitted models as JSON;
 //! * [`optimize`] — row-block partitioning with one format per block (DP) and executable plans;
+//! * [`evaluate`] — the evaluation harness: corpus runs, results.jsonl, report and plots;
 //! * [`cli`] — the `sparsecast` command-line program, one file per subcommand.
 
 pub mod backend;
 pub mod cli;
 pub mod error;
+pub mod evaluate;
 pub mod features;
 pub mod formats;
 pub mod instrument;

@@ -139,13 +139,28 @@ fn instrument_fit_predict_measure_on_the_cpu() {
 }
 
 #[test]
-fn predict_without_any_profile_says_so() {
-    if sparsecast::profile::embedded().is_some() {
-        eprintln!("this build embeds a profile; nothing to check");
-        return;
-    }
-    let e = run_err(bin().arg("predict").arg(data("bcsstk09.mtx.gz")));
-    assert!(e.contains("embeds no device profile"), "{e}");
+fn predict_without_profile_uses_the_embedded_h200_profile_and_says_so() {
+    let (name, _) = sparsecast::profile::embedded().expect("this build embeds the H200 profile");
+    let out = bin()
+        .arg("predict")
+        .arg(data("bcsstk09.mtx.gz"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        all.contains(name),
+        "the output does not name the embedded profile: {all}"
+    );
+    assert!(all.contains("NVIDIA H200"), "{all}");
 }
 
 #[test]

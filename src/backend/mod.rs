@@ -8,6 +8,7 @@
 
 pub mod cpu;
 pub mod cuda;
+pub mod measure;
 pub mod selftest;
 pub mod timing;
 

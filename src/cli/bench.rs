@@ -1,6 +1,7 @@
 //! `sparsecast bench`: time every storage format / thread mapping on one matrix.
 
 use super::common::{self, KernelArgs, TimingArgs};
+use crate::backend::measure::{measure_kernel, Reference};
 use crate::backend::{Backend, BackendKind, BackendScalar, Variant, VendorAlg};
 use crate::{Csr, Precision};
 use serde::Serialize;
@@ -48,7 +49,8 @@ pub struct Args {
 pub struct BenchRow {
     pub kernel: String,
     pub format: String,
-    /// `ok`, `skipped` (format or backend refused) or `mismatch` (wrong result).
+    /// `ok`, `skipped` (format or backend refused), `mismatch` (wrong result) or `failed`
+    /// (a backend error).
     pub status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -119,11 +121,20 @@ fn run_typed<T: BackendScalar>(a: &Args, variants: &[Variant], m: Csr<T>) -> any
         .copied()
         .filter(|v| explicit || backend.supports(*v))
         .collect();
+    let reference = Reference::new(&m, &x);
     let pb = common::progress(variants.len() as u64, "bench");
     let mut rows = Vec::new();
     for &v in &variants {
         pb.set_message(v.name());
-        rows.push(bench_one(backend.as_ref(), &m, &x, v, a, &protocol));
+        rows.push(bench_one(
+            backend.as_ref(),
+            &m,
+            &x,
+            &reference,
+            v,
+            a,
+            &protocol,
+        ));
         pb.inc(1);
     }
     pb.finish_and_clear();
@@ -162,55 +173,26 @@ fn bench_one<T: BackendScalar>(
     backend: &dyn Backend<T>,
     m: &Csr<T>,
     x: &[T],
+    reference: &Reference,
     v: Variant,
     a: &Args,
     protocol: &crate::backend::TimingProtocol,
 ) -> BenchRow {
-    let mut row = BenchRow {
+    let k = measure_kernel(backend, m, x, reference, &a.kernel.config(v), protocol);
+    BenchRow {
         kernel: v.name(),
         format: v.format().name().into(),
-        status: "skipped".into(),
-        reason: None,
-        median_s: None,
-        warm_mean_s: None,
-        effective_gbs: None,
+        status: k.status.name().into(),
+        reason: k.reason.clone(),
+        median_s: k.median_s,
+        warm_mean_s: k.warm_mean_s,
+        effective_gbs: k.effective_gbs(),
         copy_bw_fraction: None,
         speedup_vs_cusparse_csr: None,
-        footprint_bytes: None,
-        effective_bytes: None,
-        max_rel_error: None,
-    };
-    if !backend.supports(v) {
-        row.reason = Some(format!("not supported by the {} backend", backend.name()));
-        return row;
+        footprint_bytes: k.footprint_bytes,
+        effective_bytes: k.effective_bytes,
+        max_rel_error: k.max_rel_error,
     }
-    let result = (|| -> crate::Result<()> {
-        let mut k = backend.prepare(m, &a.kernel.config(v))?;
-        row.footprint_bytes = Some(k.footprint_bytes());
-        row.effective_bytes = Some(k.effective_bytes());
-        k.set_x(x)?;
-        k.poison_y()?;
-        k.run()?;
-        let err = common::max_relative_error(m, x, &k.y()?);
-        row.max_rel_error = Some(err);
-        if err > common::tolerance::<T>() {
-            row.status = "mismatch".into();
-            row.reason = Some(format!("max relative error {err:.2e}"));
-            return Ok(());
-        }
-        let t = k.time(protocol)?;
-        let med = t.median();
-        row.median_s = Some(med);
-        row.warm_mean_s = Some(t.warm_mean());
-        row.effective_gbs = Some(k.effective_bytes() as f64 / med / 1e9);
-        row.status = "ok".into();
-        Ok(())
-    })();
-    if let Err(e) = result {
-        row.status = "skipped".into();
-        row.reason = Some(e.to_string());
-    }
-    row
 }
 
 /// Fill the columns that compare kernels with each other and with the bandwidth ceiling.

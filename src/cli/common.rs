@@ -119,34 +119,12 @@ impl TimingArgs {
 /// Largest error of `y` against the f64 reference, relative to Σ|a_ij·x_j| of each row (so rows
 /// that cancel do not inflate it). NaN (an unwritten or poisoned element) gives +∞.
 pub fn max_relative_error<T: Scalar>(a: &Csr<T>, x: &[T], y: &[T]) -> f64 {
-    let xf: Vec<f64> = x.iter().map(|v| v.as_f64()).collect();
-    let reference = a.spmv_reference(&xf);
-    let mut worst = 0.0f64;
-    for i in 0..a.nrows {
-        let (c, v) = a.row(i);
-        let scale: f64 = c
-            .iter()
-            .zip(v)
-            .map(|(&c, &v)| (v.as_f64() * xf[c as usize]).abs())
-            .sum::<f64>()
-            .max(f64::MIN_POSITIVE);
-        let yi = y[i].as_f64();
-        let e = if yi.is_nan() {
-            f64::INFINITY
-        } else {
-            (yi - reference[i]).abs() / scale
-        };
-        worst = worst.max(e);
-    }
-    worst
+    crate::backend::measure::Reference::new(a, x).max_relative_error(y)
 }
 
 /// Tolerance for [`max_relative_error`] by precision.
 pub fn tolerance<T: Scalar>() -> f64 {
-    match T::PRECISION {
-        crate::Precision::F32 => 1e-4,
-        crate::Precision::F64 => 1e-10,
-    }
+    crate::backend::measure::tolerance(T::PRECISION)
 }
 
 /// A table with the crate's style.

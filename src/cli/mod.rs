@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod common;
 mod device;
+mod evaluate;
 mod features;
 mod generate;
 mod instrument;
@@ -42,6 +43,7 @@ enum Command {
     Instrument(instrument::Args),
     Predict(predict::Args),
     Optimize(optimize::Args),
+    Evaluate(evaluate::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -57,6 +59,7 @@ pub fn main() -> i32 {
         Command::Instrument(a) => instrument::run(a),
         Command::Predict(a) => predict::run(a),
         Command::Optimize(a) => optimize::run(a),
+        Command::Evaluate(a) => evaluate::run(a),
     };
     match res {
         Ok(()) => 0,

@@ -11,7 +11,8 @@
 //! (on-disk module cache), [`modules`] (per-context module loading), [`launch`] (launch
 //! configuration math), [`memory`] (the device-memory check), [`device`] ([`DeviceInfo`]),
 //! [`timing`] (CUDA-event timing, L2 flush), [`cusparse`] (the vendor wrapper), `prepared`
-//! (conversion, upload and launch sequences).
+//! (conversion, upload and launch sequences), `synthetic` (benchmark matrices generated on the
+//! device).
 
 pub mod cache;
 pub mod cusparse;
@@ -22,6 +23,7 @@ pub mod modules;
 pub mod nvrtc;
 mod prepared;
 pub mod sources;
+mod synthetic;
 pub mod timing;
 
 pub use device::DeviceInfo;
@@ -264,6 +266,20 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
         cfg: &KernelConfig,
     ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
         Ok(Box::new(prepared::CudaPrepared::new(self, csr, cfg)?))
+    }
+
+    /// Generated in place by the fill kernels of `kernels/synthetic.cu` for CSR, ELL and COO;
+    /// [`Error::Unsupported`] for the other variants.
+    fn prepare_synthetic<'a>(
+        &'a self,
+        rows: usize,
+        cols: usize,
+        pnz: usize,
+        cfg: &KernelConfig,
+    ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
+        Ok(Box::new(prepared::CudaPrepared::new_synthetic(
+            self, rows, cols, pnz, cfg,
+        )?))
     }
 }
 

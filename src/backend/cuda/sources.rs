@@ -103,8 +103,25 @@ pub const BSR: KernelFile = KernelFile {
     entry_points: &["bsr_f32", "bsr_f64"],
 };
 
+/// Fill kernels of the instrumenting phase's benchmark matrices (CSR, ELL, COO and x), see
+/// [`crate::instrument::synthetic`].
+pub const SYNTHETIC: KernelFile = KernelFile {
+    name: "synthetic",
+    source: include_str!("../../../kernels/synthetic.cu"),
+    entry_points: &[
+        "syn_csr_f32",
+        "syn_csr_f64",
+        "syn_ell_f32",
+        "syn_ell_f64",
+        "syn_coo_f32",
+        "syn_coo_f64",
+        "syn_x_f32",
+        "syn_x_f64",
+    ],
+};
+
 /// Every kernel file.
-pub const ALL: [KernelFile; 8] = [CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR];
+pub const ALL: [KernelFile; 9] = [CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, SYNTHETIC];
 
 /// Items (path steps) per thread of the merge-path kernel; must match the `SC_MERGE(…)`
 /// instantiations in `kernels/csr_merge.cu` (a test checks it).

@@ -1,0 +1,300 @@
+//! Measuring one kernel: prepare it on a backend, check its result against the f64 reference,
+//! then time it. Shared by `sparsecast bench` and `sparsecast evaluate`.
+//!
+//! The reference (`y = A·x` in f64 and each row's scale `Σ|a_ij·x_j|`) is computed once per
+//! matrix and x ([`Reference`]) and reused for every kernel, so checking a kernel costs one pass
+//! over the rows rather than one SpMV.
+
+use super::{Backend, KernelConfig, PreparedSpmv, TimingProtocol};
+use crate::{Csr, Error, Precision, Scalar};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// The f64 reference result of one matrix and x, and each row's scale.
+#[derive(Clone, Debug)]
+pub struct Reference {
+    y: Vec<f64>,
+    scale: Vec<f64>,
+}
+
+impl Reference {
+    /// `y = A·x` by [`Csr::spmv_reference`] and the scale `Σ_j |a_ij · x_j|` of every row.
+    pub fn new<T: Scalar>(a: &Csr<T>, x: &[T]) -> Reference {
+        let xf: Vec<f64> = x.iter().map(|v| v.as_f64()).collect();
+        let y = a.spmv_reference(&xf);
+        let scale = (0..a.nrows)
+            .into_par_iter()
+            .map(|i| {
+                let (c, v) = a.row(i);
+                c.iter()
+                    .zip(v)
+                    .map(|(&c, &v)| (v.as_f64() * xf[c as usize]).abs())
+                    .sum::<f64>()
+                    .max(f64::MIN_POSITIVE)
+            })
+            .collect();
+        Reference { y, scale }
+    }
+
+    /// Largest error of `y` against the reference, relative to each row's scale (so rows that
+    /// cancel do not inflate it). NaN (an element the kernel did not write over the poison) or a
+    /// wrong length gives +∞.
+    pub fn max_relative_error<T: Scalar>(&self, y: &[T]) -> f64 {
+        if y.len() != self.y.len() {
+            return f64::INFINITY;
+        }
+        y.par_iter()
+            .zip(self.y.par_iter().zip(self.scale.par_iter()))
+            .map(|(yi, (r, s))| {
+                let yi = yi.as_f64();
+                if yi.is_nan() {
+                    f64::INFINITY
+                } else {
+                    (yi - r).abs() / s
+                }
+            })
+            .reduce(|| 0.0, f64::max)
+    }
+}
+
+/// The largest [`Reference::max_relative_error`] a correct kernel may show, by precision.
+pub fn tolerance(precision: Precision) -> f64 {
+    match precision {
+        Precision::F32 => 1e-4,
+        Precision::F64 => 1e-10,
+    }
+}
+
+/// What became of a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Measured.
+    Ok,
+    /// Not run: the backend does not support it or the format refused the matrix.
+    Skipped,
+    /// Ran, but its result differs from the reference beyond [`tolerance`]; not timed.
+    Mismatch,
+    /// A backend error (CUDA driver, launch …) while preparing, running or timing.
+    Failed,
+}
+
+impl Status {
+    /// `ok`, `skipped`, `mismatch`, `failed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Skipped => "skipped",
+            Status::Mismatch => "mismatch",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// The outcome of measuring one kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelMeasurement {
+    /// What happened.
+    pub status: Status,
+    /// Why it was skipped, mismatched or failed.
+    pub reason: Option<String>,
+    /// Median of the runs after the warm-up (seconds).
+    pub median_s: Option<f64>,
+    /// The papers' warm-up-excluding mean (seconds).
+    pub warm_mean_s: Option<f64>,
+    /// Bytes of the format's arrays on the device.
+    pub footprint_bytes: Option<u64>,
+    /// The minimum bytes one SpMV moves (arrays + x + y).
+    pub effective_bytes: Option<u64>,
+    /// Largest error against the reference.
+    pub max_rel_error: Option<f64>,
+    /// Wall-clock seconds of preparing (conversion, upload, setup).
+    pub prepare_s: Option<f64>,
+}
+
+impl KernelMeasurement {
+    /// A kernel that was not run, with the reason.
+    pub fn skipped(reason: impl Into<String>) -> Self {
+        KernelMeasurement {
+            status: Status::Skipped,
+            reason: Some(reason.into()),
+            median_s: None,
+            warm_mean_s: None,
+            footprint_bytes: None,
+            effective_bytes: None,
+            max_rel_error: None,
+            prepare_s: None,
+        }
+    }
+
+    /// Effective bandwidth `effective_bytes / median / 1e9`, when measured.
+    pub fn effective_gbs(&self) -> Option<f64> {
+        Some(self.effective_bytes? as f64 / self.median_s? / 1e9)
+    }
+}
+
+/// Whether an error means "this kernel does not apply here" rather than "something broke".
+fn is_refusal(e: &Error) -> bool {
+    matches!(e, Error::FormatRefused { .. } | Error::Unsupported(_))
+}
+
+/// Prepare `cfg` on `backend`, then [`measure_prepared`]. An unsupported variant or a format
+/// that refuses the matrix gives [`Status::Skipped`] with the reason; nothing panics.
+pub fn measure_kernel<T: Scalar>(
+    backend: &dyn Backend<T>,
+    a: &Csr<T>,
+    x: &[T],
+    reference: &Reference,
+    cfg: &KernelConfig,
+    protocol: &TimingProtocol,
+) -> KernelMeasurement {
+    if !backend.supports(cfg.variant) {
+        return KernelMeasurement::skipped(format!(
+            "not supported by the {} backend",
+            backend.name()
+        ));
+    }
+    let start = Instant::now();
+    match backend.prepare(a, cfg) {
+        Ok(mut k) => {
+            let prepare_s = start.elapsed().as_secs_f64();
+            let mut m = measure_prepared(k.as_mut(), x, reference, protocol);
+            m.prepare_s = Some(prepare_s);
+            m
+        }
+        Err(e) => {
+            let mut m = KernelMeasurement::skipped(e.to_string());
+            if !is_refusal(&e) {
+                m.status = Status::Failed;
+            }
+            m
+        }
+    }
+}
+
+/// Check a prepared kernel against `reference` (x set, y poisoned, one run, y read back), then
+/// time it with `protocol` if the result is within [`tolerance`].
+pub fn measure_prepared<T: Scalar>(
+    k: &mut dyn PreparedSpmv<T>,
+    x: &[T],
+    reference: &Reference,
+    protocol: &TimingProtocol,
+) -> KernelMeasurement {
+    let mut m = KernelMeasurement::skipped("");
+    m.reason = None;
+    m.footprint_bytes = Some(k.footprint_bytes());
+    m.effective_bytes = Some(k.effective_bytes());
+    let res = (|| -> crate::Result<()> {
+        k.set_x(x)?;
+        k.poison_y()?;
+        k.run()?;
+        let err = reference.max_relative_error(&k.y()?);
+        m.max_rel_error = Some(err);
+        let tol = tolerance(T::PRECISION);
+        if err > tol {
+            m.status = Status::Mismatch;
+            m.reason = Some(format!(
+                "max relative error {err:.2e} exceeds the {} tolerance {tol:.0e}",
+                T::PRECISION
+            ));
+            return Ok(());
+        }
+        let t = k.time(protocol)?;
+        m.median_s = Some(t.median());
+        m.warm_mean_s = Some(t.warm_mean());
+        m.status = Status::Ok;
+        Ok(())
+    })();
+    if let Err(e) = res {
+        m.status = if is_refusal(&e) {
+            Status::Skipped
+        } else {
+            Status::Failed
+        };
+        m.reason = Some(e.to_string());
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::cpu::CpuBackend;
+    use crate::backend::Variant;
+
+    fn small() -> Csr<f64> {
+        Csr::from_triplets(
+            3,
+            3,
+            &[0, 0, 1, 2, 2],
+            &[0, 2, 1, 0, 2],
+            &[2.0, -1.0, 3.0, 1.0, 4.0],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn reference_errors_are_relative_to_row_scale() {
+        let a = small();
+        let x = [1.0, 2.0, 3.0];
+        let r = Reference::new(&a, &x);
+        // y = (2 − 3, 6, 1 + 12) = (−1, 6, 13); row scales 5, 6, 13.
+        assert_eq!(r.max_relative_error(&[-1.0, 6.0, 13.0]), 0.0);
+        assert!((r.max_relative_error(&[-1.5, 6.0, 13.0]) - 0.1).abs() < 1e-15);
+        assert_eq!(r.max_relative_error(&[-1.0, f64::NAN, 13.0]), f64::INFINITY);
+        assert_eq!(r.max_relative_error(&[-1.0, 6.0]), f64::INFINITY);
+    }
+
+    #[test]
+    fn cpu_kernel_is_checked_and_timed() {
+        let a = small();
+        let x = [1.0, 2.0, 3.0];
+        let r = Reference::new(&a, &x);
+        let p = TimingProtocol {
+            runs: 4,
+            warmup: 1,
+            cold: false,
+        };
+        let m = measure_kernel(
+            &CpuBackend::new(),
+            &a,
+            &x,
+            &r,
+            &KernelConfig::new(Variant::Ell),
+            &p,
+        );
+        assert_eq!(m.status, Status::Ok, "{m:?}");
+        assert!(m.median_s.unwrap() > 0.0 && m.warm_mean_s.unwrap() > 0.0);
+        assert_eq!(m.max_rel_error, Some(0.0));
+        let v = measure_kernel(
+            &CpuBackend::new(),
+            &a,
+            &x,
+            &r,
+            &KernelConfig::new(Variant::vendor()[0]),
+            &p,
+        );
+        assert_eq!(v.status, Status::Skipped);
+        assert!(v.reason.unwrap().contains("cpu backend"));
+    }
+
+    #[test]
+    fn a_wrong_reference_is_a_mismatch_not_timed() {
+        let a = small();
+        let x = [1.0, 2.0, 3.0];
+        // The reference of another x: every kernel must disagree with it.
+        let r = Reference::new(&a, &[1.0, 1.0, 1.0]);
+        let m = measure_kernel(
+            &CpuBackend::new(),
+            &a,
+            &x,
+            &r,
+            &KernelConfig::new(Variant::Coo),
+            &TimingProtocol::default(),
+        );
+        assert_eq!(m.status, Status::Mismatch);
+        assert!(m.median_s.is_none());
+        assert!(m.reason.unwrap().contains("tolerance"));
+    }
+}

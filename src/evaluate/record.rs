@@ -1,0 +1,193 @@
+//! The schema of `results.jsonl`: one [`Record`] per line, one per matrix × configuration ×
+//! precision.
+//!
+//! Every record is self-contained (matrix features, backend, device and timing protocol are
+//! repeated), so the report can be regenerated from `results.jsonl` alone and a record can be
+//! read without its neighbours. Times are seconds. Example (one line, wrapped here):
+//!
+//! ```json
+//! {"schema":1,"matrix":"suitesparse/cage11.mtx.gz","source":{"file":"/…/cage11.mtx.gz"},
+//!  "precision":"f64","config":"ell","kind":"ours","format":"ell","status":"ok","reason":null,
+//!  "backend":"cuda","device":"NVIDIA H200 …","runs":30,"warmup":5,
+//!  "median_s":1.1e-5,"warm_mean_s":1.2e-5,"footprint_bytes":…,"effective_bytes":…,
+//!  "max_rel_error":3e-16,"prepare_s":0.004,"features":{…},
+//!  "predictions":{"analytical":{"seconds":1.3e-5,"statistic":"warm-mean"}},"plan":null}
+//! ```
+
+use crate::backend::measure::{KernelMeasurement, Status};
+use crate::features::Features;
+use crate::instrument::Statistic;
+use crate::matrix::generate::GeneratorSpec;
+use crate::Precision;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The schema version written in every record.
+pub const SCHEMA: u32 = 1;
+
+/// Where a record's matrix came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceInfo {
+    /// A Matrix Market file (the path as it was read).
+    File(PathBuf),
+    /// A generated matrix: the spec that rebuilds it (`sparsecast generate`).
+    Generated(GeneratorSpec),
+    /// A generated matrix whose spec could not be resolved (its build failed): the recipe in words.
+    Recipe(String),
+}
+
+/// What kind of configuration a record measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfigKind {
+    /// One of our kernels (a format and thread mapping).
+    Ours,
+    /// A cuSPARSE algorithm.
+    Vendor,
+    /// The optimizer's plan (row blocks, one format each) chosen with one model.
+    Plan,
+}
+
+/// One model's prediction for a record's configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    /// Predicted seconds, `None` if the model refused (the reason is in `note`).
+    pub seconds: Option<f64>,
+    /// The statistic of the timed runs the model predicts, and is compared with
+    /// (`warm-mean` or `median`).
+    #[serde(default)]
+    pub statistic: Statistic,
+    /// Why the model refused, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One block of a measured plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanBlockInfo {
+    /// First row.
+    pub row_start: usize,
+    /// One past the last row.
+    pub row_end: usize,
+    /// Kernel name.
+    pub kernel: String,
+}
+
+/// What the optimizer chose, for plan records.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanInfo {
+    /// The model the plan was optimized with.
+    pub model: String,
+    /// The blocks, in row order.
+    pub blocks: Vec<PlanBlockInfo>,
+    /// Wall-clock seconds the optimization took.
+    pub optimize_s: f64,
+}
+
+/// One line of `results.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// [`SCHEMA`].
+    pub schema: u32,
+    /// The matrix id ([`super::corpus`]).
+    pub matrix: String,
+    /// Where the matrix came from.
+    pub source: SourceInfo,
+    /// Value precision.
+    pub precision: Precision,
+    /// Configuration name: a kernel (`csr-vector`, `cusparse-csr-alg2`) or `plan-<model>`.
+    pub config: String,
+    /// Ours, vendor or plan.
+    pub kind: ConfigKind,
+    /// Storage format (`csr`, `ell` …); `None` for a plan.
+    pub format: Option<String>,
+    /// `ok`, `skipped`, `mismatch` or `failed`.
+    pub status: Status,
+    /// Why it was not measured.
+    pub reason: Option<String>,
+    /// Backend name (`cpu`, `cuda`).
+    pub backend: String,
+    /// Device description.
+    pub device: String,
+    /// β: timed runs.
+    pub runs: usize,
+    /// α: warm-up runs excluded.
+    pub warmup: usize,
+    /// Median of the kept runs, seconds.
+    pub median_s: Option<f64>,
+    /// The papers' warm-up-excluding mean, seconds: the measured time of the speed comparison,
+    /// and of the accuracy of models fitted to it (see [`Prediction::statistic`]).
+    pub warm_mean_s: Option<f64>,
+    /// Bytes of the format's arrays on the device.
+    pub footprint_bytes: Option<u64>,
+    /// Minimum bytes one SpMV moves (arrays + x + y).
+    pub effective_bytes: Option<u64>,
+    /// Largest error against the f64 reference.
+    pub max_rel_error: Option<f64>,
+    /// Seconds spent preparing (conversion, upload).
+    pub prepare_s: Option<f64>,
+    /// The matrix's features in this precision; `None` if the matrix could not be built.
+    pub features: Option<Features>,
+    /// Every model's prediction for this configuration, by model name (models that do not cover
+    /// the configuration are absent).
+    pub predictions: BTreeMap<String, Prediction>,
+    /// The plan, for plan records.
+    pub plan: Option<PlanInfo>,
+}
+
+/// The resume key: matrix id, precision, configuration.
+pub type Key = (String, Precision, String);
+
+impl Record {
+    /// The resume key of this record.
+    pub fn key(&self) -> Key {
+        (self.matrix.clone(), self.precision, self.config.clone())
+    }
+
+    /// The measured time of the speed comparison (the papers' warm-up-excluding mean), if
+    /// measured.
+    pub fn time(&self) -> Option<f64> {
+        self.measured(Statistic::WarmMean)
+    }
+
+    /// The measured `statistic` (positive and finite), if measured.
+    pub fn measured(&self, statistic: Statistic) -> Option<f64> {
+        if self.status != Status::Ok {
+            return None;
+        }
+        match statistic {
+            Statistic::WarmMean => self.warm_mean_s,
+            Statistic::Median => self.median_s,
+        }
+        .filter(|t| t.is_finite() && *t > 0.0)
+    }
+
+    /// A model's predicted seconds, if it predicted this configuration.
+    pub fn predicted(&self, model: &str) -> Option<f64> {
+        self.predictions
+            .get(model)
+            .and_then(|p| p.seconds)
+            .filter(|t| t.is_finite() && *t > 0.0)
+    }
+
+    /// A model's prediction beside the measurement of the statistic it predicts:
+    /// `(predicted, measured)`.
+    pub fn prediction_pair(&self, model: &str) -> Option<(f64, f64)> {
+        let p = self.predictions.get(model)?;
+        Some((self.predicted(model)?, self.measured(p.statistic)?))
+    }
+
+    /// Copy a kernel measurement's fields into this record.
+    pub fn set_measurement(&mut self, m: KernelMeasurement) {
+        self.status = m.status;
+        self.reason = m.reason;
+        self.median_s = m.median_s;
+        self.warm_mean_s = m.warm_mean_s;
+        self.footprint_bytes = m.footprint_bytes;
+        self.effective_bytes = m.effective_bytes;
+        self.max_rel_error = m.max_rel_error;
+        self.prepare_s = m.prepare_s;
+    }
+}

@@ -1,0 +1,607 @@
+//! The evaluation loop: every matrix × precision × configuration, measured, predicted and
+//! appended to `results.jsonl`, skipping what a previous run finished.
+//!
+//! Per matrix: the matrix is read or generated once (in f64; the f32 pass uses a cast copy), and
+//! only if some of its configurations are still to do. Per precision: features, the models'
+//! shape, x (seeded, uniform in [-1, 1)) and the f64 reference are computed once and shared by
+//! every configuration. A matrix that cannot be read or built is recorded as `skipped` for every
+//! configuration, with the reason, so that it shows in the report rather than vanishing.
+
+use super::corpus::{self, CorpusEntry, MatrixSource};
+use super::generated::{generated_set, GeneratedSet, Recipe};
+use super::models::EvalModel;
+use super::models::{self, plan_config};
+use super::record::{ConfigKind, Key, Prediction, Record, SourceInfo, SCHEMA};
+use super::store::{self, Appender};
+use super::RunInfo;
+use crate::backend::cpu::CpuBackend;
+use crate::backend::cuda::CudaBackend;
+use crate::backend::measure::{
+    measure_kernel, measure_prepared, KernelMeasurement, Reference, Status,
+};
+use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol, Variant};
+use crate::features::Features;
+use crate::formats::FormatParams;
+use crate::model::Model;
+use crate::profile::Profile;
+use crate::{Csr, Error, Precision, Result, Scalar};
+use rand::{Rng, SeedableRng};
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What to evaluate and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Directories searched (recursively) for `.mtx` / `.mtx.gz` files.
+    pub corpus: Vec<PathBuf>,
+    /// Generated matrices to add.
+    pub generated: GeneratedSet,
+    /// Where to run.
+    pub backend: BackendKind,
+    /// Output directory (`results.jsonl`, `run.json`, `report.md`, plots).
+    pub out: PathBuf,
+    /// Precisions, in order.
+    pub precisions: Vec<Precision>,
+    /// Timing protocol of every configuration.
+    pub protocol: TimingProtocol,
+    /// Format parameters of every kernel (`max_bytes` caps each format's footprint).
+    pub params: FormatParams,
+    /// CUDA block size.
+    pub block_size: u32,
+    /// Seed of x.
+    pub seed: u64,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// Matrices in the corpus and generated set.
+    pub matrices: usize,
+    /// Records found in `results.jsonl` at the start (not measured again).
+    pub resumed: usize,
+    /// Records written by this run.
+    pub written: usize,
+    /// Records in the file at the end.
+    pub total: usize,
+}
+
+/// The backend, one object for both precisions.
+enum Runner {
+    Cpu(CpuBackend),
+    Cuda(Box<CudaBackend>),
+}
+
+/// A value type the evaluation runs in.
+trait EvalScalar: Scalar {
+    fn backend(r: &Runner) -> &dyn Backend<Self>;
+}
+
+impl EvalScalar for f32 {
+    fn backend(r: &Runner) -> &dyn Backend<f32> {
+        match r {
+            Runner::Cpu(b) => b,
+            Runner::Cuda(b) => b.as_ref(),
+        }
+    }
+}
+
+impl EvalScalar for f64 {
+    fn backend(r: &Runner) -> &dyn Backend<f64> {
+        match r {
+            Runner::Cpu(b) => b,
+            Runner::Cuda(b) => b.as_ref(),
+        }
+    }
+}
+
+/// One configuration to measure.
+#[derive(Clone, Debug)]
+struct Config {
+    name: String,
+    kind: ConfigKind,
+    variant: Option<Variant>,
+}
+
+/// The configurations of one precision: every kernel the backend supports, then the plans. On
+/// CUDA every cuSPARSE algorithm is listed even where the library is missing, so that its absence
+/// is recorded (as skipped, with the reason) rather than silent; the CPU backend has none by
+/// design.
+fn configs<T: EvalScalar>(runner: &Runner, profile: Option<&Profile>) -> Vec<Config> {
+    let b = T::backend(runner);
+    let cuda = matches!(runner, Runner::Cuda(_));
+    let mut out: Vec<Config> = Variant::ours()
+        .into_iter()
+        .chain(Variant::vendor())
+        .filter(|v| b.supports(*v) || (cuda && v.is_vendor()))
+        .map(|v| Config {
+            name: v.name(),
+            kind: if v.is_vendor() {
+                ConfigKind::Vendor
+            } else {
+                ConfigKind::Ours
+            },
+            variant: Some(v),
+        })
+        .collect();
+    for p in models::planners::<T>(profile, T::PRECISION) {
+        out.push(Config {
+            name: plan_config(p.model()),
+            kind: ConfigKind::Plan,
+            variant: None,
+        });
+    }
+    out
+}
+
+/// A vector of `n` values uniform in [-1, 1) from a seeded ChaCha8 stream (the same x as
+/// `sparsecast bench --seed`).
+fn random_vector<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| T::cast_f64(rng.random_range(-1.0..1.0)))
+        .collect()
+}
+
+/// Progress weight of one configuration of `e`: a fixed cost plus its non-zeros.
+fn weight(e: &CorpusEntry) -> u64 {
+    1 + e.est_nnz / 100_000
+}
+
+fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Everything the loop shares.
+struct Ctx<'a> {
+    opts: &'a Options,
+    runner: &'a Runner,
+    profile: Option<&'a Profile>,
+    models: BTreeMap<Precision, Vec<EvalModel>>,
+    appender: Appender,
+    records: Vec<Record>,
+    written: usize,
+    device: String,
+    pb: indicatif::ProgressBar,
+}
+
+impl Ctx<'_> {
+    fn base_record(
+        &self,
+        entry: &CorpusEntry,
+        source: &SourceInfo,
+        precision: Precision,
+        cfg: &Config,
+    ) -> Record {
+        Record {
+            schema: SCHEMA,
+            matrix: entry.id.clone(),
+            source: source.clone(),
+            precision,
+            config: cfg.name.clone(),
+            kind: cfg.kind,
+            format: cfg.variant.map(|v| v.format().name().to_string()),
+            status: Status::Skipped,
+            reason: None,
+            backend: self.opts.backend.name().to_string(),
+            device: self.device.clone(),
+            runs: self.opts.protocol.runs,
+            warmup: self.opts.protocol.warmup,
+            median_s: None,
+            warm_mean_s: None,
+            footprint_bytes: None,
+            effective_bytes: None,
+            max_rel_error: None,
+            prepare_s: None,
+            features: None,
+            predictions: BTreeMap::new(),
+            plan: None,
+        }
+    }
+
+    fn push(&mut self, r: Record, w: u64) -> Result<()> {
+        self.appender.append(&r)?;
+        self.records.push(r);
+        self.written += 1;
+        self.pb.inc(w);
+        Ok(())
+    }
+
+    fn log(&self, line: String) {
+        if self.pb.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            self.pb.println(line);
+        }
+    }
+}
+
+/// Build a matrix: read the file or run the generator.
+fn build(entry: &CorpusEntry) -> (Result<Csr<f64>>, SourceInfo) {
+    match &entry.source {
+        MatrixSource::File(p) => (
+            crate::matrix::mm::read::<f64>(p),
+            SourceInfo::File(p.clone()),
+        ),
+        MatrixSource::Generated(recipe) => {
+            match recipe.build(crate::formats::default_max_bytes()) {
+                Ok((m, spec)) => (Ok(m), SourceInfo::Generated(spec)),
+                Err(e) => {
+                    let info = match recipe {
+                        Recipe::Spec(s) => SourceInfo::Generated(s.clone()),
+                        Recipe::KronTo {
+                            base, target_nnz, ..
+                        } => SourceInfo::Recipe(format!(
+                            "Kronecker expansion of {} to ~{target_nnz} non-zeros",
+                            base.display()
+                        )),
+                    };
+                    (Err(e), info)
+                }
+            }
+        }
+    }
+}
+
+/// One model's prediction of a kernel (models that do not cover it give `None`).
+fn predict(
+    m: &EvalModel,
+    features: &Features,
+    v: Variant,
+    params: &FormatParams,
+) -> Option<Prediction> {
+    let model: &dyn Model = m.model.as_ref();
+    if !model.variants().contains(&v) {
+        return None;
+    }
+    let (seconds, note) = match model.predict(features, v, params) {
+        Ok(t) => (Some(t), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    Some(Prediction {
+        seconds,
+        statistic: m.statistic,
+        note,
+    })
+}
+
+/// Measure the configurations `todo` of one matrix in precision `T`.
+fn run_precision<T: EvalScalar>(
+    ctx: &mut Ctx,
+    entry: &CorpusEntry,
+    source: &SourceInfo,
+    a: &Csr<T>,
+    todo: &[Config],
+) -> Result<(usize, usize)> {
+    let p = T::PRECISION;
+    let w = weight(entry);
+    let features = Features::compute(a);
+    let x: Vec<T> = random_vector(a.ncols, ctx.opts.seed);
+    let reference = Reference::new(a, &x);
+    let planners = models::planners::<T>(ctx.profile, p);
+    let backend = T::backend(ctx.runner);
+    let (mut ok, mut not_ok) = (0, 0);
+    for cfg in todo {
+        ctx.pb
+            .set_message(format!("{} {p} {}", entry.short_name(), cfg.name));
+        let mut rec = ctx.base_record(entry, source, p, cfg);
+        rec.features = Some(features.clone());
+        match cfg.variant {
+            Some(v) => {
+                for m in ctx.models.get(&p).into_iter().flatten() {
+                    if let Some(pr) = predict(m, &features, v, &ctx.opts.params) {
+                        rec.predictions.insert(m.model.name().to_string(), pr);
+                    }
+                }
+                let kc = KernelConfig {
+                    variant: v,
+                    params: ctx.opts.params.clone(),
+                    block_size: ctx.opts.block_size,
+                };
+                rec.set_measurement(measure_kernel(
+                    backend,
+                    a,
+                    &x,
+                    &reference,
+                    &kc,
+                    &ctx.opts.protocol,
+                ));
+            }
+            None => {
+                let planner = planners
+                    .iter()
+                    .find(|pl| plan_config(pl.model()) == cfg.name);
+                let m = match planner {
+                    None => KernelMeasurement::skipped("the optimizer is not in this build"),
+                    Some(pl) => {
+                        let start = Instant::now();
+                        match pl.plan(backend, a) {
+                            Ok(mut planned) => {
+                                let prepare_s = start.elapsed().as_secs_f64();
+                                rec.predictions.insert(
+                                    pl.model().to_string(),
+                                    Prediction {
+                                        seconds: Some(planned.predicted),
+                                        statistic: planned.statistic,
+                                        note: None,
+                                    },
+                                );
+                                rec.plan = Some(planned.info.clone());
+                                let mut m = measure_prepared(
+                                    planned.kernel.as_mut(),
+                                    &x,
+                                    &reference,
+                                    &ctx.opts.protocol,
+                                );
+                                m.prepare_s = Some(prepare_s);
+                                m
+                            }
+                            Err(e) => {
+                                let mut m = KernelMeasurement::skipped(e.to_string());
+                                if !matches!(e, Error::FormatRefused { .. } | Error::Unsupported(_))
+                                {
+                                    m.status = Status::Failed;
+                                }
+                                m
+                            }
+                        }
+                    }
+                };
+                rec.set_measurement(m);
+            }
+        }
+        if rec.status == Status::Ok {
+            ok += 1;
+        } else {
+            not_ok += 1;
+        }
+        ctx.push(rec, w)?;
+    }
+    Ok((ok, not_ok))
+}
+
+/// Refuse to mix results of another backend, device or timing protocol into `existing`.
+fn check_consistent(
+    existing: &[Record],
+    backend: &str,
+    device: &str,
+    p: &TimingProtocol,
+) -> Result<()> {
+    if let Some(r) = existing.iter().find(|r| {
+        r.backend != backend || r.device != device || r.runs != p.runs || r.warmup != p.warmup
+    }) {
+        return Err(Error::Invalid(format!(
+            "results.jsonl holds results of the {} backend on {} with {} runs ({} warm-up), but \
+             this run uses the {backend} backend on {device} with {} runs ({} warm-up); use \
+             another --out, or the same settings to resume",
+            r.backend, r.device, r.runs, r.warmup, p.runs, p.warmup
+        )));
+    }
+    Ok(())
+}
+
+/// Run the evaluation (resuming from `out/results.jsonl`), then write the report.
+/// `profile` is the profile's name and content; `command` is recorded in `run.json`.
+pub fn run(
+    opts: &Options,
+    profile: Option<(&str, &Profile)>,
+    command: &[String],
+) -> Result<Outcome> {
+    std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
+    let results = opts.out.join(super::RESULTS);
+    let mut entries = corpus::discover(&opts.corpus)?;
+    let generated = generated_set(opts.generated, &entries);
+    entries.extend(generated);
+    if entries.is_empty() {
+        return Err(Error::Invalid(
+            "nothing to evaluate: no .mtx/.mtx.gz file under --corpus and --generated none".into(),
+        ));
+    }
+    let runner = match opts.backend {
+        BackendKind::Cpu => Runner::Cpu(CpuBackend::new()),
+        BackendKind::Cuda => Runner::Cuda(Box::new(CudaBackend::new(0)?)),
+    };
+    let device = <f64 as EvalScalar>::backend(&runner).device_name();
+    let profile_ref = profile.map(|p| p.1);
+    if let Some((name, p)) = profile {
+        p.check_backend(opts.backend.name())
+            .map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
+    }
+
+    let loaded = store::load(&results)?;
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
+    check_consistent(
+        &loaded.records,
+        opts.backend.name(),
+        &device,
+        &opts.protocol,
+    )?;
+    let done: HashSet<Key> = loaded.keys();
+    let resumed = loaded.records.len();
+
+    let mut cfgs: BTreeMap<Precision, Vec<Config>> = BTreeMap::new();
+    let mut model_map: BTreeMap<Precision, Vec<EvalModel>> = BTreeMap::new();
+    for &p in &opts.precisions {
+        cfgs.insert(
+            p,
+            match p {
+                Precision::F32 => configs::<f32>(&runner, profile_ref),
+                Precision::F64 => configs::<f64>(&runner, profile_ref),
+            },
+        );
+        let ms = models::models(profile_ref, p);
+        if let (Some((name, _)), true) = (profile, ms.is_empty()) {
+            eprintln!("warning: {name} has no {p} section: no predictions in {p}");
+        }
+        model_map.insert(p, ms);
+    }
+    let model_names: Vec<String> = {
+        let mut v: Vec<String> = model_map
+            .values()
+            .flatten()
+            .map(|m| {
+                format!(
+                    "{} ({}, predicts the {:?})",
+                    m.model.name(),
+                    m.model.precision(),
+                    m.statistic
+                )
+            })
+            .collect();
+        v.dedup();
+        v
+    };
+    let plan_names: Vec<String> = cfgs
+        .values()
+        .flatten()
+        .filter(|c| c.kind == ConfigKind::Plan)
+        .map(|c| c.name.clone())
+        .collect();
+
+    let mut info = RunInfo::load_or_default(&opts.out);
+    info.invocations.push(super::Invocation {
+        sparsecast_version: env!("CARGO_PKG_VERSION").to_string(),
+        command: command.to_vec(),
+        backend: opts.backend.name().to_string(),
+        device: device.clone(),
+        profile: profile.map(|p| p.0.to_string()),
+        models: model_names,
+        plans: plan_names,
+        has_optimizer: models::HAS_OPTIMIZER,
+        precisions: opts.precisions.clone(),
+        protocol: opts.protocol.clone(),
+        max_format_bytes: opts.params.max_bytes,
+        generated: format!("{:?}", opts.generated).to_lowercase(),
+        corpus: opts.corpus.clone(),
+        started_unix: now_unix(),
+        finished_unix: None,
+        resumed,
+        written: 0,
+    });
+    info.save(&opts.out)?;
+
+    let total: u64 = entries
+        .iter()
+        .map(|e| {
+            weight(e)
+                * opts
+                    .precisions
+                    .iter()
+                    .map(|p| cfgs[p].len() as u64)
+                    .sum::<u64>()
+        })
+        .sum();
+    let pb = indicatif::ProgressBar::new(total);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(
+            "evaluate [{bar:30}] {percent}% {msg} (elapsed {elapsed}, eta {eta})",
+        )
+        .expect("static template")
+        .progress_chars("=> "),
+    );
+    let appender = Appender::open(&results, loaded.valid_len)?;
+    let mut ctx = Ctx {
+        opts,
+        runner: &runner,
+        profile: profile_ref,
+        models: model_map,
+        appender,
+        records: loaded.records,
+        written: 0,
+        device,
+        pb,
+    };
+    if resumed > 0 {
+        ctx.log(format!(
+            "resuming: {resumed} finished configurations in {} are kept",
+            results.display()
+        ));
+    }
+
+    let n = entries.len();
+    let mut started = false;
+    for (i, entry) in entries.iter().enumerate() {
+        let todo: Vec<(Precision, Vec<Config>)> = opts
+            .precisions
+            .iter()
+            .map(|&p| {
+                let left = cfgs[&p]
+                    .iter()
+                    .filter(|c| !done.contains(&(entry.id.clone(), p, c.name.clone())))
+                    .cloned()
+                    .collect::<Vec<_>>();
+                (p, left)
+            })
+            .filter(|(_, l)| !l.is_empty())
+            .collect();
+        let finished: u64 = opts
+            .precisions
+            .iter()
+            .map(|p| cfgs[p].len() as u64)
+            .sum::<u64>()
+            - todo.iter().map(|t| t.1.len() as u64).sum::<u64>();
+        ctx.pb.inc(finished * weight(entry));
+        if todo.is_empty() {
+            continue;
+        }
+        if !started {
+            // The ETA counts from the first configuration measured, not from resumed ones.
+            ctx.pb.reset_eta();
+            started = true;
+        }
+        let t0 = Instant::now();
+        ctx.pb
+            .set_message(format!("{} (loading)", entry.short_name()));
+        let (built, source) = build(entry);
+        let (mut ok, mut not_ok) = (0, 0);
+        match built {
+            Err(e) => {
+                for (p, left) in &todo {
+                    for cfg in left {
+                        let mut rec = ctx.base_record(entry, &source, *p, cfg);
+                        rec.reason = Some(format!("cannot build the matrix: {e}"));
+                        ctx.push(rec, weight(entry))?;
+                        not_ok += 1;
+                    }
+                }
+            }
+            Ok(m) => {
+                for (p, left) in &todo {
+                    let (o, n) = match p {
+                        Precision::F32 => {
+                            run_precision::<f32>(&mut ctx, entry, &source, &m.cast(), left)?
+                        }
+                        Precision::F64 => run_precision::<f64>(&mut ctx, entry, &source, &m, left)?,
+                    };
+                    ok += o;
+                    not_ok += n;
+                }
+            }
+        }
+        ctx.log(format!(
+            "[{}/{n}] {}: {ok} measured, {not_ok} not ({:.1} s)",
+            i + 1,
+            entry.id,
+            t0.elapsed().as_secs_f64()
+        ));
+    }
+    ctx.pb.finish_and_clear();
+    let written = ctx.written;
+    if let Some(last) = info.invocations.last_mut() {
+        last.finished_unix = Some(now_unix());
+        last.written = written;
+    }
+    info.save(&opts.out)?;
+    let total = ctx.records.len();
+    super::report::write(&opts.out, &ctx.records, Some(&info))?;
+    Ok(Outcome {
+        matrices: n,
+        resumed,
+        written,
+        total,
+    })
+}

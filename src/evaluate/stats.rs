@@ -1,0 +1,616 @@
+//! The statistics of the report, computed from records alone.
+//!
+//! Definitions (where the papers leave room, the choice is written here):
+//!
+//! * **Measured time** of a configuration: for a model's accuracy and ranking, the statistic
+//!   the model predicts ([`super::record::Prediction::statistic`]: the papers'
+//!   warm-up-excluding mean, or the median for profiles fitted on noisy hosts); for the speed
+//!   comparison, the warm-up-excluding mean ([`Record::time`]). Only records with status `ok`
+//!   have one.
+//! * **Difference rate** = `|predicted − measured| / measured` (004 §5.1). Per model ×
+//!   precision × configuration: mean, median (mean of the two middle values for an even count),
+//!   90th percentile (nearest rank: the `⌈0.9·n⌉`-th smallest), max, and the counts within 5 % and
+//!   10 % (≤, inclusive).
+//! * **Ranking quality** (002 §4.3, Fig. 2): per matrix and precision, the model's *pick* is the
+//!   configuration of ours with the smallest prediction among those that were measured; its
+//!   slowdown is `t(pick) / t(best) − 1`, where `t(best)` is the fastest of **all** our measured
+//!   kernels (formats the model does not cover included, as 002 compares against the exhaustive
+//!   search). Buckets: `< 5 %`, `5–20 %`, `> 20 %` (half-open: `[0, 5)`, `[5, 20]`, `(20, ∞)`).
+//!   The *fraction of the best* is `t(best) / t(pick)`, averaged over matrices; the *coverage
+//!   bound* is the same fraction for the best configuration the model covers (what a perfect
+//!   model with the same coverage would reach). A matrix where the model's unrestricted pick
+//!   was not measured (refused or failed) is counted in `pick not run`.
+//! * **Speed** (per precision): speed-up = `t(best cuSPARSE algorithm) / t(x)` for x = our best
+//!   kernel, each plan, and each model's pick (> 1: faster than cuSPARSE); summarized by the
+//!   geometric mean, the worst (smallest) and the best speed-up over the matrices where both were
+//!   measured.
+
+use super::record::{ConfigKind, Record};
+use crate::backend::measure::Status;
+use crate::backend::Variant;
+use crate::instrument::Statistic;
+use crate::Precision;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Order of configurations in every table: our kernels in [`Variant::ours`] order, then the
+/// cuSPARSE algorithms, then plans and anything else by name.
+pub fn config_order(name: &str) -> (usize, String) {
+    Variant::ours()
+        .into_iter()
+        .chain(Variant::vendor())
+        .position(|v| v.name() == name)
+        .map_or((usize::MAX, name.to_string()), |i| (i, String::new()))
+}
+
+/// Nearest-rank percentile `q ∈ (0, 1]` of sorted values (`None` when empty).
+pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+/// Median (mean of the two middle values for an even count).
+pub fn median(sorted: &[f64]) -> Option<f64> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some(0.5 * (sorted[n / 2 - 1] + sorted[n / 2])),
+    }
+}
+
+/// Geometric mean of positive values (`None` when empty).
+pub fn geomean(v: &[f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    Some((v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
+/// Every model name that predicted anything.
+pub fn models(records: &[Record]) -> Vec<String> {
+    let set: BTreeSet<&String> = records.iter().flat_map(|r| r.predictions.keys()).collect();
+    set.into_iter().cloned().collect()
+}
+
+/// Every precision present, f32 first.
+pub fn precisions(records: &[Record]) -> Vec<Precision> {
+    [Precision::F32, Precision::F64]
+        .into_iter()
+        .filter(|p| records.iter().any(|r| r.precision == *p))
+        .collect()
+}
+
+/// Records grouped by (matrix, precision), matrices in id order.
+pub fn by_matrix(records: &[Record]) -> BTreeMap<(String, Precision), Vec<&Record>> {
+    let mut g: BTreeMap<(String, Precision), Vec<&Record>> = BTreeMap::new();
+    for r in records {
+        g.entry((r.matrix.clone(), r.precision))
+            .or_default()
+            .push(r);
+    }
+    g
+}
+
+/// Difference-rate statistics of one model, precision and configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccuracyRow {
+    pub model: String,
+    pub precision: Precision,
+    pub config: String,
+    /// Matrices with both a measurement and a prediction.
+    pub n: usize,
+    pub mean: f64,
+    pub median: f64,
+    pub p90: f64,
+    pub max: f64,
+    pub within_5: usize,
+    pub within_10: usize,
+}
+
+/// One prediction beside its measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pair {
+    pub matrix: String,
+    pub predicted: f64,
+    pub measured: f64,
+}
+
+impl Pair {
+    /// `|predicted − measured| / measured`.
+    pub fn rate(&self) -> f64 {
+        (self.predicted - self.measured).abs() / self.measured
+    }
+}
+
+/// The (prediction, measurement) pairs of `model` by (precision, configuration), in matrix order.
+pub fn pairs(records: &[Record], model: &str) -> BTreeMap<(Precision, (usize, String)), Vec<Pair>> {
+    let mut out: BTreeMap<(Precision, (usize, String)), Vec<Pair>> = BTreeMap::new();
+    for r in records {
+        if let Some((p, m)) = r.prediction_pair(model) {
+            out.entry((r.precision, config_order(&r.config)))
+                .or_default()
+                .push(Pair {
+                    matrix: r.matrix.clone(),
+                    predicted: p,
+                    measured: m,
+                });
+        }
+    }
+    for v in out.values_mut() {
+        v.sort_by(|a, b| a.matrix.cmp(&b.matrix));
+    }
+    out
+}
+
+/// The configuration name behind a [`config_order`] key.
+pub fn config_name(key: &(usize, String)) -> String {
+    if key.0 == usize::MAX {
+        key.1.clone()
+    } else {
+        Variant::ours()
+            .into_iter()
+            .chain(Variant::vendor())
+            .nth(key.0)
+            .map(|v| v.name())
+            .unwrap_or_default()
+    }
+}
+
+/// Accuracy of every model, precision and configuration.
+pub fn accuracy(records: &[Record]) -> Vec<AccuracyRow> {
+    let mut rows = Vec::new();
+    for model in models(records) {
+        for ((precision, key), ps) in pairs(records, &model) {
+            let mut d: Vec<f64> = ps.iter().map(Pair::rate).collect();
+            d.sort_by(f64::total_cmp);
+            let n = d.len();
+            rows.push(AccuracyRow {
+                model: model.clone(),
+                precision,
+                config: config_name(&key),
+                n,
+                mean: d.iter().sum::<f64>() / n as f64,
+                median: median(&d).unwrap_or(f64::NAN),
+                p90: percentile(&d, 0.9).unwrap_or(f64::NAN),
+                max: d[n - 1],
+                within_5: d.iter().filter(|&&x| x <= 0.05).count(),
+                within_10: d.iter().filter(|&&x| x <= 0.10).count(),
+            });
+        }
+    }
+    rows
+}
+
+/// Ranking quality of one model in one precision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankingRow {
+    pub model: String,
+    pub precision: Precision,
+    /// Matrices with a pick.
+    pub n: usize,
+    /// Slowdown of the pick `< 5 %`.
+    pub below_5: usize,
+    /// `5–20 %`.
+    pub from_5_to_20: usize,
+    /// `> 20 %`.
+    pub above_20: usize,
+    /// Mean of `t(best) / t(pick)`.
+    pub mean_fraction: f64,
+    /// Mean of `t(best) / t(best covered)`.
+    pub coverage_bound: f64,
+    /// Matrices whose unrestricted pick was not measured.
+    pub pick_not_run: usize,
+}
+
+/// The statistic `model`'s predictions are of (the papers' warm mean if it predicted nothing).
+pub fn model_statistic(records: &[Record], model: &str) -> Statistic {
+    records
+        .iter()
+        .find_map(|r| r.predictions.get(model).map(|p| p.statistic))
+        .unwrap_or_default()
+}
+
+/// A model's pick for one matrix: the configuration of ours it predicts fastest among those
+/// measured.
+pub fn pick<'a>(group: &[&'a Record], model: &str) -> Option<&'a Record> {
+    group
+        .iter()
+        .filter(|r| r.kind == ConfigKind::Ours && r.status == Status::Ok)
+        .filter_map(|r| r.predicted(model).map(|p| (p, *r)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, r)| r)
+}
+
+/// The fastest measured record of `kind` in a group, by `statistic`.
+pub fn best_of<'a>(
+    group: &[&'a Record],
+    kind: ConfigKind,
+    statistic: Statistic,
+) -> Option<&'a Record> {
+    group
+        .iter()
+        .filter(|r| r.kind == kind)
+        .filter_map(|r| r.measured(statistic).map(|t| (t, *r)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, r)| r)
+}
+
+/// Ranking quality of every model and precision.
+pub fn ranking(records: &[Record]) -> Vec<RankingRow> {
+    let groups = by_matrix(records);
+    let mut rows = Vec::new();
+    for model in models(records) {
+        let stat = model_statistic(records, &model);
+        for precision in precisions(records) {
+            let mut row = RankingRow {
+                model: model.clone(),
+                precision,
+                n: 0,
+                below_5: 0,
+                from_5_to_20: 0,
+                above_20: 0,
+                mean_fraction: f64::NAN,
+                coverage_bound: f64::NAN,
+                pick_not_run: 0,
+            };
+            let (mut frac, mut bound) = (Vec::new(), Vec::new());
+            for ((_, p), g) in &groups {
+                if *p != precision {
+                    continue;
+                }
+                let Some(best) = best_of(g, ConfigKind::Ours, stat).and_then(|r| r.measured(stat))
+                else {
+                    continue;
+                };
+                let unrestricted = g
+                    .iter()
+                    .filter(|r| r.kind == ConfigKind::Ours)
+                    .filter_map(|r| r.predicted(&model).map(|p| (p, *r)))
+                    .min_by(|a, b| a.0.total_cmp(&b.0));
+                if let Some((_, r)) = unrestricted {
+                    if r.measured(stat).is_none() {
+                        row.pick_not_run += 1;
+                    }
+                }
+                let Some(t) = pick(g, &model).and_then(|r| r.measured(stat)) else {
+                    continue;
+                };
+                let covered = g
+                    .iter()
+                    .filter(|r| r.kind == ConfigKind::Ours && r.predicted(&model).is_some())
+                    .filter_map(|r| r.measured(stat))
+                    .fold(f64::INFINITY, f64::min);
+                row.n += 1;
+                let slowdown = t / best - 1.0;
+                if slowdown < 0.05 {
+                    row.below_5 += 1;
+                } else if slowdown <= 0.20 {
+                    row.from_5_to_20 += 1;
+                } else {
+                    row.above_20 += 1;
+                }
+                frac.push(best / t);
+                bound.push(best / covered);
+            }
+            if row.n > 0 {
+                row.mean_fraction = frac.iter().sum::<f64>() / frac.len() as f64;
+                row.coverage_bound = bound.iter().sum::<f64>() / bound.len() as f64;
+                rows.push(row);
+            }
+        }
+    }
+    rows
+}
+
+/// One matrix's speeds in one precision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpeedRow {
+    pub matrix: String,
+    pub precision: Precision,
+    pub nnz: Option<usize>,
+    /// Our fastest kernel: (configuration, seconds).
+    pub best_ours: Option<(String, f64)>,
+    /// The fastest cuSPARSE algorithm.
+    pub best_vendor: Option<(String, f64)>,
+    /// Each plan configuration's time, by configuration name.
+    pub plans: BTreeMap<String, f64>,
+    /// Each model's pick: (configuration, seconds), by model.
+    pub picks: BTreeMap<String, (String, f64)>,
+}
+
+/// Per-matrix speeds of every precision.
+pub fn speed_rows(records: &[Record]) -> Vec<SpeedRow> {
+    let models = models(records);
+    by_matrix(records)
+        .into_iter()
+        .map(|((matrix, precision), g)| {
+            let named = |r: &Record| (r.config.clone(), r.time().unwrap_or(f64::NAN));
+            SpeedRow {
+                nnz: g.iter().find_map(|r| r.features.as_ref().map(|f| f.nnz)),
+                best_ours: best_of(&g, ConfigKind::Ours, Statistic::WarmMean).map(named),
+                best_vendor: best_of(&g, ConfigKind::Vendor, Statistic::WarmMean).map(named),
+                plans: g
+                    .iter()
+                    .filter(|r| r.kind == ConfigKind::Plan)
+                    .filter_map(|r| r.time().map(|t| (r.config.clone(), t)))
+                    .collect(),
+                picks: models
+                    .iter()
+                    .filter_map(|m| pick(&g, m).map(|r| (m.clone(), named(r))))
+                    .collect(),
+                matrix,
+                precision,
+            }
+        })
+        .collect()
+}
+
+/// Speed-up statistics of one contender against the best cuSPARSE algorithm.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpeedSummary {
+    pub precision: Precision,
+    /// `best ours`, a plan configuration, or `<model> pick`.
+    pub contender: String,
+    pub n: usize,
+    pub geomean: f64,
+    /// Smallest speed-up and its matrix.
+    pub worst: (f64, String),
+    /// Largest speed-up and its matrix.
+    pub best: (f64, String),
+    /// Matrices where the contender is faster (speed-up > 1).
+    pub faster: usize,
+}
+
+/// The speed-up of `contender` in each row, where both it and cuSPARSE were measured.
+pub fn speedups<'a>(
+    rows: &'a [SpeedRow],
+    precision: Precision,
+    contender: &str,
+) -> Vec<(&'a str, f64)> {
+    rows.iter()
+        .filter(|r| r.precision == precision)
+        .filter_map(|r| {
+            let v = r.best_vendor.as_ref()?.1;
+            let t = contender_time(r, contender)?;
+            Some((r.matrix.as_str(), v / t))
+        })
+        .filter(|(_, s)| s.is_finite() && *s > 0.0)
+        .collect()
+}
+
+/// A contender's time in a row: `best ours`, a plan configuration name, or `<model> pick`.
+pub fn contender_time(r: &SpeedRow, contender: &str) -> Option<f64> {
+    if contender == "best ours" {
+        return r.best_ours.as_ref().map(|x| x.1);
+    }
+    if let Some(model) = contender.strip_suffix(" pick") {
+        return r.picks.get(model).map(|x| x.1);
+    }
+    r.plans.get(contender).copied()
+}
+
+/// Every contender present: `best ours`, then plans, then model picks.
+pub fn contenders(rows: &[SpeedRow]) -> Vec<String> {
+    let mut out = vec!["best ours".to_string()];
+    let plans: BTreeSet<&String> = rows.iter().flat_map(|r| r.plans.keys()).collect();
+    out.extend(plans.into_iter().cloned());
+    let picks: BTreeSet<&String> = rows.iter().flat_map(|r| r.picks.keys()).collect();
+    out.extend(picks.into_iter().map(|m| format!("{m} pick")));
+    out
+}
+
+/// Speed-up summaries per precision and contender (only where cuSPARSE was measured).
+pub fn speed_summary(rows: &[SpeedRow]) -> Vec<SpeedSummary> {
+    let mut out = Vec::new();
+    let precisions: BTreeSet<Precision> = rows.iter().map(|r| r.precision).collect();
+    for precision in [Precision::F32, Precision::F64] {
+        if !precisions.contains(&precision) {
+            continue;
+        }
+        for c in contenders(rows) {
+            let s = speedups(rows, precision, &c);
+            if s.is_empty() {
+                continue;
+            }
+            let vals: Vec<f64> = s.iter().map(|x| x.1).collect();
+            let worst = s.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+            let best = s.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+            out.push(SpeedSummary {
+                precision,
+                contender: c,
+                n: s.len(),
+                geomean: geomean(&vals).unwrap_or(f64::NAN),
+                worst: (worst.1, worst.0.to_string()),
+                best: (best.1, best.0.to_string()),
+                faster: vals.iter().filter(|&&x| x > 1.0).count(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::measure::Status;
+    use crate::evaluate::record::{Prediction, SourceInfo, SCHEMA};
+
+    /// A record of `config` on `matrix` measured at `t` (None: skipped) with `analytical`
+    /// predicting `p`.
+    fn r(matrix: &str, config: &str, t: Option<f64>, p: Option<f64>) -> Record {
+        let kind = if config.starts_with("cusparse") {
+            ConfigKind::Vendor
+        } else if config.starts_with("plan") {
+            ConfigKind::Plan
+        } else {
+            ConfigKind::Ours
+        };
+        let mut predictions = BTreeMap::new();
+        if let Some(p) = p {
+            predictions.insert(
+                "analytical".to_string(),
+                Prediction {
+                    seconds: Some(p),
+                    statistic: Statistic::WarmMean,
+                    note: None,
+                },
+            );
+        }
+        Record {
+            schema: SCHEMA,
+            matrix: matrix.into(),
+            source: SourceInfo::Recipe("test".into()),
+            precision: Precision::F64,
+            config: config.into(),
+            kind,
+            format: None,
+            status: if t.is_some() {
+                Status::Ok
+            } else {
+                Status::Skipped
+            },
+            reason: None,
+            backend: "cpu".into(),
+            device: "d".into(),
+            runs: 3,
+            warmup: 1,
+            median_s: t,
+            warm_mean_s: t,
+            footprint_bytes: None,
+            effective_bytes: None,
+            max_rel_error: None,
+            prepare_s: None,
+            features: None,
+            predictions,
+            plan: None,
+        }
+    }
+
+    #[test]
+    fn order_percentile_median_geomean() {
+        assert!(config_order("csr-scalar") < config_order("csr-vector"));
+        assert!(config_order("bsr") < config_order("cusparse-csr-alg1"));
+        assert!(config_order("cusparse-sell") < config_order("plan-analytical"));
+        assert_eq!(config_name(&config_order("csr-t4")), "csr-t4");
+        assert_eq!(config_name(&config_order("plan-x")), "plan-x");
+        let v: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(percentile(&v, 0.9), Some(9.0));
+        assert_eq!(percentile(&v[..1], 0.9), Some(1.0));
+        assert_eq!(percentile(&[], 0.9), None);
+        assert_eq!(median(&v), Some(5.5));
+        assert_eq!(median(&v[..3]), Some(2.0));
+        assert!((geomean(&[1.0, 4.0]).unwrap() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn accuracy_per_configuration() {
+        let recs = vec![
+            r("a", "ell", Some(1.0), Some(1.02)), // 2 %
+            r("b", "ell", Some(1.0), Some(0.92)), // 8 %
+            r("c", "ell", Some(2.0), Some(3.0)),  // 50 %
+            r("d", "ell", None, Some(3.0)),       // not measured: ignored
+            r("a", "coo", Some(2.5), Some(2.25)), // 10 %
+            r("a", "cusparse-csr-alg1", Some(1.0), None),
+        ];
+        let rows = accuracy(&recs);
+        assert_eq!(rows.len(), 2);
+        let coo = &rows[0];
+        assert_eq!(
+            (coo.config.as_str(), coo.n, coo.within_5, coo.within_10),
+            ("coo", 1, 0, 1)
+        );
+        let ell = &rows[1];
+        assert_eq!(
+            (ell.config.as_str(), ell.n, ell.within_5, ell.within_10),
+            ("ell", 3, 1, 2)
+        );
+        assert!((ell.mean - 0.2).abs() < 1e-12);
+        assert!((ell.median - 0.08).abs() < 1e-12);
+        assert!((ell.p90 - 0.5).abs() < 1e-12);
+        assert!((ell.max - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_median_model_is_compared_with_medians() {
+        let mut a = r("a", "ell", Some(1.0), Some(1.1));
+        a.median_s = Some(1.1);
+        let mut b = r("a", "coo", Some(1.0), Some(2.0));
+        b.median_s = Some(0.5);
+        for x in [&mut a, &mut b] {
+            x.predictions.get_mut("analytical").unwrap().statistic = Statistic::Median;
+        }
+        let recs = [a, b];
+        let acc = accuracy(&recs);
+        assert_eq!(acc[0].config, "coo");
+        assert!((acc[0].mean - 3.0).abs() < 1e-12, "2.0 vs median 0.5");
+        assert!(acc[1].mean.abs() < 1e-12, "1.1 vs median 1.1");
+        // By medians coo is the best (0.5) and the model picks ell (1.1): 120 % slower.
+        let rk = ranking(&recs);
+        assert_eq!((rk[0].above_20, rk[0].below_5), (1, 0));
+        assert!((rk[0].mean_fraction - 0.5 / 1.1).abs() < 1e-12);
+        // The speed comparison stays on warm means.
+        assert_eq!(speed_rows(&recs)[0].best_ours.as_ref().unwrap().1, 1.0);
+    }
+
+    #[test]
+    fn ranking_buckets_and_fractions() {
+        let recs = vec![
+            // a: the model picks ell (pred 1), measured 1.0; best overall sell 1.0 → 0 %.
+            r("a", "ell", Some(1.0), Some(1.0)),
+            r("a", "coo", Some(2.0), Some(2.0)),
+            r("a", "sell", Some(1.0), None),
+            // b: pick coo (1.1 s) while the best is sell (1.0 s) → 10 %; covered best is coo.
+            r("b", "ell", Some(1.5), Some(2.0)),
+            r("b", "coo", Some(1.1), Some(1.0)),
+            r("b", "sell", Some(1.0), None),
+            // c: the unrestricted pick (hyb) was refused; among measured, ell (3 s) vs best 1 s.
+            r("c", "hyb", None, Some(0.1)),
+            r("c", "ell", Some(3.0), Some(1.0)),
+            r("c", "csr-vector", Some(1.0), Some(5.0)),
+        ];
+        let rows = ranking(&recs);
+        assert_eq!(rows.len(), 1);
+        let x = &rows[0];
+        assert_eq!(
+            (x.n, x.below_5, x.from_5_to_20, x.above_20, x.pick_not_run),
+            (3, 1, 1, 1, 1)
+        );
+        let want = (1.0 + 1.0 / 1.1 + 1.0 / 3.0) / 3.0;
+        assert!((x.mean_fraction - want).abs() < 1e-12);
+        let bound = (1.0 + 1.0 / 1.1 + 1.0) / 3.0;
+        assert!((x.coverage_bound - bound).abs() < 1e-12);
+    }
+
+    #[test]
+    fn speedups_against_the_best_vendor_algorithm() {
+        let recs = vec![
+            r("a", "ell", Some(1.0), Some(1.0)),
+            r("a", "coo", Some(0.5), Some(2.0)),
+            r("a", "cusparse-csr-alg1", Some(2.0), None),
+            r("a", "cusparse-coo-alg1", Some(1.0), None),
+            r("a", "plan-analytical", Some(0.25), Some(0.3)),
+            r("b", "ell", Some(4.0), Some(1.0)),
+            r("b", "cusparse-csr-alg1", Some(2.0), None),
+            r("c", "ell", Some(4.0), Some(1.0)), // no vendor: not compared
+        ];
+        let rows = speed_rows(&recs);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].best_ours, Some(("coo".into(), 0.5)));
+        assert_eq!(rows[0].best_vendor, Some(("cusparse-coo-alg1".into(), 1.0)));
+        assert_eq!(rows[0].picks["analytical"], ("ell".into(), 1.0));
+        let s = speed_summary(&rows);
+        let names: Vec<&str> = s.iter().map(|x| x.contender.as_str()).collect();
+        assert_eq!(names, ["best ours", "plan-analytical", "analytical pick"]);
+        let ours = &s[0];
+        // a: 1.0 / 0.5 = 2; b: 2 / 4 = 0.5 → geomean 1.
+        assert_eq!(ours.n, 2);
+        assert!((ours.geomean - 1.0).abs() < 1e-12);
+        assert_eq!(ours.worst, (0.5, "b".into()));
+        assert_eq!(ours.best, (2.0, "a".into()));
+        assert_eq!(ours.faster, 1);
+        assert_eq!((s[1].n, s[1].geomean), (1, 4.0));
+    }
+}
