@@ -175,9 +175,8 @@ fn plans_only_use_formats_that_hold_their_blocks() {
             let refused = format_refusal(&shape, s.variant, &o.params, 8).is_some();
             assert!(!refused || s.seconds.is_none(), "{}: {}", s.variant, s.note);
         }
-        // The plan builds and runs (conversions use the same budget).
+        // The plan builds and runs.
         let plan = Plan::from_optimum(&opt, MatrixIdentity::of("stack", &a), &by);
-        eprintln!("budget {budget}: {} — {}", plan.strategy().0, plan.strategy().1);
         let mut p = PreparedPlan::new(&be, &a, &plan, "plan").unwrap_or_else(|e| {
             panic!("budget {budget}: {e}");
         });
