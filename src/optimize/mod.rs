@@ -7,6 +7,7 @@
 //!   most frequent row length, the HYB split) from per-strip prefix structures, without
 //!   re-scanning rows;
 //! * [`predictor`] — the models as the optimizer calls them, on block summaries;
+//! * [`admit`] — which blocks a format's conversion accepts at all (32-bit offsets, byte budget);
 //! * [`dp`] — the dynamic program of Fig. 8 / Fig. 11;
 //! * [`solve`] — all of the above: [`optimize`] returns the optimal strategy ([`Optimum`]);
 //! * [`plan`] — the strategy as a file ([`Plan`], JSON, validated on load), tied to its matrix by
@@ -27,6 +28,7 @@
 //! assert_eq!((p.blocks[0].first, p.blocks[0].last, p.blocks[1].format), (0, 1, 1));
 //! ```
 
+pub mod admit;
 pub mod dp;
 pub mod execute;
 pub mod features;
@@ -37,6 +39,7 @@ pub mod solve;
 pub mod stack;
 pub mod strips;
 
+pub use admit::format_refusal;
 pub use execute::{PlanTiming, PreparedPlan};
 pub use features::{StripTable, Sweep};
 pub use identity::MatrixIdentity;

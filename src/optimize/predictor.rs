@@ -14,6 +14,7 @@
 //!
 //! Models are chosen by name ([`block_model`]); `analytical` is the only one so far.
 
+use super::admit::format_refusal;
 use crate::backend::Variant;
 use crate::formats::FormatParams;
 use crate::instrument::strip_size;
@@ -39,23 +40,33 @@ pub trait BlockModel: Sync {
     /// cannot hold the block on the device) or does not cover the variant. Must equal
     /// `self.model().predict` on the block's features.
     fn predict_block(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> f64;
-    /// `E` and `F` of a block: the least [`BlockModel::predict_block`] over `variants` and its
-    /// index (the first on ties; `(+∞, 0)` if every candidate is refused). One call per block,
-    /// so that implementations can dispatch the variants statically.
+    /// `E` and `F` of a block: the least [`BlockModel::predict_block`] over the `variants` whose
+    /// format can hold the block ([`format_refusal`]), and its index (the first on ties;
+    /// `(+∞, 0)` if every candidate is refused). One call per block, so that implementations can
+    /// dispatch the variants statically.
     fn best_block(&self, shape: &Shape, variants: &[Variant], params: &FormatParams) -> (f64, u32) {
-        best_of(shape, variants, |s, v| self.predict_block(s, v, params))
+        let val = self.model().precision().bytes() as u64;
+        best_of(shape, variants, params, val, |s, v| {
+            self.predict_block(s, v, params)
+        })
     }
 }
 
-/// The least of `predict(shape, v)` over `variants` and its index, the first on ties.
+/// The least of `predict(shape, v)` over the `variants` whose format admits the block, and its
+/// index, the first on ties.
 #[inline(always)]
 fn best_of(
     shape: &Shape,
     variants: &[Variant],
+    params: &FormatParams,
+    value_bytes: u64,
     mut predict: impl FnMut(&Shape, Variant) -> f64,
 ) -> (f64, u32) {
     let mut best = (f64::INFINITY, 0u32);
     for (k, &v) in variants.iter().enumerate() {
+        if format_refusal(shape, v, params, value_bytes).is_some() {
+            continue;
+        }
         let t = predict(shape, v);
         if t < best.0 {
             best = (t, k as u32);
@@ -129,7 +140,10 @@ impl BlockModel for AnalyticalBlocks<'_> {
     }
 
     fn best_block(&self, shape: &Shape, variants: &[Variant], params: &FormatParams) -> (f64, u32) {
-        best_of(shape, variants, |s, v| self.predict_block(s, v, params))
+        let val = self.0.precision.bytes() as u64;
+        best_of(shape, variants, params, val, |s, v| {
+            self.predict_block(s, v, params)
+        })
     }
 
     /// [`AnalyticalModel::predict_shape`] without its `Result`: the refusals (the memory bound

@@ -8,6 +8,7 @@
 //! Within a block, the fastest candidate wins; among equally fast ones the first in the model's
 //! order ([`super::BlockModel::variants`]).
 
+use super::admit::format_refusal;
 use super::dp::Dp;
 use super::features::{StripTable, Sweep};
 use super::predictor::BlockModel;
@@ -161,6 +162,7 @@ pub fn optimize<T: Scalar>(
                 .join(", ")
         )));
     }
+    let value_bytes = model.model().precision().bytes() as u64;
     let blocks = part
         .blocks
         .iter()
@@ -181,7 +183,10 @@ pub fn optimize<T: Scalar>(
                 candidates: variants
                     .iter()
                     .map(|&v| {
-                        let t = model.predict_block(&shape, v, params);
+                        let t = match format_refusal(&shape, v, params, value_bytes) {
+                            Some(_) => f64::INFINITY,
+                            None => model.predict_block(&shape, v, params),
+                        };
                         (v, t.is_finite().then_some(t))
                     })
                     .collect(),
@@ -193,7 +198,7 @@ pub fn optimize<T: Scalar>(
         variants,
         blocks,
         predicted: part.total,
-        singles: rank(model.model(), &features_for(a, params), params).rows,
+        singles: singles(model, &features_for(a, params), params),
         blocks_evaluated: (n as u64) * (n as u64 + 1) / 2,
         distinct_lengths: table.distinct_lengths(),
         histogram_entries: table.histogram_entries(),
@@ -213,6 +218,36 @@ pub fn features_for<T: Scalar>(a: &Csr<T>, params: &FormatParams) -> Features {
         f.hyb_coo_share = f.hyb_coo_nnz as f64 / f.nnz.max(1) as f64;
     }
     f
+}
+
+/// The model's ranking of every single format on the whole matrix, with the formats whose
+/// conversion would refuse the matrix ([`format_refusal`]) moved to the refused end, so that the
+/// single best format is the one the DP's single block `[1, N]` can choose.
+fn singles(model: &dyn BlockModel, features: &Features, params: &FormatParams) -> Vec<Ranked> {
+    let shape = Shape::from_features(features);
+    let val = model.model().precision().bytes() as u64;
+    let mut rows = rank(model.model(), features, params).rows;
+    for r in &mut rows {
+        if let Some(why) = format_refusal(&shape, r.variant, params, val) {
+            r.note = format!("format {} refuses the matrix: {why}", r.variant.format());
+            (r.seconds, r.bytes, r.effective_gbs, r.rank) = (None, None, None, None);
+        }
+    }
+    // Stable: predicted ones by time (ties in the model's order), refused ones after.
+    rows.sort_by(|a, b| match (a.seconds, b.seconds) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    let mut k = 0;
+    for r in &mut rows {
+        if r.seconds.is_some() {
+            k += 1;
+            r.rank = Some(k);
+        }
+    }
+    rows
 }
 
 /// `params` with the width the block's format uses made explicit.
