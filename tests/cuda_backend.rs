@@ -10,7 +10,7 @@ fn backend() -> Option<CudaBackend> {
     match CudaBackend::new(0) {
         Ok(b) => Some(b),
         Err(Error::NoCuda(msg)) => {
-            println!("skipped: no CUDA device ({msg})");
+            sparsecast::util::notice(&format!("skipped: no CUDA device ({msg})"));
             None
         }
         Err(e) => panic!("CUDA backend failed to open: {e}"),

@@ -12,7 +12,7 @@ fn second_backend_loads_from_cache_and_corruption_recompiles() {
     let be = match CudaBackend::new(0) {
         Ok(b) => b,
         Err(Error::NoCuda(msg)) => {
-            println!("skipped: no CUDA device ({msg})");
+            sparsecast::util::notice(&format!("skipped: no CUDA device ({msg})"));
             return;
         }
         Err(e) => panic!("{e}"),

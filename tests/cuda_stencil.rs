@@ -57,7 +57,7 @@ fn stencil27_f64_reaches_bandwidth_and_beats_cusparse() {
     let be = match CudaBackend::new(0) {
         Ok(b) => b,
         Err(Error::NoCuda(msg)) => {
-            println!("skipped: no CUDA device ({msg})");
+            sparsecast::util::notice(&format!("skipped: no CUDA device ({msg})"));
             return;
         }
         Err(e) => panic!("{e}"),
