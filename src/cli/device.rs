@@ -5,6 +5,8 @@ use anyhow::Context;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use std::path::PathBuf;
 
+/// Describe the CUDA device and measure its copy bandwidth.
+///
 /// Describe a CUDA device: name, SMs, threads and warps per SM, threads per block, warp size,
 /// memory, L2, clocks, compute capability, and the measured device-to-device copy bandwidth (the
 /// ceiling every kernel's effective bandwidth is compared with).

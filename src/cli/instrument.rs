@@ -17,6 +17,8 @@ use indicatif::ProgressBar;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Run the instrumenting phase and write a device profile (fitted analytical models).
+///
 /// Time the benchmark matrices of the analytical model (Guo & Wang) on a backend, fit the CSR,
 /// ELL, COO and HYB models, and write the device profile that `sparsecast predict` uses.
 ///

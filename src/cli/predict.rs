@@ -18,6 +18,8 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// Predict, rank and optionally measure every modeled kernel for matrices.
+///
 /// Predict the SpMV time of every modeled kernel (CSR vector, ELL, COO, HYB) for a matrix with
 /// the analytical model of a device profile, rank them (the recommendation first) and show the
 /// predicted effective bandwidth. With --measure, run each kernel on the backend and show the

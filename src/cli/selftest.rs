@@ -17,6 +17,8 @@ pub enum SelftestBackend {
     Cpu,
 }
 
+/// Check every kernel against the f64 CPU reference (poisoned output, fresh random x).
+///
 /// Check every kernel × f32/f64 × block size on random matrices and edge cases (empty rows, one
 /// very long row, rectangular, no rows, …) against the f64 CPU reference. The output is poisoned
 /// (NaN) before each run and x is fresh random data each time. Exits non-zero on any mismatch.

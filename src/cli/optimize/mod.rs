@@ -22,6 +22,8 @@ use anyhow::{bail, Context};
 use report::{MatrixReport, Summary};
 use std::path::{Path, PathBuf};
 
+/// Find the fastest row-block partitioning with one format per block (DP), and run it.
+///
 /// Find the fastest storage strategy for a matrix: cut it by rows into strips, predict every
 /// block of consecutive strips in every format the model covers, and choose blocks and formats
 /// with the dynamic program of Guo, Wang & Chen (TPDS 2014, Fig. 8 and 11). Prints the optimal
