@@ -39,6 +39,15 @@ where
     Ok(())
 }
 
+/// Print a line on the process's real standard error, bypassing the test harness's output
+/// capture (which only intercepts the `print!` family of macros). Tests that skip their work —
+/// the GPU tests on a machine without CUDA — use it so that "skipped: no CUDA device" is visible
+/// in a plain `cargo test` run instead of passing silently.
+pub fn notice(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,13 +72,4 @@ mod tests {
             assert_eq!(mode, 0o644);
         }
     }
-}
-
-/// Print a line on the process's real standard error, bypassing the test harness's output
-/// capture (which only intercepts the `print!` family of macros). Tests that skip their work —
-/// the GPU tests on a machine without CUDA — use it so that "skipped: no CUDA device" is visible
-/// in a plain `cargo test` run instead of passing silently.
-pub fn notice(line: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{line}");
 }

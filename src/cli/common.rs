@@ -161,3 +161,22 @@ pub fn fmt_seconds(s: f64) -> String {
         format!("{s:.3} s")
     }
 }
+
+/// The profile of `--profile`, or the embedded one (say which).
+pub fn load_profile(
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<(String, crate::profile::Profile)> {
+    if let Some(p) = path {
+        return Ok((p.display().to_string(), crate::profile::Profile::load(p)?));
+    }
+    match crate::profile::Profile::load_embedded()? {
+        Some((name, p)) => {
+            eprintln!("no --profile given: using the profile built into this binary ({name})");
+            Ok((format!("embedded {name}"), p))
+        }
+        None => anyhow::bail!(
+            "no --profile given, and this build embeds no device profile yet. Pass --profile FILE \
+             (create one with `sparsecast instrument`)."
+        ),
+    }
+}

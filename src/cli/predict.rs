@@ -11,11 +11,10 @@ use crate::instrument::{synthetic, Statistic};
 use crate::matrix::generate::GeneratorSpec;
 use crate::model::accuracy::{difference_rate, summarize, Sample};
 use crate::model::{rank, Ranked};
-use crate::profile::Profile;
 use crate::{Csr, Precision, Scalar};
 use anyhow::bail;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Predict, rank and optionally measure every modeled kernel for matrices.
@@ -135,7 +134,7 @@ impl Runner {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let (profile_name, profile) = load_profile(a.profile.as_deref())?;
+    let (profile_name, profile) = common::load_profile(a.profile.as_deref())?;
     if !a.json {
         eprintln!(
             "profile: {profile_name} ({} backend, {})",
@@ -258,24 +257,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The profile of `--profile`, or the embedded one (say which).
-fn load_profile(path: Option<&Path>) -> anyhow::Result<(String, Profile)> {
-    if let Some(p) = path {
-        return Ok((p.display().to_string(), Profile::load(p)?));
-    }
-    match Profile::load_embedded()? {
-        Some((name, p)) => {
-            eprintln!("no --profile given: using the profile built into this binary");
-            Ok((format!("embedded {name}"), p))
-        }
-        None => bail!(
-            "no --profile given, and this build embeds no device profile yet (the H200 profile \
-             has not been measured). Pass --profile FILE (e.g. profiles/cpu-example.json) or \
-             create one with `sparsecast instrument`."
-        ),
-    }
 }
 
 type Loader = Box<dyn FnOnce() -> crate::Result<Csr<f64>>>;

@@ -16,11 +16,10 @@ use crate::optimize::{
     block_model, optimize, BlockModel, MatrixIdentity, OptimizeOptions, Plan, Provenance,
     StackSpec, DEFAULT_MAX_STRIPS,
 };
-use crate::profile::Profile;
 use crate::{Csr, Precision};
 use anyhow::{bail, Context};
 use report::{MatrixReport, Summary};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Find the fastest row-block partitioning with one format per block (DP), and run it.
 ///
@@ -122,7 +121,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             inputs.len()
         );
     }
-    let (profile_name, profile) = load_profile(a.profile.as_deref())?;
+    let (profile_name, profile) = super::common::load_profile(a.profile.as_deref())?;
     let section = profile.precision(a.precision)?;
     let measure = if a.measure {
         let kind = match a.backend {
@@ -267,23 +266,6 @@ fn one<T: BackendScalar>(
     Ok(MatrixReport::new(
         source, m, &s.by, &s.opts, &opt, plan, measured,
     ))
-}
-
-/// The profile of `--profile`, or the embedded one (say which).
-fn load_profile(path: Option<&Path>) -> anyhow::Result<(String, Profile)> {
-    if let Some(p) = path {
-        return Ok((p.display().to_string(), Profile::load(p)?));
-    }
-    match Profile::load_embedded()? {
-        Some((name, p)) => {
-            eprintln!("no --profile given: using the profile built into this binary ({name})");
-            Ok((format!("embedded {name}"), p))
-        }
-        None => bail!(
-            "no --profile given, and this build embeds no device profile yet. Pass --profile FILE \
-             (create one with `sparsecast instrument`)."
-        ),
-    }
 }
 
 type Loader = Box<dyn FnOnce() -> crate::Result<Csr<f64>>>;
