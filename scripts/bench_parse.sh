@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Matrix Market parser benchmark: sparsecast's reader (file -> CSR) against scipy.io.mmread
 # (C++ fast_matrix_market, file -> COO) and mmread + tocsr, on the same two cores, from a warm
-# page cache. Prints each run and the medians (Markdown) with the machine load.
+# page cache, after one discarded warm-up run of each. Prints each run and the medians (Markdown) with the machine load.
 #
 #   scripts/bench_parse.sh            # BENCH_DIR=/tmp/sparsecast-bench RUNS=3 CORES=0,1
 set -euo pipefail
@@ -52,6 +52,11 @@ PY
 
 : > "$RESULTS"
 echo "load before: $(uptime)"
+# One discarded warm-up run of each reader: the first run after a build (or after any large
+# free) is up to 0.15 s slower on this VM, since the kernel hands out huge pages that the
+# hypervisor has to back again; Python also warms its imports.
+"$BIN" "$FILE" > /dev/null
+python3 scripts/bench_parse.py scipy "$FILE" > /dev/null
 for i in $(seq "$RUNS"); do
     run sparsecast "$BIN" "$FILE"
     run sparsecast-f32 "$BIN" "$FILE" --f32

@@ -65,6 +65,7 @@ pub trait Scalar:
     + AddAssign
     + Sum
     + num_traits::Float
+    + bytemuck::Pod
     + 'static
 {
     /// The precision this type represents.

@@ -231,6 +231,49 @@ fn array_symmetric_and_skew() {
     );
 }
 
+/// Arrays larger than the reader's row blocks (64 rows), with distinct values: every entry must
+/// come from the right place of the column-major, packed file, in every chunking.
+#[test]
+fn large_arrays_in_every_symmetry() {
+    fn file(kind: &str, m: usize, n: usize, count: usize) -> String {
+        let mut t = format!("%%MatrixMarket matrix array real {kind}\n{m} {n}\n");
+        for k in 0..count {
+            t.push_str(&format!("{}\n", k + 1));
+        }
+        t
+    }
+    let (m, n) = (150, 131);
+    let (a, _) = read::<f64>(&file("general", m, n, m * n));
+    for (i, row) in dense(&a).iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            assert_eq!(*v, Some((j * m + i + 1) as f64), "general ({i}, {j})");
+        }
+    }
+    let n = 150;
+    // Packed offset of (r, c), r ≥ c + d, in a lower triangle stored column by column.
+    let packed =
+        |r: usize, c: usize, d: usize| c * (n - d) - c * c.saturating_sub(1) / 2 + r - c - d;
+    let (s, _) = read::<f64>(&file("symmetric", n, n, n * (n + 1) / 2));
+    let (k, _) = read::<f64>(&file("skew-symmetric", n, n, n * (n - 1) / 2));
+    let (ds, dk) = (dense(&s), dense(&k));
+    for i in 0..n {
+        for j in 0..n {
+            let (r, c) = (i.max(j), i.min(j));
+            assert_eq!(
+                ds[i][j],
+                Some((packed(r, c, 0) + 1) as f64),
+                "symmetric ({i}, {j})"
+            );
+            let want = match i.cmp(&j) {
+                std::cmp::Ordering::Equal => 0.0,
+                std::cmp::Ordering::Greater => (packed(i, j, 1) + 1) as f64,
+                std::cmp::Ordering::Less => -((packed(j, i, 1) + 1) as f64),
+            };
+            assert_eq!(dk[i][j], Some(want), "skew ({i}, {j})");
+        }
+    }
+}
+
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(data).unwrap();

@@ -278,7 +278,7 @@ fn count_chunk(s: &[u8], r: Range<usize>, h: &Header, blocks: &RowBlocks) -> Cou
                     per_block[j >> blocks.shift] += 1;
                 }
                 entries += 1;
-                p = lex::next_line(s, q);
+                p = lex::next_line_short(s, q);
                 lines += 1;
             }
             Err(msg) => {

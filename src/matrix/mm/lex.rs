@@ -36,6 +36,28 @@ pub fn next_line(s: &[u8], p: usize) -> usize {
     }
 }
 
+/// [`next_line`] for short lines (Matrix Market entry lines are a few dozen bytes): scans
+/// eight bytes at a time inline, and hands over to `memchr` after 64 bytes. Called once per
+/// line, `memchr`'s runtime-dispatched (indirect) call cost more than the scan itself: pass 1
+/// of the coordinate parser took 85 ms with it on the benchmark file, 69–77 ms with this.
+#[inline(always)]
+pub fn next_line_short(s: &[u8], p: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = LO * b'\n' as u64;
+    let mut q = p;
+    while q + 8 <= s.len() && q < p + 64 {
+        let w = u64::from_le_bytes(s[q..q + 8].try_into().unwrap()) ^ NL;
+        // Classic "has a zero byte": the lowest set bit marks the first zero byte exactly.
+        let z = w.wrapping_sub(LO) & !w & HI;
+        if z != 0 {
+            return q + (z.trailing_zeros() / 8) as usize + 1;
+        }
+        q += 8;
+    }
+    next_line(s, q)
+}
+
 /// Whether only blanks remain on the line at `p`; returns the position after the line end.
 #[inline(always)]
 pub fn line_rest_is_blank(s: &[u8], p: usize) -> Option<usize> {
@@ -163,6 +185,21 @@ mod tests {
             Err(BadIndex::TooLarge)
         );
         assert_eq!(parse_uint(b"18446744073709551615", 0), Ok((u64::MAX, 20)));
+    }
+
+    #[test]
+    fn short_line_scan_matches_memchr() {
+        // Every start position in lines of every length around the 8-byte words and the
+        // 64-byte hand-over, with and without a final newline.
+        let mut s = Vec::new();
+        for len in 0..80 {
+            s.extend(std::iter::repeat_n(b'7', len));
+            s.push(b'\n');
+        }
+        s.extend_from_slice(b"1 2 3.5");
+        for p in 0..=s.len() {
+            assert_eq!(next_line_short(&s, p), next_line(&s, p), "at {p}");
+        }
     }
 
     #[test]
