@@ -2,12 +2,13 @@
 //! present — no GPU needed — so a kernel that does not compile fails here, not on the device.
 //! Without NVRTC (CI) it prints "skipped: no NVRTC library" and checks nothing.
 
-use sparsecast::backend::cuda::{nvrtc, sources};
+use sparsecast::backend::cuda::{nvrtc, sources, CudaBackend};
+use sparsecast::Error;
 
 #[test]
 fn every_kernel_file_compiles_for_sm_90() {
     if !nvrtc::present() {
-        println!("skipped: no NVRTC library (libnvrtc.so); kernels not compiled");
+        sparsecast::util::notice("skipped: no NVRTC library (libnvrtc.so); kernels not compiled");
         return;
     }
     let version = nvrtc::version().expect("nvrtc version");
@@ -19,16 +20,14 @@ fn every_kernel_file_compiles_for_sm_90() {
         assert!(c.cubin.len() > 100, "{}: CUBIN too small", f.name);
         // ELF magic: NVRTC produced machine code, not PTX.
         assert_eq!(&c.cubin[..4], b"\x7fELF", "{}", f.name);
+        // The CUBIN's symbol table names every entry point. (NVRTC 13.0 on the H200 machine
+        // returns a log without the assembler report, so the log cannot be relied on.)
         for e in f.entry_points {
-            assert!(
-                c.log.contains(e),
-                "{}: {e} missing from the assembler report",
-                f.name
-            );
+            let found = c.cubin.windows(e.len()).any(|w| w == e.as_bytes());
+            assert!(found, "{}: {e} missing from the CUBIN", f.name);
         }
         println!("--- {} ({} bytes)\n{}", f.name, c.cubin.len(), c.log);
-        // No kernel may spill registers, except the two-pass merge-path kernel in f64, which
-        // spills 4 bytes at the 32-register budget (NVRTC 13.0).
+        // Spills from the assembler report, where NVRTC returns one.
         let mut entry = String::new();
         for line in c.log.lines() {
             if line.contains("entry function") {
@@ -43,8 +42,43 @@ fn every_kernel_file_compiles_for_sm_90() {
                 .and_then(|s| s.rsplit(',').next())
                 .and_then(|s| s.trim().parse().ok())
                 .unwrap_or_else(|| panic!("unexpected assembler line: {line}"));
-            let allowed = if entry == "csr_merge_tp_f64" { 8 } else { 0 };
-            assert!(stores <= allowed, "{entry}: register spills: {line}");
+            assert!(
+                stores <= allowed_local(&entry),
+                "{entry}: register spills: {line}"
+            );
         }
+    }
+    // Spills and stack frames from the driver, which reports them for the loaded code whatever
+    // NVRTC's log holds; needs a GPU.
+    match CudaBackend::new(0) {
+        Ok(be) => {
+            for f in sources::ALL {
+                for e in f.entry_points {
+                    let r = be
+                        .kernel_resources(e)
+                        .unwrap_or_else(|err| panic!("{e}: {err}"));
+                    println!("{e}: {r:?}");
+                    assert!(
+                        r.local_bytes as u64 <= allowed_local(e),
+                        "{e}: {} bytes of local memory per thread (spills or stack)",
+                        r.local_bytes
+                    );
+                }
+            }
+        }
+        Err(Error::NoCuda(msg)) => sparsecast::util::notice(&format!(
+            "skipped: no CUDA device ({msg}); local-memory (spill) check not run"
+        )),
+        Err(e) => panic!("CUDA backend failed to open: {e}"),
+    }
+}
+
+/// Local memory (spill) bytes per thread a kernel may use: none, except the two-pass
+/// merge-path kernel in f64, which spills at the 32-register budget (NVRTC 13.0).
+fn allowed_local(entry: &str) -> u64 {
+    if entry == "csr_merge_tp_f64" {
+        8
+    } else {
+        0
     }
 }

@@ -42,7 +42,9 @@ fn synthetic_source_is_embedded_names_its_entry_points_and_compiles() {
         assert!(f.source.contains(&c), "{c} missing from synthetic.cu");
     }
     if !nvrtc::present() {
-        println!("skipped: no NVRTC library (libnvrtc.so); synthetic.cu not compiled");
+        sparsecast::util::notice(
+            "skipped: no NVRTC library (libnvrtc.so); synthetic.cu not compiled",
+        );
         return;
     }
     let c = nvrtc::compile(f.name, &f.full_source(), &nvrtc::options("sm_90"))

@@ -18,8 +18,10 @@ use std::path::PathBuf;
 ///
 /// Examples:
 ///   sparsecast bench data/cage11.mtx.gz
-///   sparsecast bench data/cage11.mtx.gz --backend cuda --precision f32 --formats csr-vector,ell,cusparse-csr-alg2
+///   sparsecast bench data/cage11.mtx.gz --backend cuda --precision f32 \
+///       --formats csr-vector,ell,cusparse-csr-alg2
 #[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct Args {
     /// Matrix Market file (.mtx or .mtx.gz).
     pub file: PathBuf,

@@ -103,12 +103,18 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 .map_or("none".into(), |p| p.display().to_string()),
             t0.elapsed().as_secs_f64()
         );
-        for (name, origin, log) in mods {
+        for (name, origin, _log) in mods {
             println!("  {name}: {origin:?}");
-            for l in log.lines().filter(|l| {
-                l.contains("registers") || l.contains("spill") || l.contains("entry function")
-            }) {
-                println!("    {}", l.trim());
+            let file = crate::backend::cuda::sources::ALL
+                .iter()
+                .find(|f| f.name == name);
+            for e in file.map_or(&[][..], |f| f.entry_points) {
+                let r = be.kernel_resources(e)?;
+                println!(
+                    "    {e}: {} registers, {} B local (spills/stack), {} B shared, \
+                     ≤ {} threads per block",
+                    r.registers, r.local_bytes, r.shared_bytes, r.max_threads_per_block
+                );
             }
         }
     }

@@ -71,6 +71,19 @@ fn quiet_catch<R>(f: impl FnOnce() -> R) -> std::result::Result<R, String> {
     })
 }
 
+/// Per-kernel resource use, as the driver reports it for the loaded machine code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct KernelResources {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Local memory per thread, bytes: register spills and stack arrays (0 is the goal).
+    pub local_bytes: u32,
+    /// Static shared memory per block, bytes.
+    pub shared_bytes: u32,
+    /// Largest block the kernel can be launched with (limited by its registers).
+    pub max_threads_per_block: u32,
+}
+
 impl CudaBackend {
     /// Open device `ordinal`. Fails with [`Error::NoCuda`] (one clear message) when the driver
     /// library, NVRTC or a device is missing.
@@ -160,6 +173,24 @@ impl CudaBackend {
     /// Compile or load every kernel module now; returns (module, origin, NVRTC log).
     pub fn load_all_modules(&self) -> Result<Vec<(&'static str, ModuleOrigin, String)>> {
         self.modules.load_all()
+    }
+
+    /// What the loaded machine code of kernel `entry` uses, read from the driver
+    /// (`cuFuncGetAttribute`): unlike the assembler report in NVRTC's log, which NVRTC 13.0 on
+    /// the H200 machine returns empty, this works for compiled and cached modules alike.
+    pub fn kernel_resources(&self, entry: &str) -> Result<KernelResources> {
+        use cudarc::driver::sys::CUfunction_attribute_enum as A;
+        let f = self.function(entry)?;
+        let get = |a: A| {
+            f.get_attribute(a)
+                .map_err(|e| Error::Cuda(format!("cuFuncGetAttribute({a:?}) of {entry}: {e:?}")))
+        };
+        Ok(KernelResources {
+            registers: get(A::CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32,
+            local_bytes: get(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u32,
+            shared_bytes: get(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? as u32,
+            max_threads_per_block: get(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+        })
     }
 
     /// Free and total device memory, bytes.

@@ -661,6 +661,20 @@ fn vendor_kernel<T: CudaScalar>(
     x: &CudaSlice<T>,
     y: &CudaSlice<T>,
 ) -> Result<Kernel<T>> {
+    // cuSPARSE is used through its 32-bit index API (our arrays are u32), which takes at most
+    // i32::MAX rows, columns and non-zeros (counting stored entries, padding included):
+    // refuse before uploading anything rather than fail inside cuSPARSE.
+    let stored = format.map_or(csr.nnz(), |f| f.as_dyn().stored_entries());
+    let largest = csr.nrows.max(csr.ncols).max(stored);
+    if largest > i32::MAX as usize {
+        return Err(Error::Unsupported(format!(
+            "cuSPARSE with 32-bit indices takes at most {} rows, columns and stored entries; \
+             this matrix has {} rows, {} columns and {stored} stored entries",
+            i32::MAX,
+            csr.nrows,
+            csr.ncols
+        )));
+    }
     let s = &be.stream;
     let ptr_u32 = |a: &CudaSlice<u32>| a.device_ptr(s).0;
     let (index_arrays, values, matrix_of): (Vec<CudaSlice<u32>>, CudaSlice<T>, _) = match alg {
