@@ -6,7 +6,7 @@
 //! `cusparseSpMV_preprocess` is called once when preparing (as an iterative solver would), so the
 //! timed calls are the steady-state calls. The device arrays the descriptors point to are owned
 //! by the caller, which must keep them alive (and unmoved on the device) for the life of the
-//! [`VendorSpmv`]; `prepared.rs` does so by owning both.
+//! [`VendorSpmv`]; `prepared` does so by owning both.
 
 use crate::backend::VendorAlg;
 use crate::{Error, Precision, Result};
