@@ -19,11 +19,14 @@
 //! tile of `block × 6` items), cuSPARSE's external buffer — are counted in the memory check but not
 //! in either figure.
 //!
-//! Files: `kernel.rs` (the device arrays of each kernel and their launch sequence), `own.rs`
-//! (set-up of our kernels), `vendor.rs` (set-up of cuSPARSE), `synthetic.rs` (benchmark
-//! matrices generated on the device).
+//! Files: `kernel.rs` (the [`Kernel`] of a prepared matrix and its launch sequence), `args.rs`
+//! (the argument lists of the one-launch kernels, in the order of their signatures), `own.rs`
+//! (set-up of our kernels), `merge.rs` (merge-path CSR: set-up and launches), `vendor.rs`
+//! (set-up of cuSPARSE), `synthetic.rs` (benchmark matrices generated on the device).
 
+mod args;
 mod kernel;
+mod merge;
 mod own;
 mod synthetic;
 mod vendor;
@@ -168,23 +171,13 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             y,
         })
     }
+
     /// After the stream is idle: fail if a merge-path look-back gave up waiting.
     fn check_kernel_error(&mut self) -> Result<()> {
-        if let Kernel::Merge { error, .. } = &self.kernel {
-            let e = self
-                .be
-                .stream
-                .clone_dtoh(error)
-                .map_err(cuda("reading the csr-merge error word"))?;
-            if e.first().copied().unwrap_or(0) != 0 {
-                return Err(Error::Cuda(
-                    "csr-merge: a tile waited too long for its predecessor's carry (tiles were not \
-                     dispatched in order); the result is wrong"
-                        .into(),
-                ));
-            }
+        match &self.kernel {
+            Kernel::Merge(m) => m.check_error(&self.be.stream),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// Queue one SpMV (no synchronization).
@@ -195,7 +188,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             &mut self.kernel,
             &stream,
             self.cfg.block_size,
-            (self.nrows, self.ncols, y_words),
+            y_words,
             &self.x,
             &mut self.y,
         )

@@ -1,6 +1,7 @@
 //! [`CudaPrepared::new_synthetic`]: the instrumenting phase's benchmark matrices, generated on
 //! the device by the fill kernels (`super::super::synthetic`) and launched like uploaded ones.
 
+use super::args::{self, Launch};
 use super::kernel::Kernel;
 use super::{cuda, function, CudaPrepared};
 use crate::backend::cuda::synthetic;
@@ -77,24 +78,20 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
                 Variant::Csr { threads_per_row: t } => {
                     let f = function::<T>(be, &format!("csr_t{t}"), block)?;
                     let (row_ptr, col, val) = synthetic::fill_csr::<T>(be, shape)?;
-                    Kernel::Csr {
+                    Kernel::Rows(Launch {
                         f,
                         grid: launch::csr_grid(rows, t, block)?,
-                        row_ptr,
-                        col,
-                        val,
-                    }
+                        args: args::csr(shape.rows, row_ptr, col, val),
+                    })
                 }
                 Variant::Ell => {
                     let f = function::<T>(be, "ell", block)?;
                     let (col, val) = synthetic::fill_ell::<T>(be, shape)?;
-                    Kernel::Ell {
+                    Kernel::Rows(Launch {
                         f,
                         grid: launch::row_grid(rows, block)?,
-                        width: shape.pnz,
-                        col,
-                        val,
-                    }
+                        args: args::ell(shape.rows, shape.pnz, col, val),
+                    })
                 }
                 _ => {
                     let f = function::<T>(be, "coo", block)?;
@@ -102,14 +99,12 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
                     let chunks = launch::coo_chunks(nnz as usize, resident_warps);
                     let (rows_d, cols_d, val) = synthetic::fill_coo::<T>(be, shape)?;
                     Kernel::Coo {
-                        f,
-                        grid: launch::coo_grid(nnz as usize, chunks, block)?,
-                        chunks,
-                        nnz: shape.nnz,
                         zero_y: true,
-                        rows: rows_d,
-                        cols: cols_d,
-                        val,
+                        launch: Launch {
+                            f,
+                            grid: launch::coo_grid(nnz as usize, chunks, block)?,
+                            args: args::coo(shape.nnz, chunks, rows_d, cols_d, val),
+                        },
                     }
                 }
             }
