@@ -4,7 +4,7 @@
 //! vector, straight into device memory. `CudaPrepared::new_synthetic` (in `prepared`) checks the
 //! shape and the memory, calls these, and sets up the same launches as for an uploaded matrix.
 
-use super::{launch, CudaBackend, CudaScalar};
+use super::{cuda, launch, zeros, CudaBackend, CudaScalar};
 use crate::{Error, Result};
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
@@ -46,10 +46,6 @@ impl Shape {
     }
 }
 
-fn cuda(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
-    move |e| Error::Cuda(format!("{what}: {e:?}"))
-}
-
 /// Allocate `n` (at least one) elements; every element is then written by a fill kernel.
 fn alloc<U: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     be: &CudaBackend,
@@ -58,7 +54,7 @@ fn alloc<U: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
 ) -> Result<CudaSlice<U>> {
     // Zeroed although the kernels overwrite everything: a memset costs little next to the fill
     // and keeps an unexpected short fill from exposing stale memory.
-    be.stream.alloc_zeros::<U>(n.max(1)).map_err(cuda(what))
+    zeros(&be.stream, n.max(1), what)
 }
 
 /// Launch shape for `n` grid-stride items.

@@ -3,7 +3,7 @@
 //! preparing), and the launches of one SpMV.
 
 use super::kernel::cfg1;
-use super::{cuda, function, row_ptr_u32, upload};
+use super::{cuda, function, row_ptr_u32, upload, zeros};
 use crate::backend::cuda::launch::{self, MergeTiling};
 use crate::backend::cuda::sources::MERGE_ITEMS_PER_THREAD;
 use crate::backend::cuda::{CudaBackend, CudaScalar};
@@ -78,21 +78,16 @@ impl<T: CudaScalar> Merge<T> {
             .map_err(cuda("raising csr-merge's shared-memory limit"))?;
         }
         let row_ptr = upload(s, &row_ptr_u32(&csr.row_ptr))?;
-        let mut tile_row = s
-            .alloc_zeros::<u32>(tiling.ntiles as usize + 1)
-            .map_err(cuda("allocating the merge partition"))?;
-        let flags = s
-            .alloc_zeros::<u32>(tiling.ntiles.max(1) as usize)
-            .map_err(cuda("allocating merge flags"))?;
-        let carry_row = s
-            .alloc_zeros::<u32>(tiling.ntiles.max(1) as usize)
-            .map_err(cuda("allocating merge carries"))?;
-        let error = s
-            .alloc_zeros::<u32>(1)
-            .map_err(cuda("allocating the merge error word"))?;
-        let carry_val = s
-            .alloc_zeros::<T>(tiling.ntiles.max(1) as usize)
-            .map_err(cuda("allocating merge carries"))?;
+        let tiles = tiling.ntiles.max(1) as usize;
+        let mut tile_row = zeros(
+            s,
+            tiling.ntiles as usize + 1,
+            "allocating the merge partition",
+        )?;
+        let flags = zeros(s, tiles, "allocating merge flags")?;
+        let carry_row = zeros(s, tiles, "allocating merge carries")?;
+        let error = zeros(s, 1, "allocating the merge error word")?;
+        let carry_val = zeros(s, tiles, "allocating merge carries")?;
         let partition = be.function("merge_partition")?;
         let (nrows, nnz) = (csr.nrows as u32, csr.nnz() as u32);
         let grid = launch::blocks_for(tiling.ntiles as u64 + 1, 256)?;

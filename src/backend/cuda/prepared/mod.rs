@@ -35,7 +35,7 @@ use super::launch;
 use super::memory;
 use super::sources::MERGE_ITEMS_PER_THREAD;
 use super::timing::{memset_u32, time_runs};
-use super::{CudaBackend, CudaScalar};
+use super::{cuda, zeros, CudaBackend, CudaScalar};
 use crate::backend::{KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant, VendorAlg};
 use crate::formats::{AnyFormat, FormatKind, SparseFormat};
 use crate::{Csr, Error, Result};
@@ -48,11 +48,6 @@ use vendor::vendor_kernel;
 /// NaN in both f32 and f64 when written as 32-bit words (exponent bits all ones, mantissa ≠ 0).
 pub const POISON_WORD: u32 = 0x7FF8_7FF8;
 
-fn cuda(what: impl Into<String>) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
-    let what = what.into();
-    move |e| Error::Cuda(format!("{what}: {e:?}"))
-}
-
 /// Copy a host array to the device (one element, zeroed, for an empty array: CUDA refuses
 /// zero-byte allocations and kernels never read it).
 fn upload<U: DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -60,7 +55,7 @@ fn upload<U: DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     data: &[U],
 ) -> Result<CudaSlice<U>> {
     if data.is_empty() {
-        stream.alloc_zeros::<U>(1).map_err(cuda("cuMemAlloc"))
+        zeros(stream, 1, "cuMemAlloc")
     } else {
         stream.clone_htod(data).map_err(cuda(format!(
             "copying {} bytes to the device",
@@ -89,14 +84,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         let block = cfg.block_size;
         launch::check_index_range(csr.nrows, csr.ncols, csr.nnz())?;
         let tpr = match variant {
-            Variant::Csr { threads_per_row } => {
-                if !matches!(threads_per_row, 1 | 2 | 4 | 8 | 16 | 32) {
-                    return Err(Error::Invalid(format!(
-                        "{threads_per_row} threads per row: expected 1, 2, 4, 8, 16 or 32"
-                    )));
-                }
-                threads_per_row
-            }
+            Variant::Csr { threads_per_row } => check_threads_per_row(threads_per_row)?,
             _ => 1,
         };
         if !variant.is_vendor() {
@@ -143,12 +131,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         memory::check_fits(&variant.name(), footprint + aux, xy_bytes, free)?;
 
         let stream = &be.stream;
-        let x = stream
-            .alloc_zeros::<T>(csr.ncols.max(1))
-            .map_err(cuda("allocating x"))?;
-        let y = stream
-            .alloc_zeros::<T>(csr.nrows.max(1))
-            .map_err(cuda("allocating y"))?;
+        let (x, y) = alloc_xy(stream, csr.nrows, csr.ncols)?;
         let kernel = if csr.nrows == 0 {
             Kernel::Empty
         } else if let Variant::Vendor(alg) = variant {
@@ -193,6 +176,27 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             &mut self.y,
         )
     }
+}
+
+/// Check a CSR kernel's threads per row (1, 2, 4, 8, 16 or 32) and return it.
+fn check_threads_per_row(threads_per_row: u32) -> Result<u32> {
+    if !matches!(threads_per_row, 1 | 2 | 4 | 8 | 16 | 32) {
+        return Err(Error::Invalid(format!(
+            "{threads_per_row} threads per row: expected 1, 2, 4, 8, 16 or 32"
+        )));
+    }
+    Ok(threads_per_row)
+}
+
+/// Zeroed x (`ncols` values) and y (`nrows` values), each at least one value long.
+fn alloc_xy<T: CudaScalar>(
+    stream: &Arc<CudaStream>,
+    nrows: usize,
+    ncols: usize,
+) -> Result<(CudaSlice<T>, CudaSlice<T>)> {
+    let x = zeros(stream, ncols.max(1), "allocating x")?;
+    let y = zeros(stream, nrows.max(1), "allocating y")?;
+    Ok((x, y))
 }
 
 /// Auxiliary device bytes a variant needs beyond the format (see the module documentation).

@@ -3,7 +3,7 @@
 
 use super::args::{self, Launch};
 use super::kernel::Kernel;
-use super::{cuda, function, CudaPrepared};
+use super::{alloc_xy, check_threads_per_row, cuda, function, CudaPrepared};
 use crate::backend::cuda::synthetic;
 use crate::backend::cuda::{launch, memory, CudaBackend, CudaScalar};
 use crate::backend::{KernelConfig, Variant};
@@ -27,14 +27,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         let variant = cfg.variant;
         let block = cfg.block_size;
         let tpr = match variant {
-            Variant::Csr { threads_per_row } => {
-                if !matches!(threads_per_row, 1 | 2 | 4 | 8 | 16 | 32) {
-                    return Err(Error::Invalid(format!(
-                        "{threads_per_row} threads per row: expected 1, 2, 4, 8, 16 or 32"
-                    )));
-                }
-                threads_per_row
-            }
+            Variant::Csr { threads_per_row } => check_threads_per_row(threads_per_row)?,
             Variant::Coo => 1,
             Variant::Ell if cfg.params.ell_width.unwrap_or(pnz) == pnz => 1,
             Variant::Ell => {
@@ -64,12 +57,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         memory::check_fits(&variant.name(), footprint, xy_bytes, be.free_memory()?)?;
 
         let stream = &be.stream;
-        let mut x = stream
-            .alloc_zeros::<T>(cols.max(1))
-            .map_err(cuda("allocating x"))?;
-        let y = stream
-            .alloc_zeros::<T>(rows.max(1))
-            .map_err(cuda("allocating y"))?;
+        let (mut x, y) = alloc_xy(stream, rows, cols)?;
         synthetic::fill_x(be, &mut x, shape.cols)?;
         let kernel = if rows == 0 {
             Kernel::Empty
