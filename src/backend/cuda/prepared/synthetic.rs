@@ -1,5 +1,5 @@
 //! [`CudaPrepared::new_synthetic`]: the instrumenting phase's benchmark matrices, generated on
-//! the device by the fill kernels (`super::super::synthetic`) and launched like uploaded ones.
+//! the device by the fill kernels (`crate::backend::cuda::synthetic`) and launched like uploaded ones.
 
 use super::args::{self, Launch};
 use super::kernel::Kernel;
