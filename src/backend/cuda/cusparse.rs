@@ -6,7 +6,7 @@
 //! `cusparseSpMV_preprocess` is called once when preparing (as an iterative solver would), so the
 //! timed calls are the steady-state calls. The device arrays the descriptors point to are owned
 //! by the caller, which must keep them alive (and unmoved on the device) for the life of the
-//! [`VendorSpmv`]; `prepared.rs` does so by owning both.
+//! [`VendorSpmv`]; `prepared` does so by owning both.
 
 use crate::backend::VendorAlg;
 use crate::{Error, Precision, Result};
@@ -116,6 +116,20 @@ pub struct VendorSpmv {
     buffer: Option<CudaSlice<u8>>,
     buffer_ptr: CUdeviceptr,
 }
+
+/// The signature shared by `cusparseSpMV` and `cusparseSpMV_preprocess`.
+type SpmvFn = unsafe fn(
+    cusparseHandle_t,
+    cusparseOperation_t,
+    *const c_void,
+    cusparseConstSpMatDescr_t,
+    cusparseConstDnVecDescr_t,
+    *const c_void,
+    cusparseDnVecDescr_t,
+    cudaDataType,
+    cusparseSpMVAlg_t,
+    *mut c_void,
+) -> cusparseStatus_t;
 
 /// The cuSPARSE algorithm of a vendor variant.
 pub fn algorithm(alg: VendorAlg) -> cusparseSpMVAlg_t {
@@ -257,21 +271,7 @@ impl VendorSpmv {
             me.buffer_ptr = buf.device_ptr(stream).0;
             me.buffer = Some(buf);
         }
-        check(
-            "cusparseSpMV_preprocess",
-            sys::cusparseSpMV_preprocess(
-                me.handle,
-                cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
-                alpha.as_ptr() as *const c_void,
-                me.mat,
-                me.x,
-                beta.as_ptr() as *const c_void,
-                me.y,
-                dtype,
-                me.alg,
-                me.buffer_ptr as *mut c_void,
-            ),
-        )?;
+        me.call("cusparseSpMV_preprocess", sys::cusparseSpMV_preprocess)?;
         Ok(me)
     }
 
@@ -285,12 +285,17 @@ impl VendorSpmv {
         (a, [0u8; 8])
     }
 
-    /// Queue one `y = A·x` in the handle's stream.
-    pub fn launch(&mut self) -> Result<()> {
+    /// Call `f` — `cusparseSpMV` or `cusparseSpMV_preprocess` (named `what`), which take the
+    /// same arguments — on the prepared descriptors and buffer: `y = 1·A·x + 0·y`.
+    ///
+    /// # Safety
+    /// The descriptors must be created and the buffer allocated (true once `new` has allocated
+    /// the buffer, and for the life of the value), and `f` must be one of the two functions.
+    unsafe fn call(&self, what: &str, f: SpmvFn) -> Result<()> {
         let (alpha, beta) = self.scalars();
-        // SAFETY: descriptors and buffer are live (see `new`).
-        check("cusparseSpMV", unsafe {
-            sys::cusparseSpMV(
+        check(
+            what,
+            f(
                 self.handle,
                 cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
                 alpha.as_ptr() as *const c_void,
@@ -301,8 +306,14 @@ impl VendorSpmv {
                 self.dtype,
                 self.alg,
                 self.buffer_ptr as *mut c_void,
-            )
-        })
+            ),
+        )
+    }
+
+    /// Queue one `y = A·x` in the handle's stream.
+    pub fn launch(&mut self) -> Result<()> {
+        // SAFETY: descriptors and buffer are live (see `new`).
+        unsafe { self.call("cusparseSpMV", sys::cusparseSpMV) }
     }
 
     /// Bytes of cuSPARSE's external buffer.

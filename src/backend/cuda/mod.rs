@@ -31,7 +31,9 @@ pub use modules::ModuleOrigin;
 
 use crate::backend::{Backend, KernelConfig, PreparedSpmv, Variant};
 use crate::{Csr, Error, Result, Scalar};
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits,
+};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// A value type the CUDA kernels are instantiated for (`f32`, `f64`).
@@ -53,6 +55,22 @@ pub struct CudaBackend {
     flush: Mutex<Option<timing::L2Flush>>,
     /// When the last timing ended (the GPU was busy until then).
     last_timed: Mutex<Option<std::time::Instant>>,
+}
+
+/// Turn a driver error into [`Error::Cuda`] saying `what` was being done.
+fn cuda(what: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
+    let what = what.into();
+    move |e| Error::Cuda(format!("{what}: {e:?}"))
+}
+
+/// `n` zeroed elements of device memory (`n` > 0: CUDA refuses zero-byte allocations); `what`
+/// names the allocation in the error.
+fn zeros<U: DeviceRepr + ValidAsZeroBits>(
+    stream: &Arc<CudaStream>,
+    n: usize,
+    what: &str,
+) -> Result<CudaSlice<U>> {
+    stream.alloc_zeros::<U>(n).map_err(cuda(what))
 }
 
 /// Run `f`, turning a panic into `Err(message)` without printing the default panic message.

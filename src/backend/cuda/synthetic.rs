@@ -4,9 +4,9 @@
 //! vector, straight into device memory. `CudaPrepared::new_synthetic` (in `prepared`) checks the
 //! shape and the memory, calls these, and sets up the same launches as for an uploaded matrix.
 
-use super::{launch, CudaBackend, CudaScalar};
+use super::{cuda, launch, zeros, CudaBackend, CudaScalar};
 use crate::{Error, Result};
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 /// Threads per block of the fill kernels (grid-stride loops; any multiple of 32 works).
 const FILL_BLOCK: u32 = 256;
@@ -46,10 +46,6 @@ impl Shape {
     }
 }
 
-fn cuda(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
-    move |e| Error::Cuda(format!("{what}: {e:?}"))
-}
-
 /// Allocate `n` (at least one) elements; every element is then written by a fill kernel.
 fn alloc<U: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     be: &CudaBackend,
@@ -58,7 +54,7 @@ fn alloc<U: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
 ) -> Result<CudaSlice<U>> {
     // Zeroed although the kernels overwrite everything: a memset costs little next to the fill
     // and keeps an unexpected short fill from exposing stale memory.
-    be.stream.alloc_zeros::<U>(n.max(1)).map_err(cuda(what))
+    zeros(&be.stream, n.max(1), what)
 }
 
 /// Launch shape for `n` grid-stride items.
@@ -72,8 +68,34 @@ fn fill_config(be: &CudaBackend, n: u64) -> Result<LaunchConfig> {
     })
 }
 
-fn entry<T: CudaScalar>(be: &CudaBackend, base: &str) -> Result<cudarc::driver::CudaFunction> {
+fn entry<T: CudaScalar>(be: &CudaBackend, base: &str) -> Result<CudaFunction> {
     be.function(&format!("{base}_{}", T::PRECISION.name()))
+}
+
+/// Queue fill kernel `f` (`syn_{csr,ell,coo}_*` in kernels/synthetic.cu, signature
+/// `(rows, pnz, stride, u32* idx…, T* val)`) over `items` grid-stride items.
+///
+/// # Safety
+/// `idx` and `val` must be the kernel's arrays in its order, each as long as the kernel writes.
+unsafe fn launch_fill<T: CudaScalar>(
+    be: &CudaBackend,
+    f: &CudaFunction,
+    s: Shape,
+    items: u64,
+    idx: &mut [&mut CudaSlice<u32>],
+    val: &mut CudaSlice<T>,
+    what: &'static str,
+) -> Result<()> {
+    let cfg = fill_config(be, items)?;
+    let mut b = be.stream.launch_builder(f);
+    b.arg(&s.rows).arg(&s.pnz).arg(&s.stride);
+    for a in idx.iter_mut() {
+        b.arg(&mut **a);
+    }
+    b.arg(val);
+    // SAFETY: the caller's contract (above).
+    unsafe { b.launch(cfg) }.map_err(cuda(what))?;
+    Ok(())
 }
 
 /// CSR arrays `(row_ptr, col, val)` of the benchmark matrix, filled on the device (queued; the
@@ -86,21 +108,20 @@ pub(super) fn fill_csr<T: CudaScalar>(
     let mut row_ptr = alloc::<u32>(be, s.rows as usize + 1, "allocating row_ptr")?;
     let mut col = alloc::<u32>(be, s.nnz as usize, "allocating columns")?;
     let mut val = alloc::<T>(be, s.nnz as usize, "allocating values")?;
-    let cfg = fill_config(be, (s.nnz as u64).max(s.rows as u64 + 1))?;
-    // SAFETY: arguments match `syn_csr_*` in kernels/synthetic.cu; row_ptr holds rows + 1
-    // entries, col and val rows × pnz (= nnz).
+    let items = (s.nnz as u64).max(s.rows as u64 + 1);
+    // SAFETY: `syn_csr_*` takes row_ptr, col, val; row_ptr holds rows + 1 entries, col and val
+    // rows × pnz (= nnz).
     unsafe {
-        be.stream
-            .launch_builder(&f)
-            .arg(&s.rows)
-            .arg(&s.pnz)
-            .arg(&s.stride)
-            .arg(&mut row_ptr)
-            .arg(&mut col)
-            .arg(&mut val)
-            .launch(cfg)
-    }
-    .map_err(cuda("launching the CSR fill kernel"))?;
+        launch_fill(
+            be,
+            &f,
+            s,
+            items,
+            &mut [&mut row_ptr, &mut col],
+            &mut val,
+            "launching the CSR fill kernel",
+        )?
+    };
     Ok((row_ptr, col, val))
 }
 
@@ -112,19 +133,18 @@ pub(super) fn fill_ell<T: CudaScalar>(
     let f = entry::<T>(be, "syn_ell")?;
     let mut col = alloc::<u32>(be, s.nnz as usize, "allocating ELL columns")?;
     let mut val = alloc::<T>(be, s.nnz as usize, "allocating ELL values")?;
-    let cfg = fill_config(be, s.nnz as u64)?;
-    // SAFETY: arguments match `syn_ell_*`; col and val hold rows × pnz slots.
+    // SAFETY: `syn_ell_*` takes col, val; both hold rows × pnz slots.
     unsafe {
-        be.stream
-            .launch_builder(&f)
-            .arg(&s.rows)
-            .arg(&s.pnz)
-            .arg(&s.stride)
-            .arg(&mut col)
-            .arg(&mut val)
-            .launch(cfg)
-    }
-    .map_err(cuda("launching the ELL fill kernel"))?;
+        launch_fill(
+            be,
+            &f,
+            s,
+            s.nnz as u64,
+            &mut [&mut col],
+            &mut val,
+            "launching the ELL fill kernel",
+        )?
+    };
     Ok((col, val))
 }
 
@@ -137,20 +157,18 @@ pub(super) fn fill_coo<T: CudaScalar>(
     let mut rows = alloc::<u32>(be, s.nnz as usize, "allocating COO rows")?;
     let mut col = alloc::<u32>(be, s.nnz as usize, "allocating COO columns")?;
     let mut val = alloc::<T>(be, s.nnz as usize, "allocating COO values")?;
-    let cfg = fill_config(be, s.nnz as u64)?;
-    // SAFETY: arguments match `syn_coo_*`; every array holds nnz entries.
+    // SAFETY: `syn_coo_*` takes rows, col, val; every array holds nnz entries.
     unsafe {
-        be.stream
-            .launch_builder(&f)
-            .arg(&s.rows)
-            .arg(&s.pnz)
-            .arg(&s.stride)
-            .arg(&mut rows)
-            .arg(&mut col)
-            .arg(&mut val)
-            .launch(cfg)
-    }
-    .map_err(cuda("launching the COO fill kernel"))?;
+        launch_fill(
+            be,
+            &f,
+            s,
+            s.nnz as u64,
+            &mut [&mut rows, &mut col],
+            &mut val,
+            "launching the COO fill kernel",
+        )?
+    };
     Ok((rows, col, val))
 }
 

@@ -1,0 +1,184 @@
+//! The argument lists of our one-launch SpMV kernels, each written once, in the order of the
+//! kernel's signature in `kernels/*.cu`. Every one of these kernels ends with `(…, const T* x,
+//! T* y)`; x and y are added at launch ([`Launch::queue`]). The merge-path kernels, whose x and
+//! y stand in the middle of the list, are launched in `kernel.rs`.
+
+use super::kernel::cfg1;
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, DriverError, PushKernelArg};
+use std::sync::Arc;
+
+/// One kernel argument before x and y.
+pub(super) enum Arg<T> {
+    /// A count or size (`u32`).
+    U32(u32),
+    /// An index array (`const u32*`).
+    Idx(CudaSlice<u32>),
+    /// A signed offset array (`const int*`: DIA's diagonal offsets).
+    Offsets(CudaSlice<i32>),
+    /// A value array (`const T*`).
+    Val(CudaSlice<T>),
+}
+
+/// One launch of a kernel `f(args…, x, y)` with `grid` blocks and no dynamic shared memory.
+pub(super) struct Launch<T> {
+    /// The kernel.
+    pub f: CudaFunction,
+    /// Blocks.
+    pub grid: u32,
+    /// The arguments before x and y, in the kernel's order (the device arrays live here).
+    pub args: Vec<Arg<T>>,
+}
+
+impl<T: DeviceRepr> Launch<T> {
+    /// Queue the kernel with `block` threads per block (x read-only, y written).
+    pub fn queue(
+        &self,
+        s: &Arc<CudaStream>,
+        block: u32,
+        x: &CudaSlice<T>,
+        y: &mut CudaSlice<T>,
+    ) -> std::result::Result<(), DriverError> {
+        let mut b = s.launch_builder(&self.f);
+        for a in &self.args {
+            match a {
+                Arg::U32(v) => b.arg(v),
+                Arg::Idx(a) => b.arg(a),
+                Arg::Offsets(a) => b.arg(a),
+                Arg::Val(a) => b.arg(a),
+            };
+        }
+        b.arg(x).arg(y);
+        // SAFETY: `args` was built by one of the functions below, which follow the kernels'
+        // signatures, and every array has the length the kernel reads (set up by the caller).
+        unsafe { b.launch(cfg1(self.grid, block, 0)) }.map(|_| ())
+    }
+}
+
+/// `csr_t{1,2,4,8,16,32}_*` (kernels/csr.cu): `nrows + 1` row offsets, `nnz` columns and values.
+pub(super) fn csr<T>(
+    nrows: u32,
+    row_ptr: CudaSlice<u32>,
+    col: CudaSlice<u32>,
+    val: CudaSlice<T>,
+) -> Vec<Arg<T>> {
+    vec![
+        Arg::U32(nrows),
+        Arg::Idx(row_ptr),
+        Arg::Idx(col),
+        Arg::Val(val),
+    ]
+}
+
+/// `ell_*` (kernels/ell.cu): column-major `nrows × width` columns and values.
+pub(super) fn ell<T>(
+    nrows: u32,
+    width: u32,
+    col: CudaSlice<u32>,
+    val: CudaSlice<T>,
+) -> Vec<Arg<T>> {
+    vec![
+        Arg::U32(nrows),
+        Arg::U32(width),
+        Arg::Idx(col),
+        Arg::Val(val),
+    ]
+}
+
+/// `coo_*` (kernels/coo.cu): `nnz` row-sorted rows, columns and values, `chunks` of 32 entries
+/// per warp.
+pub(super) fn coo<T>(
+    nnz: u32,
+    chunks: u32,
+    rows: CudaSlice<u32>,
+    cols: CudaSlice<u32>,
+    val: CudaSlice<T>,
+) -> Vec<Arg<T>> {
+    vec![
+        Arg::U32(nnz),
+        Arg::U32(chunks),
+        Arg::Idx(rows),
+        Arg::Idx(cols),
+        Arg::Val(val),
+    ]
+}
+
+/// `jad_*` (kernels/jad.cu): the row permutation, `ndiag + 1` jagged-diagonal offsets, columns
+/// and values.
+pub(super) fn jad<T>(
+    nrows: u32,
+    ndiag: u32,
+    perm: CudaSlice<u32>,
+    jd_ptr: CudaSlice<u32>,
+    col: CudaSlice<u32>,
+    val: CudaSlice<T>,
+) -> Vec<Arg<T>> {
+    vec![
+        Arg::U32(nrows),
+        Arg::U32(ndiag),
+        Arg::Idx(perm),
+        Arg::Idx(jd_ptr),
+        Arg::Idx(col),
+        Arg::Val(val),
+    ]
+}
+
+/// `sell_*` (kernels/sell.cu): slices of `c` rows: slice offsets and widths, the row
+/// permutation, columns and values.
+pub(super) fn sell<T>(
+    nrows: u32,
+    c: u32,
+    slice_ptr: CudaSlice<u32>,
+    slice_width: CudaSlice<u32>,
+    perm: CudaSlice<u32>,
+    col: CudaSlice<u32>,
+    val: CudaSlice<T>,
+) -> Vec<Arg<T>> {
+    vec![
+        Arg::U32(nrows),
+        Arg::U32(c),
+        Arg::Idx(slice_ptr),
+        Arg::Idx(slice_width),
+        Arg::Idx(perm),
+        Arg::Idx(col),
+        Arg::Val(val),
+    ]
+}
+
+/// `dia_*` (kernels/dia.cu): `ndiag` diagonal offsets and their values.
+pub(super) fn dia<T>(
+    nrows: u32,
+    ncols: u32,
+    ndiag: u32,
+    offsets: CudaSlice<i32>,
+    val: CudaSlice<T>,
+) -> Vec<Arg<T>> {
+    vec![
+        Arg::U32(nrows),
+        Arg::U32(ncols),
+        Arg::U32(ndiag),
+        Arg::Offsets(offsets),
+        Arg::Val(val),
+    ]
+}
+
+/// `bsr_*` (kernels/bsr.cu): `nbrows` rows of `b × b` blocks: block-row offsets, block columns
+/// and values.
+pub(super) fn bsr<T>(
+    nbrows: u32,
+    nrows: u32,
+    ncols: u32,
+    b: u32,
+    row_ptr: CudaSlice<u32>,
+    bcol: CudaSlice<u32>,
+    val: CudaSlice<T>,
+) -> Vec<Arg<T>> {
+    vec![
+        Arg::U32(nbrows),
+        Arg::U32(nrows),
+        Arg::U32(ncols),
+        Arg::U32(b),
+        Arg::Idx(row_ptr),
+        Arg::Idx(bcol),
+        Arg::Val(val),
+    ]
+}

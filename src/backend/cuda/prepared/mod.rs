@@ -1,0 +1,301 @@
+//! A matrix prepared for one kernel on the device: conversion to the variant's format, the memory
+//! check, the upload, and the launch sequence of one SpMV.
+//!
+//! Launch sequences (all in the backend's one stream):
+//! * CSR (1–32 threads per row), ELL, JAD, SELL, DIA, BSR: one kernel, which writes every row.
+//! * Merge-path CSR: one single-pass kernel when all tiles are resident at once (rows crossing
+//!   tiles are finished by a look-back on the previous tiles' carries), else the tile kernel and
+//!   a carry fix-up kernel; the tile partition is computed once, when preparing (`merge.rs`).
+//! * COO: zero y (`cuMemsetD32Async`), then the kernel, which adds with atomics. The zeroing is
+//!   part of the SpMV and is timed with it.
+//! * HYB: the ELL kernel (writes every row), then, if the COO part has entries, the COO kernel
+//!   adding onto it.
+//! * cuSPARSE: one `cusparseSpMV` call (β = 0). A matrix without entries is not handed to cuSPARSE:
+//!   y is zeroed instead.
+//!
+//! Byte counts: [`PreparedSpmv::footprint_bytes`] is the format's footprint as the format module
+//! reports it (32-bit indices, `T` values); [`PreparedSpmv::effective_bytes`] adds x and y once.
+//! Auxiliary device arrays — the merge kernel's tile partition, carries and flags (16–20 bytes per
+//! tile of `block × 6` items), cuSPARSE's external buffer — are counted in the memory check but not
+//! in either figure.
+//!
+//! Files: `kernel.rs` (the [`Kernel`] of a prepared matrix and its launch sequence), `args.rs`
+//! (the argument lists of the one-launch kernels, in the order of their signatures), `own.rs`
+//! (set-up of our kernels), `merge.rs` (merge-path CSR: set-up and launches), `vendor.rs`
+//! (set-up of cuSPARSE), `synthetic.rs` (benchmark matrices generated on the device).
+
+mod args;
+mod kernel;
+mod merge;
+mod own;
+mod synthetic;
+mod vendor;
+
+use super::launch;
+use super::memory;
+use super::sources::MERGE_ITEMS_PER_THREAD;
+use super::timing::{memset_u32, time_runs};
+use super::{cuda, zeros, CudaBackend, CudaScalar};
+use crate::backend::{KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant, VendorAlg};
+use crate::formats::{AnyFormat, FormatKind, SparseFormat};
+use crate::{Csr, Error, Result};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
+use kernel::{launch_kernel, Kernel};
+use own::own_kernel;
+use std::sync::Arc;
+use vendor::vendor_kernel;
+
+/// NaN in both f32 and f64 when written as 32-bit words (exponent bits all ones, mantissa ≠ 0).
+pub const POISON_WORD: u32 = 0x7FF8_7FF8;
+
+/// Copy a host array to the device (one element, zeroed, for an empty array: CUDA refuses
+/// zero-byte allocations and kernels never read it).
+fn upload<U: DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    stream: &Arc<CudaStream>,
+    data: &[U],
+) -> Result<CudaSlice<U>> {
+    if data.is_empty() {
+        zeros(stream, 1, "cuMemAlloc")
+    } else {
+        stream.clone_htod(data).map_err(cuda(format!(
+            "copying {} bytes to the device",
+            std::mem::size_of_val(data)
+        )))
+    }
+}
+
+/// A matrix prepared for one kernel on one CUDA device.
+pub struct CudaPrepared<'a, T: CudaScalar> {
+    be: &'a CudaBackend,
+    cfg: KernelConfig,
+    nrows: usize,
+    ncols: usize,
+    footprint: u64,
+    effective: u64,
+    kernel: Kernel<T>,
+    x: CudaSlice<T>,
+    y: CudaSlice<T>,
+}
+
+impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
+    /// Convert, check memory, upload, and set up the launches of `cfg` for `csr`.
+    pub fn new(be: &'a CudaBackend, csr: &Csr<T>, cfg: &KernelConfig) -> Result<Self> {
+        let variant = cfg.variant;
+        let block = cfg.block_size;
+        launch::check_index_range(csr.nrows, csr.ncols, csr.nnz())?;
+        let tpr = match variant {
+            Variant::Csr { threads_per_row } => check_threads_per_row(threads_per_row)?,
+            _ => 1,
+        };
+        if !variant.is_vendor() {
+            launch::check_block_size(block, be.info.max_threads_per_block, tpr)?;
+        }
+        if variant.is_vendor() && !be.supports_vendor() {
+            return Err(Error::Unsupported(format!(
+                "{variant}: the cuSPARSE library was not found"
+            )));
+        }
+        let free = be.free_memory()?;
+        let xy_bytes = (csr.nrows as u64 + csr.ncols as u64) * T::BYTES as u64;
+        // Formats whose size is known before converting are checked before the host conversion
+        // allocates anything.
+        if let Some(est) = memory::estimate_footprint(csr, variant.format(), &cfg.params, T::BYTES)
+        {
+            memory::check_fits(&variant.name(), est, xy_bytes, free)?;
+        }
+        let format_kind = variant.format();
+        let mut params = cfg.params.clone();
+        if variant == Variant::Vendor(VendorAlg::SellAlg1) {
+            // cuSPARSE's sliced ELL has no row permutation.
+            params.sell_sigma = 1;
+        }
+        // CSR kernels use the CSR directly (no copy); every other format is converted.
+        let format = match format_kind {
+            FormatKind::Csr => None,
+            k => Some(AnyFormat::convert(csr, k, &params)?),
+        };
+        let footprint = match &format {
+            // cuSPARSE's sliced ELL has no permutation and no slice widths: only the slice
+            // offsets, columns and values are on the device.
+            Some(AnyFormat::Sell(m)) if variant.is_vendor() => {
+                m.slice_ptr.len() as u64 * 4 + m.values.len() as u64 * (4 + T::BYTES as u64)
+            }
+            Some(f) => f.as_dyn().footprint_bytes(),
+            None => SparseFormat::<T>::footprint_bytes(csr),
+        };
+        if let Some(f) = &format {
+            let stored = f.as_dyn().stored_entries();
+            launch::check_index_range(csr.nrows, csr.ncols, stored)?;
+        }
+        let aux = aux_bytes(variant, csr, block, T::BYTES as u32)?;
+        memory::check_fits(&variant.name(), footprint + aux, xy_bytes, free)?;
+
+        let stream = &be.stream;
+        let (x, y) = alloc_xy(stream, csr.nrows, csr.ncols)?;
+        let kernel = if csr.nrows == 0 {
+            Kernel::Empty
+        } else if let Variant::Vendor(alg) = variant {
+            vendor_kernel(be, csr, format.as_ref(), alg, &x, &y)?
+        } else {
+            own_kernel(be, csr, format.as_ref(), variant, block)?
+        };
+        stream
+            .synchronize()
+            .map_err(cuda(format!("preparing {variant}")))?;
+        Ok(CudaPrepared {
+            be,
+            cfg: cfg.clone(),
+            nrows: csr.nrows,
+            ncols: csr.ncols,
+            footprint,
+            effective: footprint + xy_bytes,
+            kernel,
+            x,
+            y,
+        })
+    }
+
+    /// After the stream is idle: fail if a merge-path look-back gave up waiting.
+    fn check_kernel_error(&mut self) -> Result<()> {
+        match &self.kernel {
+            Kernel::Merge(m) => m.check_error(&self.be.stream),
+            _ => Ok(()),
+        }
+    }
+
+    /// Queue one SpMV (no synchronization).
+    fn launch(&mut self) -> Result<()> {
+        let stream = self.be.stream.clone();
+        let y_words = self.nrows * T::BYTES / 4;
+        launch_kernel(
+            &mut self.kernel,
+            &stream,
+            self.cfg.block_size,
+            y_words,
+            &self.x,
+            &mut self.y,
+        )
+    }
+}
+
+/// Check a CSR kernel's threads per row (1, 2, 4, 8, 16 or 32) and return it.
+fn check_threads_per_row(threads_per_row: u32) -> Result<u32> {
+    if !matches!(threads_per_row, 1 | 2 | 4 | 8 | 16 | 32) {
+        return Err(Error::Invalid(format!(
+            "{threads_per_row} threads per row: expected 1, 2, 4, 8, 16 or 32"
+        )));
+    }
+    Ok(threads_per_row)
+}
+
+/// Zeroed x (`ncols` values) and y (`nrows` values), each at least one value long.
+fn alloc_xy<T: CudaScalar>(
+    stream: &Arc<CudaStream>,
+    nrows: usize,
+    ncols: usize,
+) -> Result<(CudaSlice<T>, CudaSlice<T>)> {
+    let x = zeros(stream, ncols.max(1), "allocating x")?;
+    let y = zeros(stream, nrows.max(1), "allocating y")?;
+    Ok((x, y))
+}
+
+/// Auxiliary device bytes a variant needs beyond the format (see the module documentation).
+fn aux_bytes(variant: Variant, csr: &Csr<impl CudaScalar>, block: u32, vb: u32) -> Result<u64> {
+    Ok(match variant {
+        Variant::CsrMerge => {
+            let t = launch::merge_tiling(csr.nrows, csr.nnz(), block, MERGE_ITEMS_PER_THREAD, vb)?;
+            (t.ntiles as u64 + 1) * 4 + t.ntiles as u64 * (8 + vb as u64)
+        }
+        _ => 0,
+    })
+}
+
+fn row_ptr_u32(row_ptr: &[usize]) -> Vec<u32> {
+    row_ptr.iter().map(|&p| p as u32).collect()
+}
+
+fn function<T: CudaScalar>(be: &CudaBackend, base: &str, block: u32) -> Result<CudaFunction> {
+    let f = be.function(&format!("{base}_{}", T::PRECISION.name()))?;
+    let max = f
+        .max_threads_per_block()
+        .map_err(cuda("cuFuncGetAttribute"))? as u32;
+    launch::check_block_size(block, max, 1)?;
+    Ok(f)
+}
+
+impl<T: CudaScalar> PreparedSpmv<T> for CudaPrepared<'_, T> {
+    fn config(&self) -> &KernelConfig {
+        &self.cfg
+    }
+
+    fn footprint_bytes(&self) -> u64 {
+        self.footprint
+    }
+
+    fn effective_bytes(&self) -> u64 {
+        self.effective
+    }
+
+    fn set_x(&mut self, x: &[T]) -> Result<()> {
+        if x.len() != self.ncols {
+            return Err(Error::Invalid(format!(
+                "x has {} entries, the matrix {} columns",
+                x.len(),
+                self.ncols
+            )));
+        }
+        if x.is_empty() {
+            return Ok(());
+        }
+        let s = self.be.stream.clone();
+        s.memcpy_htod(x, &mut self.x.slice_mut(0..x.len()))
+            .map_err(cuda("copying x to the device"))?;
+        s.synchronize().map_err(cuda("copying x to the device"))
+    }
+
+    fn poison_y(&mut self) -> Result<()> {
+        let s = self.be.stream.clone();
+        let words = self.nrows * T::BYTES / 4;
+        let (ptr, _g) = self.y.device_ptr_mut(&s);
+        // SAFETY: y holds nrows values.
+        unsafe { memset_u32(ptr, POISON_WORD, words, &s)? };
+        drop(_g);
+        s.synchronize().map_err(cuda("poisoning y"))
+    }
+
+    fn run(&mut self) -> Result<()> {
+        self.launch()?;
+        self.be
+            .stream
+            .synchronize()
+            .map_err(cuda(format!("running {}", self.cfg.variant)))?;
+        self.check_kernel_error()
+    }
+
+    fn y(&mut self) -> Result<Vec<T>> {
+        let s = self.be.stream.clone();
+        let mut v = s
+            .clone_dtoh(&self.y)
+            .map_err(cuda("copying y to the host"))?;
+        v.truncate(self.nrows);
+        Ok(v)
+    }
+
+    fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing> {
+        let be = self.be;
+        be.warm_up_clocks()?;
+        let mut flush_guard;
+        let flush = if protocol.cold {
+            flush_guard = be.l2_flush()?;
+            flush_guard.as_mut()
+        } else {
+            None
+        };
+        let ctx = be.ctx.clone();
+        let stream = be.stream.clone();
+        let t = time_runs(&ctx, &stream, protocol, flush, &mut || self.launch())?;
+        be.timed_now();
+        self.check_kernel_error()?;
+        Ok(t)
+    }
+}

@@ -1,0 +1,153 @@
+//! Set-up of our kernels (`kernels/*.cu`): uploads the format's arrays, picks the grid and
+//! builds the argument list (`args.rs`); merge-path CSR is set up in `merge.rs`.
+
+use super::args::{self, Launch};
+use super::kernel::Kernel;
+use super::merge::Merge;
+use super::{function, row_ptr_u32, upload};
+use crate::backend::cuda::{launch, CudaBackend, CudaScalar};
+use crate::backend::Variant;
+use crate::formats::AnyFormat;
+use crate::{Csr, Error, Result};
+
+pub(super) fn own_kernel<T: CudaScalar>(
+    be: &CudaBackend,
+    csr: &Csr<T>,
+    format: Option<&AnyFormat<T>>,
+    variant: Variant,
+    block: u32,
+) -> Result<Kernel<T>> {
+    let s = &be.stream;
+    let (nrows, ncols) = (csr.nrows, csr.ncols);
+    Ok(match (variant, format) {
+        (Variant::Csr { threads_per_row: t }, _) => Kernel::Rows(Launch {
+            f: function::<T>(be, &format!("csr_t{t}"), block)?,
+            grid: launch::csr_grid(nrows, t, block)?,
+            args: args::csr(
+                nrows as u32,
+                upload(s, &row_ptr_u32(&csr.row_ptr))?,
+                upload(s, &csr.col_idx)?,
+                upload(s, &csr.values)?,
+            ),
+        }),
+        (Variant::CsrMerge, _) => Kernel::Merge(Box::new(Merge::new(be, csr, block)?)),
+        (Variant::Coo, Some(AnyFormat::Coo(m))) => coo_kernel(be, m, block, true)?,
+        (Variant::Ell, Some(AnyFormat::Ell(m))) => ell_kernel(be, m, block)?,
+        (Variant::Hyb, Some(AnyFormat::Hyb(m))) => {
+            let ell = Box::new(ell_kernel(be, &m.ell, block)?);
+            let coo = if m.coo.values.is_empty() {
+                None
+            } else {
+                Some(Box::new(coo_kernel(be, &m.coo, block, false)?))
+            };
+            Kernel::Hyb { ell, coo }
+        }
+        (Variant::Jad, Some(AnyFormat::Jad(m))) => Kernel::Rows(Launch {
+            f: function::<T>(be, "jad", block)?,
+            grid: launch::row_grid(nrows, block)?,
+            args: args::jad(
+                nrows as u32,
+                m.jd_ptr.len().saturating_sub(1) as u32,
+                upload(s, &m.perm)?,
+                upload(s, &m.jd_ptr)?,
+                upload(s, &m.col_idx)?,
+                upload(s, &m.values)?,
+            ),
+        }),
+        (Variant::Sell, Some(AnyFormat::Sell(m))) => Kernel::Rows(Launch {
+            f: function::<T>(be, "sell", block)?,
+            grid: launch::row_grid(nrows, block)?,
+            args: args::sell(
+                nrows as u32,
+                m.c as u32,
+                upload(s, &m.slice_ptr)?,
+                upload(s, &m.slice_width)?,
+                upload(s, &m.perm)?,
+                upload(s, &m.col_idx)?,
+                upload(s, &m.values)?,
+            ),
+        }),
+        (Variant::Dia, Some(AnyFormat::Dia(m))) => Kernel::Rows(Launch {
+            f: function::<T>(be, "dia", block)?,
+            grid: launch::row_grid(nrows, block)?,
+            args: args::dia(
+                nrows as u32,
+                ncols as u32,
+                m.offsets.len() as u32,
+                upload(s, &m.offsets)?,
+                upload(s, &m.values)?,
+            ),
+        }),
+        (Variant::Bsr, Some(AnyFormat::Bsr(m))) => {
+            if m.block == 0 || m.block > 32 {
+                return Err(Error::Unsupported(format!(
+                    "the CUDA BSR kernel handles blocks of 1 to 32 rows, not {}",
+                    m.block
+                )));
+            }
+            let nbrows = m.row_ptr.len().saturating_sub(1);
+            Kernel::Rows(Launch {
+                f: function::<T>(be, "bsr", block)?,
+                grid: launch::bsr_grid(nbrows, block)?,
+                args: args::bsr(
+                    nbrows as u32,
+                    nrows as u32,
+                    ncols as u32,
+                    m.block as u32,
+                    upload(s, &m.row_ptr)?,
+                    upload(s, &m.col_idx)?,
+                    upload(s, &m.values)?,
+                ),
+            })
+        }
+        (v, _) => {
+            return Err(Error::Invalid(format!(
+                "internal: no CUDA kernel set-up for {v} with this format"
+            )))
+        }
+    })
+}
+
+fn ell_kernel<T: CudaScalar>(
+    be: &CudaBackend,
+    m: &crate::formats::Ell<T>,
+    block: u32,
+) -> Result<Kernel<T>> {
+    let s = &be.stream;
+    Ok(Kernel::Rows(Launch {
+        f: function::<T>(be, "ell", block)?,
+        grid: launch::row_grid(m.nrows, block)?,
+        args: args::ell(
+            m.nrows as u32,
+            m.width as u32,
+            upload(s, &m.col_idx)?,
+            upload(s, &m.values)?,
+        ),
+    }))
+}
+
+/// COO kernel; `zero_y` = zero y before adding (false for HYB's COO part).
+fn coo_kernel<T: CudaScalar>(
+    be: &CudaBackend,
+    m: &crate::formats::Coo<T>,
+    block: u32,
+    zero_y: bool,
+) -> Result<Kernel<T>> {
+    let s = &be.stream;
+    let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
+    let chunks = launch::coo_chunks(m.values.len(), resident_warps);
+    Ok(Kernel::Coo {
+        zero_y,
+        launch: Launch {
+            f: function::<T>(be, "coo", block)?,
+            grid: launch::coo_grid(m.values.len(), chunks, block)?,
+            args: args::coo(
+                m.values.len() as u32,
+                chunks,
+                upload(s, &m.rows)?,
+                upload(s, &m.cols)?,
+                upload(s, &m.values)?,
+            ),
+        },
+    })
+}
