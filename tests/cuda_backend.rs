@@ -6,6 +6,15 @@ use sparsecast::backend::selftest::{self, Outcome, SelftestConfig};
 use sparsecast::backend::{Backend, KernelConfig, TimingProtocol, Variant};
 use sparsecast::{Csr, Error};
 
+/// The tests of this file run one at a time: the memory test compares the device's free memory
+/// before and after a refused preparation, which another test allocating at the same moment
+/// would disturb (it did, on the H200).
+static DEVICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    DEVICE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn backend() -> Option<CudaBackend> {
     match CudaBackend::new(0) {
         Ok(b) => Some(b),
@@ -29,6 +38,7 @@ fn no_device_error_is_one_clear_message() {
 
 #[test]
 fn every_kernel_passes_the_selftest() {
+    let _serial = serial();
     let Some(be) = backend() else { return };
     let matrices = selftest::test_matrices(3, 1);
     let cfg = SelftestConfig::all(vec![64, 256], 3);
@@ -60,6 +70,7 @@ fn every_kernel_passes_the_selftest() {
 
 #[test]
 fn describe_reads_the_device() {
+    let _serial = serial();
     let Some(be) = backend() else { return };
     let d = be.describe();
     println!("{d:#?}");
@@ -73,6 +84,7 @@ fn describe_reads_the_device() {
 
 #[test]
 fn a_matrix_larger_than_device_memory_is_refused_before_allocating() {
+    let _serial = serial();
     let Some(be) = backend() else { return };
     // 2 M rows, one of them with 200 000 entries: as ELL, 2e6 × 2e5 × 12 bytes ≈ 4.8 TB.
     let n = 2_000_000usize;
@@ -113,6 +125,7 @@ fn a_matrix_larger_than_device_memory_is_refused_before_allocating() {
 
 #[test]
 fn timing_returns_every_run() {
+    let _serial = serial();
     let Some(be) = backend() else { return };
     let matrices = selftest::test_matrices(5, 4);
     let csr = matrices
