@@ -164,6 +164,36 @@ fn predict_without_profile_uses_the_embedded_h200_profile_and_says_so() {
 }
 
 #[test]
+fn predict_reports_the_readable_inputs_and_fails_on_an_unreadable_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("short.mtx");
+    std::fs::write(
+        &bad,
+        "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["predict", "--precision", "f64", "--json"])
+        .arg(data("bcsstk09.mtx.gz"))
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "an unreadable input must fail the command"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 of 2 input(s) could not be read") && stderr.contains("short.mtx:4"),
+        "{stderr}"
+    );
+    // The readable input was still predicted, and the JSON names the skipped one.
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 1);
+    assert_eq!(v["skipped"].as_array().unwrap().len(), 1);
+}
+
+#[test]
 fn instrument_rejects_bad_suites() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.json");

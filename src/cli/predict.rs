@@ -27,7 +27,7 @@ use std::time::Instant;
 /// Without --profile the profile built into the binary is used (and named). Inputs are Matrix
 /// Market files (plain or gzip) or generator specs (`.json`: one spec, in the JSON that
 /// `sparsecast generate spec` reads, or an array of them); an input that cannot be read is
-/// reported and skipped.
+/// reported and skipped, and the command exits with an error at the end naming it.
 ///
 /// Examples:
 ///   sparsecast predict matrix.mtx.gz
@@ -235,6 +235,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         })
         .collect();
     let summary = summarize(&samples);
+    // Like `optimize`: every readable input is reported first, then the command fails if any
+    // could not be read (so that a script notices), naming them.
+    let failure = (!skipped.is_empty()).then(|| {
+        format!(
+            "{} of {} input(s) could not be read: {}",
+            skipped.len(),
+            skipped.len() + results.len() / precisions.len().max(1),
+            skipped
+                .iter()
+                .map(|(i, _)| i.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    });
     if a.json {
         let report = Report {
             profile: profile_name,
@@ -249,14 +263,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         if a.measure && !summary.is_empty() {
             print_summary(&summary);
         }
-        if !skipped.is_empty() {
-            println!(
-                "{} input(s) could not be read and were skipped",
-                skipped.len()
-            );
-        }
     }
-    Ok(())
+    match failure {
+        Some(msg) => Err(anyhow::anyhow!(msg)),
+        None => Ok(()),
+    }
 }
 
 type Loader = Box<dyn FnOnce() -> crate::Result<Csr<f64>>>;
