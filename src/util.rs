@@ -48,6 +48,20 @@ pub fn notice(line: &str) {
     let _ = writeln!(err, "{line}");
 }
 
+/// Seconds in a readable unit (µs below a millisecond, ms below a second); `missing` for a
+/// non-finite value.
+pub fn fmt_seconds(s: f64, missing: &str) -> String {
+    if !s.is_finite() {
+        missing.into()
+    } else if s < 1e-3 {
+        format!("{:.2} µs", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -149,17 +149,9 @@ pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
     pb
 }
 
-/// Seconds as a human unit (µs below a millisecond).
+/// Seconds as a human unit (µs below a millisecond), `-` when not finite.
 pub fn fmt_seconds(s: f64) -> String {
-    if !s.is_finite() {
-        "-".into()
-    } else if s < 1e-3 {
-        format!("{:.2} µs", s * 1e6)
-    } else if s < 1.0 {
-        format!("{:.3} ms", s * 1e3)
-    } else {
-        format!("{s:.3} s")
-    }
+    crate::util::fmt_seconds(s, "-")
 }
 
 /// The profile of `--profile`, or the embedded one (say which).

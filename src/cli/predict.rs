@@ -181,7 +181,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     let mut results = Vec::new();
     let mut skipped = Vec::new();
-    for (name, load) in expand_inputs(&a.inputs)? {
+    let inputs = expand_inputs(&a.inputs)?;
+    let total = inputs.len();
+    for (name, load) in inputs {
         let a64 = match load() {
             Ok(m) => m,
             Err(e) => {
@@ -241,7 +243,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         format!(
             "{} of {} input(s) could not be read: {}",
             skipped.len(),
-            skipped.len() + results.len() / precisions.len().max(1),
+            total,
             skipped
                 .iter()
                 .map(|(i, _)| i.as_str())

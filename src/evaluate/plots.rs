@@ -58,6 +58,20 @@ where
     crate::util::write_atomic(path, |w| w.write_all(svg.as_bytes()))
 }
 
+/// The series legend at `pos`, on a translucent white box with a black border (every chart).
+fn legend<'a, X: Ranged, Y: Ranged>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    pos: SeriesLabelPosition,
+) -> std::result::Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(pos)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
 /// A log axis range covering `values` (positive ones), padded by a factor of 1.5 each side.
 fn log_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
@@ -170,13 +184,7 @@ fn grouped_log_bars(
             ))
             .map_err(e)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(e)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }
 
@@ -276,13 +284,7 @@ pub fn error_cdf(path: &Path, title: &str, series: &[(String, Vec<f64>)]) -> Res
                     .map_err(e)?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(e)?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
     })
 }
@@ -338,13 +340,7 @@ pub fn ranking_shares(path: &Path, title: &str, rows: &[(String, [usize; 3])]) -
                 .label(*name)
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(e)?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     })
 }

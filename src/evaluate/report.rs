@@ -25,17 +25,9 @@ pub const SECTIONS: [&str; 6] = [
     "## Skipped and failed configurations",
 ];
 
-/// Seconds in a readable unit.
+/// Seconds in a readable unit, `–` when not finite.
 pub fn fmt_s(s: f64) -> String {
-    if !s.is_finite() {
-        "–".into()
-    } else if s < 1e-3 {
-        format!("{:.2} µs", s * 1e6)
-    } else if s < 1.0 {
-        format!("{:.3} ms", s * 1e3)
-    } else {
-        format!("{s:.3} s")
-    }
+    crate::util::fmt_seconds(s, "–")
 }
 
 fn pct(x: f64) -> String {
