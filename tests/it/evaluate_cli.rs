@@ -3,14 +3,11 @@
 //! profile; then the report's structure, the kill-and-resume path, the refusal to mix settings
 //! and `--report-only`.
 
+use crate::common::bin;
 use sparsecast::backend::Variant;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sparsecast"))
-}
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
