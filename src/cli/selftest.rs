@@ -80,8 +80,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             let be = match CudaBackend::new(a.device) {
                 Ok(b) => b,
                 Err(Error::NoCuda(msg)) => {
-                    println!("skipped: no CUDA device ({msg})");
-                    return Ok(());
+                    // A self-test that tested nothing has not passed.
+                    anyhow::bail!(
+                        "no CUDA device ({msg}): nothing was tested (`sparsecast selftest \
+                         --backend cpu` tests the CPU kernels)"
+                    );
                 }
                 Err(e) => return Err(e.into()),
             };

@@ -9,6 +9,7 @@
 
 mod common;
 
+mod cli_files;
 mod cpu_backend;
 mod cuda_backend;
 mod cuda_cache;

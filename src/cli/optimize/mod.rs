@@ -180,7 +180,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             });
         let r = match res {
             Ok(r) => r,
-            Err(e) if several => {
+            // With --json, the report is printed whatever happens to one input.
+            Err(e) if several || a.json => {
                 eprintln!("skipped {name}: {e:#}");
                 failed.push((name, format!("{e:#}")));
                 continue;
