@@ -5,7 +5,6 @@
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 /// The file of fingerprints in the output directory.

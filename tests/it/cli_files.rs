@@ -191,12 +191,7 @@ fn selftest_that_tested_nothing_fails() {
 #[test]
 fn optimize_json_prints_the_report_when_its_one_input_fails() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("short.mtx");
-    std::fs::write(
-        &bad,
-        "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n",
-    )
-    .unwrap();
+    let bad = crate::common::short_matrix(dir.path());
     let o = bin()
         .args(["optimize", "--json"])
         .arg(&bad)

@@ -3,7 +3,7 @@
 
 use sparsecast::backend::cuda::CudaBackend;
 use sparsecast::Error;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The `sparsecast` binary of this build.
@@ -28,6 +28,18 @@ impl Lack {
             Lack::Data => "SPARSECAST_REQUIRE_DATA",
         }
     }
+}
+
+/// A Matrix Market file in `dir` that declares 2 entries but holds 1 (an input that cannot be
+/// read: the error names `short.mtx:4`).
+pub fn short_matrix(dir: &Path) -> PathBuf {
+    let bad = dir.join("short.mtx");
+    std::fs::write(
+        &bad,
+        "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n",
+    )
+    .unwrap();
+    bad
 }
 
 /// Report a skipped test on the real standard error (bypassing the harness's capture, so that

@@ -370,14 +370,20 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no results"));
 }
 
-/// `evaluate --corpus D --out O` as a new user types it: the default backend (cpu) with the
-/// profile built into the binary (a GPU's) measures without predictions, saying so.
-#[test]
-fn evaluate_defaults_measure_with_the_embedded_profile_of_another_backend() {
+/// A temporary directory holding a corpus `one/` of one small real matrix.
+fn one_matrix_corpus() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let corpus = tmp.path().join("one");
     std::fs::create_dir(&corpus).unwrap();
     std::fs::copy(data("bcsstk09.mtx.gz"), corpus.join("bcsstk09.mtx.gz")).unwrap();
+    (tmp, corpus)
+}
+
+/// `evaluate --corpus D --out O` as a new user types it: the default backend (cpu) with the
+/// profile built into the binary (a GPU's) measures without predictions, saying so.
+#[test]
+fn evaluate_defaults_measure_with_the_embedded_profile_of_another_backend() {
+    let (tmp, corpus) = one_matrix_corpus();
     let out = tmp.path().join("eval");
     let log = ok(bin()
         .args([
@@ -407,10 +413,7 @@ fn evaluate_defaults_measure_with_the_embedded_profile_of_another_backend() {
 /// A run that fails before measuring anything leaves no output directory behind.
 #[test]
 fn a_failed_evaluate_leaves_no_empty_output_directory() {
-    let tmp = tempfile::tempdir().unwrap();
-    let corpus = tmp.path().join("one");
-    std::fs::create_dir(&corpus).unwrap();
-    std::fs::copy(data("bcsstk09.mtx.gz"), corpus.join("bcsstk09.mtx.gz")).unwrap();
+    let (tmp, corpus) = one_matrix_corpus();
     let out = tmp.path().join("eval");
     // A profile of another backend, given explicitly, is refused.
     let o = run(bin()

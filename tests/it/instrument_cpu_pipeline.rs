@@ -199,12 +199,7 @@ fn predict_without_profile_uses_the_embedded_h200_profile_and_says_so() {
 #[test]
 fn predict_reports_the_readable_inputs_and_fails_on_an_unreadable_one() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("short.mtx");
-    std::fs::write(
-        &bad,
-        "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n",
-    )
-    .unwrap();
+    let bad = crate::common::short_matrix(dir.path());
     let out = bin()
         .args(["predict", "--precision", "f64", "--json"])
         .arg(data("bcsstk09.mtx.gz"))

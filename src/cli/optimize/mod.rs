@@ -246,7 +246,11 @@ fn one<T: BackendScalar>(
     source: &str,
     m: &Csr<T>,
 ) -> anyhow::Result<MatrixReport> {
-    let opt = optimize(m, s.model.as_ref(), &s.opts).with_context(|| source.to_string())?;
+    // The DP over many strips can take a while: show that it is running.
+    let pb = super::common::spinner(&format!("optimizing {source}"));
+    let opt = optimize(m, s.model.as_ref(), &s.opts);
+    pb.finish_and_clear();
+    let opt = opt.with_context(|| source.to_string())?;
     let plan = Plan::from_optimum(&opt, MatrixIdentity::of(source, m), &s.by);
     if let Some(p) = &a.save_plan {
         plan.save(p)
