@@ -54,6 +54,34 @@ fn generate_accepts_out_its_old_names_and_standard_output() {
         let m = sparsecast::matrix::mm::read::<f64>(&p).unwrap();
         assert_eq!(m.nnz(), 34, "{flag}");
     }
+    // The other commands that write a file take `--out` too.
+    let plan_report = dir.path().join("report.json");
+    let o = bin()
+        .args(["optimize", &data("bcsstk09.mtx.gz"), "--out"])
+        .arg(&plan_report)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan_report).unwrap()).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 1);
+    let cases = dir.path().join("cases.json");
+    let o = bin()
+        .args([
+            "selftest",
+            "--backend",
+            "cpu",
+            "--formats",
+            "csr-scalar",
+            "--out",
+        ])
+        .arg(&cases)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cases).unwrap()).unwrap();
+    assert!(!v.as_array().unwrap().is_empty());
     // `--out -`: the matrix on stdout, the summary on stderr.
     let o = bin()
         .args(["generate", "banded", "--n", "12", "--half-bandwidth", "1"])

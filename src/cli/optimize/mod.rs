@@ -79,8 +79,9 @@ pub struct Args {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
-    /// Also write the JSON report to this file (atomically), whatever is printed.
-    #[arg(long)]
+    /// Also write the JSON report to this file (atomically), whatever is printed (`--out` is
+    /// another name of it).
+    #[arg(long, visible_alias = "out", value_name = "FILE")]
     json_out: Option<PathBuf>,
     /// With several inputs: print only the summary table.
     #[arg(long)]
