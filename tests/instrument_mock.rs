@@ -231,7 +231,8 @@ fn pipeline_fits_the_scripted_times() {
             let rows = strips * s;
             let shape = Shape::constant(rows, 4096, pnz);
             let got = pp
-                .model
+                .analytical()
+                .unwrap()
                 .predict_shape(&shape, v, &Default::default())
                 .unwrap();
             let want = formula(v, rows as usize, (rows * pnz) as usize);

@@ -45,7 +45,18 @@ fn sample_profile() -> Profile {
             })
             .collect();
         precisions.push(PrecisionProfile {
-            model: AnalyticalModel::fit(precision, &limits, Statistic::WarmMean, &ms).unwrap(),
+            precision,
+            limits: limits.clone(),
+            statistic: Statistic::WarmMean,
+            bounds: None,
+            micro: Vec::new(),
+            models: vec![sparsecast::model::NamedModel {
+                name: "analytical".into(),
+                model: sparsecast::model::StoredModel::Analytical(
+                    AnalyticalModel::fit(precision, &limits, Statistic::WarmMean, &ms).unwrap(),
+                ),
+            }],
+            skipped_notes: Vec::new(),
             skipped: planned.skipped,
             seconds: 1.5,
             measurements: ms,

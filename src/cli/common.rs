@@ -158,12 +158,59 @@ pub fn fmt_seconds(s: f64) -> String {
 pub fn load_profile(
     path: Option<&std::path::Path>,
 ) -> anyhow::Result<(String, crate::profile::Profile)> {
+    load_profile_for(path, None, false, 0)
+}
+
+/// The profile of `--profile`; else the embedded one of `--gpu`; else, when `probe_gpu` and a CUDA
+/// device answers, the embedded one whose device matches it; else the first embedded one (the
+/// H200). Warns on stderr when the profile's device differs from the GPU found.
+pub fn load_profile_for(
+    path: Option<&std::path::Path>,
+    gpu: Option<&str>,
+    probe_gpu: bool,
+    device: usize,
+) -> anyhow::Result<(String, crate::profile::Profile)> {
+    use crate::profile::Profile;
+    let found = if probe_gpu {
+        crate::backend::cuda::CudaBackend::new(device)
+            .ok()
+            .map(|b| crate::backend::Backend::<f64>::device_name(&b))
+    } else {
+        None
+    };
+    let warn = |p: &Profile| {
+        if let Some(d) = &found {
+            if !p.matches_device(d) {
+                eprintln!(
+                    "warning: the profile was measured on {}, but this machine's GPU is {d}: its \
+                     predictions are for the other device (instrument this one with `sparsecast \
+                     instrument --backend cuda --out FILE`, or pass --gpu)",
+                    p.device_name
+                );
+            }
+        }
+    };
     if let Some(p) = path {
-        return Ok((p.display().to_string(), crate::profile::Profile::load(p)?));
+        let prof = Profile::load(p)?;
+        warn(&prof);
+        return Ok((p.display().to_string(), prof));
     }
-    match crate::profile::Profile::load_embedded()? {
+    let chosen = match (gpu, &found) {
+        (Some(g), _) => Profile::load_embedded_for(Some(g))?,
+        (None, Some(d)) => {
+            let all = Profile::load_embedded_all()?;
+            let hit = all.iter().position(|(_, p)| p.matches_device(d));
+            match hit {
+                Some(i) => all.into_iter().nth(i),
+                None => all.into_iter().next(),
+            }
+        }
+        (None, None) => Profile::load_embedded()?,
+    };
+    match chosen {
         Some((name, p)) => {
             eprintln!("no --profile given: using the profile built into this binary ({name})");
+            warn(&p);
             Ok((format!("embedded {name}"), p))
         }
         None => anyhow::bail!(

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod accuracy;
 mod bench;
 mod common;
 mod device;
@@ -11,6 +12,7 @@ mod generate;
 mod instrument;
 mod optimize;
 mod predict;
+mod profiles;
 mod selftest;
 mod spmv;
 
@@ -44,6 +46,8 @@ enum Command {
     Predict(predict::Args),
     Optimize(optimize::Args),
     Evaluate(evaluate::Args),
+    Accuracy(accuracy::Args),
+    Profiles(profiles::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -60,6 +64,8 @@ pub fn main() -> i32 {
         Command::Predict(a) => predict::run(a),
         Command::Optimize(a) => optimize::run(a),
         Command::Evaluate(a) => evaluate::run(a),
+        Command::Accuracy(a) => accuracy::run(a),
+        Command::Profiles(a) => profiles::run(a),
     };
     match res {
         Ok(()) => 0,

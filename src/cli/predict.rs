@@ -10,7 +10,7 @@ use crate::formats::FormatParams;
 use crate::instrument::{synthetic, Statistic};
 use crate::matrix::generate::GeneratorSpec;
 use crate::model::accuracy::{difference_rate, summarize, Sample};
-use crate::model::{rank, Ranked};
+use crate::model::{rank, Model, Ranked};
 use crate::{Csr, Precision, Scalar};
 use anyhow::bail;
 use serde::Serialize;
@@ -40,9 +40,16 @@ pub struct Args {
     /// Matrix Market files or generator-spec JSON files.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Device profile (JSON from `sparsecast instrument`); default: the embedded one.
+    /// Device profile (JSON from `sparsecast instrument`); default: the embedded one of the GPU
+    /// found (or of --gpu; `sparsecast profiles` lists them).
     #[arg(long)]
     profile: Option<PathBuf>,
+    /// Without --profile: the embedded profile of this GPU (h200, h100), with or without a GPU.
+    #[arg(long, conflicts_with = "profile")]
+    gpu: Option<String>,
+    /// The profile's models to use, comma-separated (default: every model of the profile).
+    #[arg(long, value_delimiter = ',')]
+    models: Option<Vec<String>>,
     /// Precision(s) to predict; default: every precision in the profile.
     #[arg(long, value_enum)]
     precision: Option<PrecisionArg>,
@@ -75,9 +82,11 @@ pub struct Args {
     summary_only: bool,
 }
 
-/// One kernel of one matrix in one precision, as printed.
+/// One kernel of one matrix in one precision by one model, as printed.
 #[derive(Debug, Serialize)]
 struct KernelResult {
+    /// The model that predicted it.
+    model: String,
     #[serde(flatten)]
     ranked: Ranked,
     /// Measured seconds (papers' warm-up-excluding mean).
@@ -134,7 +143,9 @@ impl Runner {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let (profile_name, profile) = common::load_profile(a.profile.as_deref())?;
+    let want_cuda = a.measure && a.backend != Some(BackendKind::Cpu);
+    let (profile_name, profile) =
+        common::load_profile_for(a.profile.as_deref(), a.gpu.as_deref(), want_cuda, a.device)?;
     if !a.json {
         eprintln!(
             "profile: {profile_name} ({} backend, {})",
@@ -146,7 +157,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         None => profile.precisions.iter().map(|s| s.precision()).collect(),
     };
     for &p in &precisions {
-        profile.precision(p)?;
+        profile.precision(p)?.bounded_models(a.models.as_deref())?;
     }
     let runner = if a.measure {
         let kind = match a.backend {
@@ -201,6 +212,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                         &name,
                         &m,
                         section,
+                        a.models.as_deref(),
                         &params,
                         runner.as_ref().map(Runner::f32),
                         &protocol,
@@ -210,6 +222,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                     &name,
                     &a64,
                     section,
+                    a.models.as_deref(),
                     &params,
                     runner.as_ref().map(Runner::f64),
                     &protocol,
@@ -310,6 +323,7 @@ fn one<T: Scalar>(
     name: &str,
     a: &Csr<T>,
     section: &crate::profile::PrecisionProfile,
+    names: Option<&[String]>,
     params: &FormatParams,
     backend: Option<&dyn Backend<T>>,
     protocol: &TimingProtocol,
@@ -323,31 +337,42 @@ fn one<T: Scalar>(
         features.hyb_coo_nnz = (0..a.nrows).map(|i| a.row_len(i).saturating_sub(w)).sum();
         features.hyb_coo_share = features.hyb_coo_nnz as f64 / features.nnz.max(1) as f64;
     }
-    let ranking = rank(&section.model, &features, params);
-    let stat = section.model.statistic;
+    let models = section.bounded_models(names)?;
+    let stat = section.statistic;
     let x = synthetic::x_vector::<T>(a.ncols);
-    let kernels = ranking
-        .rows
-        .into_iter()
-        .map(|ranked| {
-            let (measured, err) = match backend {
-                None => (None, None),
-                Some(be) => match measure(be, a, ranked.variant, params, &x, protocol, stat) {
-                    Ok(t) => (Some(t), None),
-                    Err(e) => (None, Some(e.to_string())),
-                },
+    let mut predict_seconds = 0.0;
+    let mut measured: Vec<(Variant, Option<f64>, Option<String>)> = Vec::new();
+    let mut kernels = Vec::new();
+    for model in &models {
+        let ranking = rank(model, &features, params);
+        predict_seconds += ranking.predict_seconds;
+        for ranked in ranking.rows {
+            // Each configuration is measured once, whatever the number of models.
+            let (m, err) = match measured.iter().find(|(v, ..)| *v == ranked.variant) {
+                Some((_, m, e)) => (*m, e.clone()),
+                None => {
+                    let (m, e) = match backend {
+                        None => (None, None),
+                        Some(be) => {
+                            match measure(be, a, ranked.variant, params, &x, protocol, stat) {
+                                Ok(t) => (Some(t), None),
+                                Err(e) => (None, Some(e.to_string())),
+                            }
+                        }
+                    };
+                    measured.push((ranked.variant, m, e.clone()));
+                    (m, e)
+                }
             };
-            KernelResult {
-                difference_rate: ranked
-                    .seconds
-                    .zip(measured)
-                    .map(|(p, m)| difference_rate(p, m)),
-                measured_seconds: measured,
+            kernels.push(KernelResult {
+                model: model.name().to_string(),
+                difference_rate: ranked.seconds.zip(m).map(|(p, m)| difference_rate(p, m)),
+                measured_seconds: m,
                 measure_error: err,
                 ranked,
-            }
-        })
-        .collect();
+            });
+        }
+    }
     Ok(MatrixResult {
         input: name.to_string(),
         precision: T::PRECISION,
@@ -355,7 +380,7 @@ fn one<T: Scalar>(
         ncols: a.ncols,
         nnz: a.nnz(),
         features_seconds,
-        predict_seconds: ranking.predict_seconds,
+        predict_seconds,
         kernels,
     })
 }
@@ -388,7 +413,7 @@ fn print_result(r: &MatrixResult) {
         .kernels
         .iter()
         .any(|k| k.measured_seconds.is_some() || k.measure_error.is_some());
-    let mut header = vec!["rank", "kernel", "predicted", "pred. GB/s"];
+    let mut header = vec!["model", "rank", "kernel", "predicted", "pred. GB/s"];
     if measured {
         header.extend(["measured", "difference"]);
     }
@@ -397,6 +422,7 @@ fn print_result(r: &MatrixResult) {
     for k in &r.kernels {
         let x = &k.ranked;
         let mut row = vec![
+            k.model.clone(),
             x.rank.map_or("—".into(), |r| r.to_string()),
             x.variant.name(),
             x.seconds.map_or("refused".into(), common::fmt_seconds),

@@ -30,11 +30,16 @@ pub fn models(profile: Option<&Profile>, precision: Precision) -> Vec<EvalModel>
     let Some(section) = profile.and_then(|p| p.precision(precision).ok()) else {
         return Vec::new();
     };
-    // One entry per model family of the build.
-    vec![EvalModel {
-        statistic: section.model.statistic,
-        model: Box::new(section.model.clone()),
-    }]
+    // Every model of the profile, each checked against the device bounds.
+    section
+        .bounded_models(None)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| EvalModel {
+            statistic: m.statistic(),
+            model: Box::new(m),
+        })
+        .collect()
 }
 
 /// A plan prepared on a backend, with what the optimizer predicted for it.
@@ -102,7 +107,7 @@ impl<T: Scalar> Planner<T> for OptimizerPlanner<'_> {
         Ok(PlannedSpmv {
             kernel: Box::new(kernel),
             predicted: opt.predicted,
-            statistic: self.section.model.statistic,
+            statistic: self.section.statistic,
             info: PlanInfo {
                 model: self.name.to_string(),
                 blocks,

@@ -102,7 +102,8 @@ impl Default for MeasureOptions {
     }
 }
 
-/// Time every point, in order, advancing `progress` by one per point.
+/// Time every point, in order, advancing `progress` by one per point. Fails on the first error;
+/// [`measure_fitting`] skips what does not fit in device memory instead.
 pub fn measure<T: Scalar>(
     backend: &dyn Backend<T>,
     source: &dyn BenchmarkSource<T>,
@@ -110,6 +111,23 @@ pub fn measure<T: Scalar>(
     opts: &MeasureOptions,
     progress: &ProgressBar,
 ) -> Result<Vec<Measurement>> {
+    let (ms, skipped) = measure_fitting(backend, source, points, opts, progress, false)?;
+    debug_assert!(skipped.is_empty());
+    Ok(ms)
+}
+
+/// Time every point, in order, advancing `progress` by one per point. With `skip_unfit`, a point
+/// whose working set does not fit in the device memory that is free when it is prepared (after
+/// the previous benchmark's buffers were released; [`Backend::free_device_bytes`]) is skipped
+/// with a note (the second value) instead of failing the run.
+pub fn measure_fitting<T: Scalar>(
+    backend: &dyn Backend<T>,
+    source: &dyn BenchmarkSource<T>,
+    points: &[BenchmarkPoint],
+    opts: &MeasureOptions,
+    progress: &ProgressBar,
+    skip_unfit: bool,
+) -> Result<(Vec<Measurement>, Vec<String>)> {
     if opts.protocol.warmup >= opts.protocol.runs {
         return Err(Error::Invalid(format!(
             "timing protocol: {} warm-up runs leave none of {} runs to time",
@@ -125,8 +143,32 @@ pub fn measure<T: Scalar>(
         }
     }
     let mut out = Vec::with_capacity(points.len());
+    let mut skipped = Vec::new();
     let mut verified: Vec<Variant> = Vec::new();
     for p in points {
+        if skip_unfit {
+            if let Some(free) = backend.free_device_bytes() {
+                let need = super::suite::working_set_bytes(
+                    p.variant,
+                    p.rows,
+                    p.cols,
+                    p.pnz,
+                    T::PRECISION.bytes() as u64,
+                );
+                if need > free {
+                    skipped.push(format!(
+                        "{} R={} P_NZ={}: needs {:.2} GiB, {:.2} GiB free",
+                        p.variant,
+                        p.rows,
+                        p.pnz,
+                        need as f64 / (1u64 << 30) as f64,
+                        free as f64 / (1u64 << 30) as f64
+                    ));
+                    progress.inc(1);
+                    continue;
+                }
+            }
+        }
         progress.set_message(format!(
             "{} R={} P_NZ={} ({})",
             p.variant,
@@ -168,7 +210,7 @@ pub fn measure<T: Scalar>(
         });
         progress.inc(1);
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// Compare a kernel's `y` with the f64 reference of the same benchmark matrix (built on the host).

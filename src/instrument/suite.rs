@@ -6,7 +6,7 @@
 //!   every `P_NZ` of the kernel's grid — the full cross product, although the CSR model uses only
 //!   one row and two columns of it (see [`crate::model::analytical::csr`]); the rest is kept as
 //!   evidence in the profile.
-//! * COO: one strip of rows, `R = S_COO`, and `P_NZ` = 10, 20, … 100, so that the strip count
+//! * COO: one strip of rows, `R = S_COO`, and `P_NZ` = 1 … 9, 10, 20, … 100, so that the strip count
 //!   *in non-zeros* `R·P_NZ / S_COO = P_NZ` grows instead.
 //! * Columns: `C = max(R, 2·P_NZ)` — square like most real matrices, and always `C > P_NZ` as the
 //!   papers require (every column band of the synthetic layout then has ≥ 2 choices).
@@ -32,7 +32,8 @@ pub struct SuiteConfig {
     pub csr_pnz: Vec<u64>,
     /// `P_NZ` grid for ELL (same reading as CSR).
     pub ell_pnz: Vec<u64>,
-    /// `P_NZ` grid for COO (papers: 10, 20, … 100).
+    /// `P_NZ` grid for COO (papers: 10, 20, … 100; we add 1 … 9, so that the one to nine
+    /// non-zero strips of most real matrices on a large GPU are measured, not extrapolated).
     pub coo_pnz: Vec<u64>,
     /// CSR thread mappings to instrument (threads per row); the papers' vector kernel is 32.
     pub csr_threads: Vec<u32>,
@@ -47,7 +48,7 @@ impl Default for SuiteConfig {
             strips: (1..=10).collect(),
             csr_pnz: vec![4, 16, 64, 256, 1024, 2048, 4096, 8192],
             ell_pnz: vec![4, 16, 64, 256, 1024, 2048, 4096, 8192],
-            coo_pnz: (1..=10).map(|i| 10 * i).collect(),
+            coo_pnz: (1..10).chain((1..=10).map(|i| 10 * i)).collect(),
             csr_threads: vec![32],
             memory_fraction: 0.9,
         }
@@ -228,7 +229,7 @@ mod tests {
             .iter()
             .filter(|q| q.variant == Variant::Coo)
             .collect();
-        assert_eq!(coo.len(), 10);
+        assert_eq!(coo.len(), 19);
         assert!(coo.iter().all(|q| q.rows == 21_504 && q.strips == q.pnz));
         // ELL at P_NZ = 8192 with 10 strips: 215,040 × 8192 × 8 B = 14 GB > 3 GB: skipped.
         assert!(p.skipped > 0);

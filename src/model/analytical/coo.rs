@@ -2,7 +2,9 @@
 //! non-zeros, `x = ⌈N_NZ / S_COO⌉`, and the time is one least-squares line `T = E(x)` fitted to
 //! benchmarks of one strip of rows with a growing number of non-zeros per row. Outside the
 //! measured range the line extrapolates linearly; the estimate is floored at the suite's fastest
-//! benchmark (see [`super::AnalyticalModel::fit`]).
+//! benchmark (see [`super::AnalyticalModel::fit`]). The line is constrained to a non-negative slope
+//! and intercept ([`Line::fit_monotone`]); a free fit that made time fall with more non-zeros is
+//! rejected (a CPU profile once fitted a negative slope and predicted 1.9 PB/s).
 
 use crate::instrument::{Measurement, Statistic};
 use crate::model::fit::Line;
@@ -18,6 +20,9 @@ pub struct CooParams {
     pub line: Line,
     /// The suite's fastest benchmark time, the floor of every estimate.
     pub floor: f64,
+    /// Whether the free least-squares fit was rejected (see the module documentation).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rejected: bool,
 }
 
 impl CooParams {
@@ -33,11 +38,12 @@ impl CooParams {
         }
         let (xs, ts): (Vec<f64>, Vec<f64>) =
             ms.iter().map(|m| (m.strips as f64, m.time(stat))).unzip();
-        let line = Line::fit("coo Relationship-1", &xs, &ts)?;
+        let (line, rejected) = Line::fit_monotone("coo Relationship-1", &xs, &ts, 0.0)?;
         Ok(CooParams {
             strip_size,
             line,
             floor,
+            rejected,
         })
     }
 
