@@ -103,9 +103,9 @@ fn load_edited(edit: impl FnOnce(&mut serde_json::Value)) -> String {
 
 #[test]
 fn wrong_schema_version_is_rejected() {
-    let e = load_edited(|v| v["schema_version"] = 2.into());
+    let e = load_edited(|v| v["schema_version"] = 3.into());
     assert!(
-        e.contains("schema version 2") && e.contains("edited.json"),
+        e.contains("schema version 3") && e.contains("edited.json"),
         "{e}"
     );
 }
@@ -113,7 +113,7 @@ fn wrong_schema_version_is_rejected() {
 #[test]
 fn missing_field_is_rejected_with_its_name_and_line() {
     let e = load_edited(|v| {
-        v["precisions"][0]["model"]
+        v["precisions"][0]["models"][0]["model"]
             .as_object_mut()
             .unwrap()
             .remove("ell");
@@ -132,7 +132,7 @@ fn nan_and_non_positive_times_are_rejected() {
     let e = load_edited(|v| v["precisions"][1]["measurements"][0]["samples"][4] = (-1.0).into());
     assert!(e.contains("not a positive number"), "{e}");
     let e = load_edited(|v| {
-        v["precisions"][0]["model"]["coo"]["line"]["slope"] = serde_json::Value::Null
+        v["precisions"][0]["models"][0]["model"]["coo"]["line"]["slope"] = serde_json::Value::Null
     });
     assert!(e.contains("null"), "{e}");
 }
@@ -140,10 +140,10 @@ fn nan_and_non_positive_times_are_rejected() {
 #[test]
 fn parameters_that_do_not_follow_from_the_measurements_are_rejected() {
     let e = load_edited(|v| {
-        let s = &mut v["precisions"][0]["model"]["ell"]["f"]["slope"];
+        let s = &mut v["precisions"][0]["models"][0]["model"]["ell"]["f"]["slope"];
         *s = (s.as_f64().unwrap() * 1.01).into();
     });
-    assert!(e.contains("model.ell.f.slope"), "{e}");
+    assert!(e.contains("analytical.ell.f.slope"), "{e}");
     // A measurement changed behind the model's back.
     let e = load_edited(|v| {
         let m = &mut v["precisions"][1]["measurements"][0];
