@@ -349,12 +349,15 @@ impl Profile {
                     m.rows, m.cols, m.pnz, m.strips
                 ));
             }
-            // Strips follow from rows (CSR, ELL) or non-zeros (COO) and the strip size.
+            // Strips follow from rows (CSR, ELL) or non-zeros (COO) and the strip size: whole
+            // strips, or one for a sub-strip benchmark.
             let s = crate::instrument::strip_size(p.limits(), m.kernel)?;
-            let consistent = match m.kernel {
-                Variant::Coo => m.rows.checked_mul(m.pnz) == m.strips.checked_mul(s),
-                _ => m.strips.checked_mul(s) == Some(m.rows),
+            let n = match m.kernel {
+                Variant::Coo => m.rows.checked_mul(m.pnz),
+                _ => Some(m.rows),
             };
+            let consistent =
+                n.is_some_and(|n| (n % s == 0 && n / s == m.strips) || (n < s && m.strips == 1));
             if !consistent {
                 return bad(format!(
                     "{} rows × P_NZ {} is not {} strips of {s}",

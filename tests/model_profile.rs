@@ -175,7 +175,8 @@ fn other_damage_is_rejected() {
     });
     assert!(e.contains("two sections"), "{e}");
     let e = load_edited(|v| {
-        let r = &mut v["precisions"][0]["measurements"][5]["rows"];
+        // The sixth whole-strip benchmark (after the 3 × 8 sub-strip ones): 6 strips.
+        let r = &mut v["precisions"][0]["measurements"][24 + 5]["rows"];
         *r = (r.as_u64().unwrap() + 1).into();
     });
     assert!(e.contains("is not 6 strips of 672"), "{e}");

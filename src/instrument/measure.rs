@@ -33,6 +33,20 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// The strip count the models use ([`super::strip_count`]) for a strip size `s`: of the rows
+    /// (CSR, ELL) or of the non-zeros (COO); a fraction for a sub-strip benchmark.
+    pub fn strip_count(&self, s: u64) -> f64 {
+        match self.kernel {
+            Variant::Coo => super::strip_count(self.rows * self.pnz, s),
+            _ => super::strip_count(self.rows, s),
+        }
+    }
+
+    /// Whether this is a sub-strip benchmark (fewer rows, or for COO non-zeros, than a strip).
+    pub fn is_sub_strip(&self, s: u64) -> bool {
+        self.strip_count(s) < 1.0
+    }
+
     /// The time of this benchmark by `statistic`.
     #[inline]
     pub fn time(&self, statistic: Statistic) -> f64 {

@@ -27,5 +27,5 @@ pub use device::DeviceLimits;
 pub use measure::{measure, measure_fitting, MeasureOptions, Measurement, Statistic};
 pub use run::run_precision;
 pub use source::{AutoSource, BenchmarkSource, DeviceSource, HostSource};
-pub use strips::{strip_size, strips};
+pub use strips::{strip_count, strip_size, strips};
 pub use suite::{plan, BenchmarkPoint, Plan, SuiteConfig};

@@ -18,6 +18,11 @@ pub struct CooParams {
     pub strip_size: u64,
     /// `T = E(x)`, `x` in non-zero strips.
     pub line: Line,
+    /// The fewest strips among the benchmarks fitted (1, or a fraction with sub-strip benchmarks):
+    /// a target's strip count is taken no lower, so the lines are never extrapolated below the
+    /// measured range.
+    #[serde(default = "one")]
+    pub min_strips: f64,
     /// The suite's fastest benchmark time, the floor of every estimate.
     pub floor: f64,
     /// Whether the free least-squares fit was rejected (see the module documentation).
@@ -36,10 +41,13 @@ impl CooParams {
         if ms.is_empty() {
             return Err(Error::Invalid("coo: no benchmark measurements".into()));
         }
-        let (xs, ts): (Vec<f64>, Vec<f64>) =
-            ms.iter().map(|m| (m.strips as f64, m.time(stat))).unzip();
+        let (xs, ts): (Vec<f64>, Vec<f64>) = ms
+            .iter()
+            .map(|m| (m.strip_count(strip_size), m.time(stat)))
+            .unzip();
         let (line, rejected) = Line::fit_monotone("coo Relationship-1", &xs, &ts, 0.0)?;
         Ok(CooParams {
+            min_strips: min_strips(ms, strip_size),
             strip_size,
             line,
             floor,
@@ -49,7 +57,7 @@ impl CooParams {
 
     /// Estimated seconds for `nnz` non-zeros.
     pub fn predict(&self, nnz: u64) -> f64 {
-        let x = nnz.div_ceil(self.strip_size) as f64;
+        let x = crate::instrument::strip_count(nnz, self.strip_size).max(self.min_strips);
         self.line.eval(x).max(self.floor)
     }
 
@@ -57,4 +65,13 @@ impl CooParams {
     pub fn is_valid(&self) -> bool {
         self.strip_size > 0 && self.line.is_finite() && self.floor.is_finite() && self.floor > 0.0
     }
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The least strip count of `ms` for strip size `s` (1 when there are none).
+fn min_strips(ms: &[&Measurement], s: u64) -> f64 {
+    ms.iter().map(|m| m.strip_count(s)).fold(1.0, f64::min)
 }

@@ -69,6 +69,11 @@ pub struct CsrParams {
     pub rel2_low: StripLine,
     /// Relationship-2 for `x > threshold`, when measured.
     pub rel2_high: Option<StripLine>,
+    /// The fewest strips among the benchmarks fitted (1, or a fraction with sub-strip benchmarks):
+    /// a target's strip count is taken no lower, so the lines are never extrapolated below the
+    /// measured range.
+    #[serde(default = "one")]
+    pub min_strips: f64,
     /// The suite's fastest benchmark time, the floor of every estimate.
     pub floor: f64,
     /// The relationships whose unconstrained least-squares fit made time fall with more work
@@ -88,6 +93,15 @@ impl CsrParams {
         ms: &[&Measurement],
     ) -> Result<CsrParams> {
         let what = Variant::Csr { threads_per_row }.name();
+        // Relationship-1 is fitted at a whole strip count; sub-strip benchmarks serve
+        // Relationship-2 only.
+        let all = ms;
+        let whole: Vec<&Measurement> = ms
+            .iter()
+            .copied()
+            .filter(|m| !m.is_sub_strip(strip_size))
+            .collect();
+        let ms = &whole[..];
         let fixed = fixed_strips(ms).ok_or_else(|| {
             Error::Invalid(format!(
                 "{what}: Relationship-1 needs two P_NZ values at one strip count"
@@ -120,7 +134,8 @@ impl CsrParams {
             })?;
         let rel2_low = strip_line(
             &what,
-            ms,
+            all,
+            strip_size,
             z_low,
             rel1.low.eval(z_low as f64),
             stat,
@@ -132,7 +147,8 @@ impl CsrParams {
         ) {
             (Some(h), Some(&z)) => Some(strip_line(
                 &what,
-                ms,
+                all,
+                strip_size,
                 z,
                 h.eval(z as f64),
                 stat,
@@ -141,6 +157,7 @@ impl CsrParams {
             _ => None,
         };
         Ok(CsrParams {
+            min_strips: min_strips(all, strip_size),
             threads_per_row,
             strip_size,
             fixed_strips: fixed,
@@ -154,7 +171,7 @@ impl CsrParams {
 
     /// Estimated seconds for a target with `P_NZ` mode `x0` and `nrows` rows.
     pub fn predict(&self, x0: f64, nrows: u64) -> f64 {
-        let y0 = nrows.div_ceil(self.strip_size) as f64;
+        let y0 = crate::instrument::strip_count(nrows, self.strip_size).max(self.min_strips);
         let rel2 = match &self.rel2_high {
             Some(h) if self.rel1.is_high(x0) => h,
             _ => &self.rel2_low,
@@ -197,6 +214,7 @@ fn fixed_strips(ms: &[&Measurement]) -> Option<u64> {
 fn strip_line(
     what: &str,
     ms: &[&Measurement],
+    strip_size: u64,
     z: u64,
     t2: f64,
     stat: Statistic,
@@ -205,7 +223,7 @@ fn strip_line(
     let (xs, ys): (Vec<f64>, Vec<f64>) = ms
         .iter()
         .filter(|m| m.pnz == z)
-        .map(|m| (m.strips as f64, m.time(stat)))
+        .map(|m| (m.strip_count(strip_size), m.time(stat)))
         .unzip();
     let rel2_what = format!("{what} Relationship-2 (P_NZ = {z})");
     let (line, c) = Line::fit_monotone(&rel2_what, &xs, &ys, 0.0)?;
@@ -218,4 +236,13 @@ fn strip_line(
         )));
     }
     Ok(StripLine { pnz: z, t2, line })
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The least strip count of `ms` for strip size `s` (1 when there are none).
+fn min_strips(ms: &[&Measurement], s: u64) -> f64 {
+    ms.iter().map(|m| m.strip_count(s)).fold(1.0, f64::min)
 }

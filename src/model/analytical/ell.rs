@@ -16,7 +16,8 @@
 //! **Rejected fits.** A time may not fall with more work: a strip count whose Relationship-1
 //! slope is negative is rejected (not used in Relationship-2), and `f(y)` and `e(y)` are
 //! least-squares lines constrained to a non-negative slope and a non-negative value at the
-//! fewest strips a matrix has (`f` at `y = 1`, `e` at `y = 0`)
+//! fewest strips measured (`f` at the smallest `y` of the suite, 1 or a sub-strip fraction; `e`
+//! at `y = 0`); below its range `f` is used no lower than 0
 //! ([`Line::fit_monotone`]). (The free fit of `f` on the H200, f32, was `f(1) = −1.40 µs` per
 //! `P_NZ`: wider ELL predicted faster at one strip.) What was rejected is listed in
 //! [`EllParams::rejected`].
@@ -35,8 +36,8 @@ use serde::{Deserialize, Serialize};
 /// Relationship-1 at one strip count.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StripFit {
-    /// `y`.
-    pub strips: u64,
+    /// `y` ([`crate::instrument::strip_count`]: a fraction for a sub-strip benchmark).
+    pub strips: f64,
     /// `T = f(y)·x + g(y)` (slope `f(y)`, intercept `g(y)`).
     pub line: Line,
 }
@@ -54,6 +55,11 @@ pub struct EllParams {
     pub x1: u64,
     /// Relationship-3: `e(y)`.
     pub e: Line,
+    /// The fewest strips among the benchmarks fitted (1, or a fraction with sub-strip benchmarks):
+    /// a target's strip count is taken no lower, so the lines are never extrapolated below the
+    /// measured range.
+    #[serde(default = "one")]
+    pub min_strips: f64,
     /// The suite's fastest benchmark time, the floor of every estimate.
     pub floor: f64,
     /// The common `P_NZ` grid Relationship-1 was fitted on at every strip count.
@@ -75,11 +81,14 @@ impl EllParams {
         if ms.is_empty() {
             return Err(Error::Invalid("ell: no benchmark measurements".into()));
         }
-        let mut strips: Vec<u64> = ms.iter().map(|m| m.strips).collect();
+        // Strip counts are keyed by the benchmark's rows (one row count per strip count, whole
+        // or fractional).
+        let mut strips: Vec<u64> = ms.iter().map(|m| m.rows).collect();
         strips.sort_unstable();
         strips.dedup();
+        let y_of = |rows: u64| crate::instrument::strip_count(rows, strip_size);
         let pnzs_at = |y: u64| -> Vec<u64> {
-            let mut v: Vec<u64> = ms.iter().filter(|m| m.strips == y).map(|m| m.pnz).collect();
+            let mut v: Vec<u64> = ms.iter().filter(|m| m.rows == y).map(|m| m.pnz).collect();
             v.sort_unstable();
             v.dedup();
             v
@@ -90,9 +99,10 @@ impl EllParams {
         for &y in &used {
             let (xs, ts): (Vec<f64>, Vec<f64>) = ms
                 .iter()
-                .filter(|m| m.strips == y && grid.contains(&m.pnz))
+                .filter(|m| m.rows == y && grid.contains(&m.pnz))
                 .map(|m| (m.pnz as f64, m.time(stat)))
                 .unzip();
+            let y = y_of(y);
             let line = Line::fit(&format!("ell Relationship-1 (I = {y})"), &xs, &ts)?;
             if line.slope < 0.0 {
                 rejected.push(format!(
@@ -103,16 +113,20 @@ impl EllParams {
             }
             rel1.push(StripFit { strips: y, line });
         }
-        let (ys, fs): (Vec<f64>, Vec<f64>) =
-            rel1.iter().map(|r| (r.strips as f64, r.line.slope)).unzip();
-        let (f, c) =
-            Line::fit_monotone("ell Relationship-2 f(y)", &ys, &fs, 1.0).map_err(|_| {
-                Error::Invalid(
-                    "ell: Relationship-2 needs two strip counts each measured at two P_NZ values \
+        let (ys, fs): (Vec<f64>, Vec<f64>) = rel1.iter().map(|r| (r.strips, r.line.slope)).unzip();
+        let (f, c) = Line::fit_monotone(
+            "ell Relationship-2 f(y)",
+            &ys,
+            &fs,
+            ys.iter().copied().fold(1.0, f64::min),
+        )
+        .map_err(|_| {
+            Error::Invalid(
+                "ell: Relationship-2 needs two strip counts each measured at two P_NZ values \
                  (of a common grid) with a non-negative slope"
-                        .into(),
-                )
-            })?;
+                    .into(),
+            )
+        })?;
         if c {
             rejected.push("ell Relationship-2 f(y)".into());
         }
@@ -130,7 +144,7 @@ impl EllParams {
         let (ys, es): (Vec<f64>, Vec<f64>) = ms
             .iter()
             .filter(|m| m.pnz == x1)
-            .map(|m| (m.strips as f64, m.time(stat)))
+            .map(|m| (m.strip_count(strip_size), m.time(stat)))
             .unzip();
         let e_what = format!("ell Relationship-3 e(y) (P_NZ = {x1})");
         let (e, c) = Line::fit_monotone(&e_what, &ys, &es, 0.0)?;
@@ -138,6 +152,7 @@ impl EllParams {
             rejected.push(e_what);
         }
         Ok(EllParams {
+            min_strips: min_strips(ms, strip_size),
             strip_size,
             rel1,
             f,
@@ -151,8 +166,9 @@ impl EllParams {
 
     /// Estimated seconds for an ELL matrix `width` entries wide with `nrows` rows.
     pub fn predict(&self, width: f64, nrows: u64) -> f64 {
-        let y = nrows.div_ceil(self.strip_size) as f64;
-        let fy = self.f.eval(y);
+        let y = crate::instrument::strip_count(nrows, self.strip_size).max(self.min_strips);
+        // A per-P_NZ cost is never negative, also where f is extrapolated below its range.
+        let fy = self.f.eval(y).max(0.0);
         let gy = self.e.eval(y) - fy * self.x1 as f64;
         (fy * width + gy).max(self.floor)
     }
@@ -231,4 +247,13 @@ mod tests {
         let (grid, used) = common_grid(&[1, 2, 3], &at2);
         assert_eq!((grid, used), (vec![4, 16, 64], vec![1, 2]));
     }
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The least strip count of `ms` for strip size `s` (1 when there are none).
+fn min_strips(ms: &[&Measurement], s: u64) -> f64 {
+    ms.iter().map(|m| m.strip_count(s)).fold(1.0, f64::min)
 }
