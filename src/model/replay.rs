@@ -166,6 +166,9 @@ pub struct Replay {
     pub unreadable: Vec<String>,
 }
 
+/// Precision, kernel, difference rates before and after, clamped count.
+type PerKernel = (Precision, Variant, Vec<f64>, Vec<f64>, usize);
+
 fn mean_median(mut v: Vec<f64>) -> (f64, f64) {
     if v.is_empty() {
         return (f64::NAN, f64::NAN);
@@ -191,8 +194,7 @@ pub fn replay(
     clamped: &dyn Fn(&dyn Model, &Shape, Variant) -> bool,
 ) -> Replay {
     let params = FormatParams::default();
-    let mut per: BTreeMap<(String, String), (Precision, Variant, Vec<f64>, Vec<f64>, usize)> =
-        BTreeMap::new();
+    let mut per: BTreeMap<(String, String), PerKernel> = BTreeMap::new();
     let mut ranks: BTreeMap<String, RankingQuality> = BTreeMap::new();
     let mut unreadable = Vec::new();
     for r in recorded {

@@ -316,7 +316,7 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
     }
 
     fn l2_bytes(&self) -> Option<u64> {
-        Some(self.describe().l2_bytes as u64).filter(|&b| b > 0)
+        Some(self.describe().l2_bytes).filter(|&b| b > 0)
     }
 
     fn prepare<'a>(

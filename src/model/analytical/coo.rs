@@ -6,6 +6,7 @@
 //! and intercept ([`Line::fit_monotone`]); a free fit that made time fall with more non-zeros is
 //! rejected (a CPU profile once fitted a negative slope and predicted 1.9 PB/s).
 
+use super::min_strips;
 use crate::instrument::{Measurement, Statistic};
 use crate::model::fit::Line;
 use crate::{Error, Result};
@@ -21,7 +22,7 @@ pub struct CooParams {
     /// The fewest strips among the benchmarks fitted (1, or a fraction with sub-strip benchmarks):
     /// a target's strip count is taken no lower, so the lines are never extrapolated below the
     /// measured range.
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     pub min_strips: f64,
     /// The suite's fastest benchmark time, the floor of every estimate.
     pub floor: f64,
@@ -65,13 +66,4 @@ impl CooParams {
     pub fn is_valid(&self) -> bool {
         self.strip_size > 0 && self.line.is_finite() && self.floor.is_finite() && self.floor > 0.0
     }
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-/// The least strip count of `ms` for strip size `s` (1 when there are none).
-fn min_strips(ms: &[&Measurement], s: u64) -> f64 {
-    ms.iter().map(|m| m.strip_count(s)).fold(1.0, f64::min)
 }

@@ -36,6 +36,7 @@
 //! `T1`, `T3` and `T0` — is floored at the suite's fastest benchmark (see
 //! [`super::AnalyticalModel::fit`]).
 
+use super::min_strips;
 use crate::backend::Variant;
 use crate::instrument::{Measurement, Statistic};
 use crate::model::fit::{Line, PiecewiseLine};
@@ -72,7 +73,7 @@ pub struct CsrParams {
     /// The fewest strips among the benchmarks fitted (1, or a fraction with sub-strip benchmarks):
     /// a target's strip count is taken no lower, so the lines are never extrapolated below the
     /// measured range.
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     pub min_strips: f64,
     /// The suite's fastest benchmark time, the floor of every estimate.
     pub floor: f64,
@@ -236,13 +237,4 @@ fn strip_line(
         )));
     }
     Ok(StripLine { pnz: z, t2, line })
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-/// The least strip count of `ms` for strip size `s` (1 when there are none).
-fn min_strips(ms: &[&Measurement], s: u64) -> f64 {
-    ms.iter().map(|m| m.strip_count(s)).fold(1.0, f64::min)
 }

@@ -28,6 +28,7 @@
 //! **Outside the benchmark range** the lines extrapolate linearly and `T0` is floored at the
 //! suite's fastest benchmark (see [`super::AnalyticalModel::fit`]).
 
+use super::min_strips;
 use crate::instrument::{Measurement, Statistic};
 use crate::model::fit::Line;
 use crate::{Error, Result};
@@ -58,7 +59,7 @@ pub struct EllParams {
     /// The fewest strips among the benchmarks fitted (1, or a fraction with sub-strip benchmarks):
     /// a target's strip count is taken no lower, so the lines are never extrapolated below the
     /// measured range.
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     pub min_strips: f64,
     /// The suite's fastest benchmark time, the floor of every estimate.
     pub floor: f64,
@@ -247,13 +248,4 @@ mod tests {
         let (grid, used) = common_grid(&[1, 2, 3], &at2);
         assert_eq!((grid, used), (vec![4, 16, 64], vec![1, 2]));
     }
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-/// The least strip count of `ms` for strip size `s` (1 when there are none).
-fn min_strips(ms: &[&Measurement], s: u64) -> f64 {
-    ms.iter().map(|m| m.strip_count(s)).fold(1.0, f64::min)
 }

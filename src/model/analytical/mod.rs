@@ -254,3 +254,13 @@ fn floor_of(what: &str, stat: Statistic, ms: &[&Measurement]) -> Result<f64> {
     }
     Ok(t)
 }
+
+/// Serde default of `min_strips` for profiles fitted before sub-strip benchmarks: one strip.
+fn one() -> f64 {
+    1.0
+}
+
+/// The least strip count of `ms` for strip size `s` (1 when there are none, or none below one).
+fn min_strips(ms: &[&Measurement], s: u64) -> f64 {
+    ms.iter().map(|m| m.strip_count(s)).fold(1.0, f64::min)
+}
