@@ -340,6 +340,7 @@ fn one<T: Scalar>(
     let models = section.bounded_models(names)?;
     let stat = section.statistic;
     let x = synthetic::x_vector::<T>(a.ncols);
+    let reference = backend.map(|_| crate::backend::measure::Reference::new(a, &x));
     let mut predict_seconds = 0.0;
     let mut measured: Vec<(Variant, Option<f64>, Option<String>)> = Vec::new();
     let mut kernels = Vec::new();
@@ -354,7 +355,12 @@ fn one<T: Scalar>(
                     let (m, e) = match backend {
                         None => (None, None),
                         Some(be) => {
-                            match measure(be, a, ranked.variant, params, &x, protocol, stat) {
+                            let reference = reference.as_ref().expect("built with the backend");
+                            let cfg = KernelConfig {
+                                params: params.clone(),
+                                ..KernelConfig::new(ranked.variant)
+                            };
+                            match measure(be, a, &cfg, &x, reference, protocol, stat) {
                                 Ok(t) => (Some(t), None),
                                 Err(e) => (None, Some(e.to_string())),
                             }
@@ -385,23 +391,32 @@ fn one<T: Scalar>(
     })
 }
 
-/// Run and time one kernel; the profile's statistic of the runs.
+/// Run and time one kernel through the shared measuring path
+/// ([`crate::backend::measure::measure_kernel`]: prepared, checked against the f64 reference,
+/// then timed); the profile's statistic of the runs.
 fn measure<T: Scalar>(
     be: &dyn Backend<T>,
     a: &Csr<T>,
-    variant: Variant,
-    params: &FormatParams,
+    cfg: &KernelConfig,
     x: &[T],
+    reference: &crate::backend::measure::Reference,
     protocol: &TimingProtocol,
     stat: Statistic,
 ) -> crate::Result<f64> {
-    let cfg = KernelConfig {
-        params: params.clone(),
-        ..KernelConfig::new(variant)
+    use crate::backend::measure::{measure_kernel, Status};
+    let variant = cfg.variant;
+    let m = measure_kernel(be, a, x, reference, cfg, protocol);
+    let t = match (m.status, stat) {
+        (Status::Ok, Statistic::WarmMean) => m.warm_mean_s,
+        (Status::Ok, Statistic::Median) => m.median_s,
+        _ => None,
     };
-    let mut k = be.prepare(a, &cfg)?;
-    k.set_x(x)?;
-    Ok(stat.of(&k.time(protocol)?))
+    t.ok_or_else(|| {
+        crate::Error::Invalid(format!(
+            "{} ({variant})",
+            m.reason.unwrap_or_else(|| m.status.name().to_string())
+        ))
+    })
 }
 
 fn print_result(r: &MatrixResult) {
