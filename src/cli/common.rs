@@ -154,13 +154,6 @@ pub fn fmt_seconds(s: f64) -> String {
     crate::util::fmt_seconds(s, "-")
 }
 
-/// The profile of `--profile`, or the embedded one (say which).
-pub fn load_profile(
-    path: Option<&std::path::Path>,
-) -> anyhow::Result<(String, crate::profile::Profile)> {
-    load_profile_for(path, None, false, 0)
-}
-
 /// The profile of `--profile`; else the embedded one of `--gpu`; else, when `probe_gpu` and a CUDA
 /// device answers, the embedded one whose device matches it; else the first embedded one (the
 /// H200). Warns on stderr when the profile's device differs from the GPU found.

@@ -80,10 +80,12 @@ pub fn block_model<'a>(
     name: &str,
     section: &'a PrecisionProfile,
 ) -> Result<Box<dyn BlockModel + 'a>> {
-    match name {
-        "analytical" => Ok(Box::new(AnalyticalBlocks(section.analytical()?))),
-        other => Err(Error::Invalid(format!(
-            "unknown model '{other}'; expected one of: {}",
+    // Any model of the profile whose family the optimizer can evaluate per block.
+    let named = crate::model::registry::select(&section.models, Some(&[name.to_string()]))?;
+    match named[0].model.analytical() {
+        Some(m) => Ok(Box::new(AnalyticalBlocks(m))),
+        None => Err(Error::Invalid(format!(
+            "the optimizer cannot use model '{name}' (families it can use: {})",
             MODEL_NAMES.join(", ")
         ))),
     }
