@@ -10,6 +10,7 @@ mod evaluate;
 mod features;
 mod generate;
 mod instrument;
+mod noise;
 mod optimize;
 mod predict;
 mod profiles;
@@ -48,6 +49,7 @@ enum Command {
     Evaluate(evaluate::Args),
     Accuracy(accuracy::Args),
     Profiles(profiles::Args),
+    Noise(noise::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -66,6 +68,7 @@ pub fn main() -> i32 {
         Command::Evaluate(a) => evaluate::run(a),
         Command::Accuracy(a) => accuracy::run(a),
         Command::Profiles(a) => profiles::run(a),
+        Command::Noise(a) => noise::run(a),
     };
     match res {
         Ok(()) => 0,
