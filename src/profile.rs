@@ -3,24 +3,37 @@
 //!
 //! A profile holds the schema version, the backend and device description (the
 //! [`DeviceLimits`] the strip sizes come from and, for CUDA, the full device-info JSON), the timing
-//! protocol, the suite, and per precision every raw benchmark measurement and the fitted
-//! [`AnalyticalModel`]. It is written atomically. Loading validates it and fails with a clear
+//! protocol, the suite, and per precision: the device's measured sanity bounds
+//! ([`DeviceBounds`]: launch floor, DRAM and L2 bandwidth) with the micro-benchmarks they came
+//! from, every raw benchmark measurement, and a list of named models of any family
+//! ([`NamedModel`]). It is written atomically. Loading validates it and fails with a clear
 //! error on a wrong schema version, a missing or malformed field (with its line), a non-finite or
 //! non-positive time, fitted parameters that do not follow from the measurements (a corrupted or
-//! hand-edited file), or — through [`Profile::check_backend`] — a profile of another backend.
+//! hand-edited file), bounds that its own measurements contradict, or — through
+//! [`Profile::check_backend`] — a profile of another backend.
 //!
-//! Measured profiles are committed under `profiles/`; [`embedded`] is the one built into the
-//! binary and used when no profile is given.
+//! **Schema versions.** 2 (this build) holds a list of models and the device bounds. A version 1
+//! profile (one analytical model per precision, no bounds) is still read: its analytical model
+//! is fitted again from its measurements by this build's fitting code (so the fixes of schema 2
+//! apply) and it has no bounds, so its predictions are not clamped until it is re-instrumented.
+//!
+//! Measured profiles are committed under `profiles/`; [`embedded`] lists those built into the
+//! binary; [`Profile::load_embedded_for`] picks one by GPU name.
 
 use crate::backend::{TimingProtocol, Variant};
+use crate::instrument::micro::MicroMeasurement;
+use crate::instrument::Statistic;
 use crate::instrument::{DeviceLimits, Measurement, SuiteConfig};
-use crate::model::AnalyticalModel;
+use crate::model::{AnalyticalModel, Bounded, DeviceBounds, NamedModel, StoredModel};
 use crate::{Error, Precision, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u64 = 1;
+pub const SCHEMA_VERSION: u64 = 2;
+
+/// The older schema versions this build still reads (see the module documentation).
+pub const READABLE_VERSIONS: [u64; 2] = [1, 2];
 
 /// Relative tolerance when checking stored fitted parameters against a refit.
 const REFIT_TOLERANCE: f64 = 1e-9;
@@ -51,14 +64,29 @@ pub struct Profile {
     pub precisions: Vec<PrecisionProfile>,
 }
 
-/// The measurements and model of one precision.
+/// The bounds, measurements and models of one precision.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrecisionProfile {
-    /// The fitted model (holds the precision and the device limits).
-    pub model: AnalyticalModel,
+    /// The precision.
+    pub precision: Precision,
+    /// The device limits the strip sizes came from.
+    pub limits: DeviceLimits,
+    /// The statistic of the timed runs the models are fitted to (and predict).
+    pub statistic: Statistic,
+    /// The device's measured sanity bounds (`None` in a migrated schema-1 profile).
+    #[serde(default)]
+    pub bounds: Option<DeviceBounds>,
+    /// The micro-benchmarks the bounds were measured with.
+    #[serde(default)]
+    pub micro: Vec<MicroMeasurement>,
+    /// The models, each with its name.
+    pub models: Vec<NamedModel>,
     /// Planned benchmarks left out by the memory bounds.
     pub skipped: usize,
+    /// Why they were left out (one line each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_notes: Vec<String>,
     /// Wall-clock seconds the measuring took (generation and timing).
     pub seconds: f64,
     /// Every benchmark measurement.
@@ -68,22 +96,44 @@ pub struct PrecisionProfile {
 impl PrecisionProfile {
     /// The precision.
     pub fn precision(&self) -> Precision {
-        self.model.precision
+        self.precision
     }
     /// The device limits the strip sizes came from.
     pub fn limits(&self) -> &DeviceLimits {
-        &self.model.limits
+        &self.limits
+    }
+
+    /// The first model of the analytical family.
+    pub fn analytical(&self) -> Result<&AnalyticalModel> {
+        self.models
+            .iter()
+            .find_map(|m| m.model.analytical())
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "the {} section of the profile has no analytical model",
+                    self.precision
+                ))
+            })
+    }
+
+    /// The models named in `names` (every model when `None`), in that order, each checked against
+    /// the device bounds ([`Bounded`]).
+    pub fn bounded_models(&self, names: Option<&[String]>) -> Result<Vec<Bounded<StoredModel>>> {
+        Ok(crate::model::registry::select(&self.models, names)?
+            .into_iter()
+            .map(|m| Bounded {
+                model: m.model.clone(),
+                bounds: self.bounds.clone(),
+            })
+            .collect())
     }
 }
 
-/// The profile built into the binary, as `(name, JSON)`: the NVIDIA H200 profile (f32 and f64)
-/// measured with `sparsecast instrument --backend cuda --precision both` and committed as
-/// `profiles/h200.json`. Returns an `Option` so a build without an embedded profile stays possible.
-pub fn embedded() -> Option<(&'static str, &'static str)> {
-    Some((
-        "profiles/h200.json (NVIDIA H200)",
-        include_str!("../profiles/h200.json"),
-    ))
+/// The profiles built into the binary, as `(name, JSON)`: one per GPU measured with
+/// `sparsecast instrument --backend cuda --precision both` and committed under `profiles/`
+/// (`h200.json`; `h100.json` when that file exists at build time, see `build.rs`).
+pub fn embedded() -> Vec<(&'static str, &'static str)> {
+    include!(concat!(env!("OUT_DIR"), "/embedded_profiles.rs"))
 }
 
 impl Profile {
@@ -103,17 +153,25 @@ impl Profile {
                 "not a sparsecast profile: no `schema_version` field",
             )
         })?;
-        if version.as_u64() != Some(SCHEMA_VERSION) {
-            return Err(Error::parse(
-                name,
-                1,
-                format!(
-                    "profile schema version {version}; this sparsecast reads version \
-                     {SCHEMA_VERSION} (re-run `sparsecast instrument`)"
-                ),
-            ));
-        }
-        let p: Profile = serde_json::from_str(text).map_err(|e| at(&e, e.to_string()))?;
+        let p: Profile = match version.as_u64() {
+            Some(SCHEMA_VERSION) => {
+                serde_json::from_str(text).map_err(|e| at(&e, e.to_string()))?
+            }
+            Some(1) => serde_json::from_str::<v1::Profile>(text)
+                .map_err(|e| at(&e, e.to_string()))?
+                .migrate()
+                .map_err(|e| Error::Invalid(format!("{name}: migrating schema 1: {e}")))?,
+            _ => {
+                return Err(Error::parse(
+                    name,
+                    1,
+                    format!(
+                        "profile schema version {version}; this sparsecast reads versions \
+                         {READABLE_VERSIONS:?} (re-run `sparsecast instrument`)"
+                    ),
+                ))
+            }
+        };
         p.validate()
             .map_err(|e| Error::Invalid(format!("{name}: invalid profile: {e}")))?;
         Ok(p)
@@ -125,11 +183,51 @@ impl Profile {
         Profile::from_json(&path.display().to_string(), &text)
     }
 
-    /// The embedded profile, if this build has one.
-    pub fn load_embedded() -> Result<Option<(&'static str, Profile)>> {
+    /// Every embedded profile, parsed.
+    pub fn load_embedded_all() -> Result<Vec<(&'static str, Profile)>> {
         embedded()
+            .into_iter()
             .map(|(name, text)| Profile::from_json(name, text).map(|p| (name, p)))
+            .collect()
+    }
+
+    /// The embedded profile whose device name contains `gpu` (case-insensitive, `h200`, `h100`),
+    /// or, without `gpu`, the first one (the H200).
+    pub fn load_embedded_for(gpu: Option<&str>) -> Result<Option<(&'static str, Profile)>> {
+        let all = embedded();
+        let pick = match gpu {
+            None => all.first().copied(),
+            Some(g) => {
+                let g = g.to_lowercase();
+                let hit = all
+                    .iter()
+                    .copied()
+                    .find(|(name, _)| name.to_lowercase().contains(&g));
+                match hit {
+                    Some(h) => Some(h),
+                    None => {
+                        return Err(Error::Invalid(format!(
+                            "no embedded profile for '{g}' (embedded: {})",
+                            all.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                        )))
+                    }
+                }
+            }
+        };
+        pick.map(|(name, text)| Profile::from_json(name, text).map(|p| (name, p)))
             .transpose()
+    }
+
+    /// The embedded profile, if this build has one (the first, the H200).
+    pub fn load_embedded() -> Result<Option<(&'static str, Profile)>> {
+        Profile::load_embedded_for(None)
+    }
+
+    /// Whether the profile was measured on a device of this name (compares the GPU model, such
+    /// as `NVIDIA H200`, that both descriptions start with).
+    pub fn matches_device(&self, device_name: &str) -> bool {
+        let model = |s: &str| s.split(" (").next().unwrap_or(s).trim().to_lowercase();
+        model(&self.device_name) == model(device_name)
     }
 
     /// Write the profile as pretty JSON, atomically.
@@ -216,6 +314,9 @@ impl Profile {
         if !(p.seconds.is_finite() && p.seconds >= 0.0) {
             return Err(Error::Invalid(format!("measuring time {} s", p.seconds)));
         }
+        if let Some(b) = &p.bounds {
+            b.validate()?;
+        }
         for (i, m) in p.measurements.iter().enumerate() {
             let bad = |msg: String| {
                 Err(Error::Invalid(format!(
@@ -250,41 +351,157 @@ impl Profile {
                     m.rows, m.cols, m.pnz, m.strips
                 ));
             }
-            // Strips follow from rows (CSR, ELL) or non-zeros (COO) and the strip size.
+            // Strips follow from rows (CSR, ELL) or non-zeros (COO) and the strip size: whole
+            // strips, or one for a sub-strip benchmark.
             let s = crate::instrument::strip_size(p.limits(), m.kernel)?;
-            let consistent = match m.kernel {
-                Variant::Coo => m.rows.checked_mul(m.pnz) == m.strips.checked_mul(s),
-                _ => m.strips.checked_mul(s) == Some(m.rows),
+            let n = match m.kernel {
+                Variant::Coo => m.rows.checked_mul(m.pnz),
+                _ => Some(m.rows),
             };
+            let consistent =
+                n.is_some_and(|n| (n % s == 0 && n / s == m.strips) || (n < s && m.strips == 1));
             if !consistent {
                 return bad(format!(
                     "{} rows × P_NZ {} is not {} strips of {s}",
                     m.rows, m.pnz, m.strips
                 ));
             }
+            if let Some(b) = &p.bounds {
+                let bytes = crate::instrument::suite::working_set_bytes(
+                    m.kernel,
+                    m.rows,
+                    m.cols,
+                    m.pnz,
+                    p.precision.bytes() as u64,
+                );
+                b.check_measurement(
+                    &format!("benchmark {i} ({})", m.kernel),
+                    m.time(p.statistic),
+                    bytes,
+                )
+                .map_err(|e| Error::Invalid(format!("the device bounds are wrong: {e}")))?;
+            }
         }
-        if !p.model.is_valid() {
-            return Err(Error::Invalid(
-                "fitted parameters are not finite positive numbers".into(),
-            ));
+        if p.models.is_empty() {
+            return Err(Error::Invalid("no models".into()));
         }
-        let refit = AnalyticalModel::fit(
-            p.precision(),
-            p.limits(),
-            p.model.statistic,
-            &p.measurements,
-        )?;
-        let (a, b) = (
-            serde_json::to_value(&refit).map_err(|e| Error::Invalid(e.to_string()))?,
-            serde_json::to_value(&p.model).map_err(|e| Error::Invalid(e.to_string()))?,
-        );
-        if let Some(path) = first_difference(&a, &b, "model") {
-            return Err(Error::Invalid(format!(
-                "fitted parameter {path} does not follow from the measurements (corrupted or \
-                 edited profile?)"
-            )));
+        for (i, m) in p.models.iter().enumerate() {
+            if p.models[..i].iter().any(|o| o.name == m.name) {
+                return Err(Error::Invalid(format!("two models named '{}'", m.name)));
+            }
+            m.model
+                .validate()
+                .map_err(|e| Error::Invalid(format!("model '{}': {e}", m.name)))?;
+            if let Some(a) = m.model.analytical() {
+                if a.precision != p.precision || a.limits != p.limits || a.statistic != p.statistic
+                {
+                    return Err(Error::Invalid(format!(
+                        "model '{}' was fitted for another precision, device or statistic than \
+                         its section",
+                        m.name
+                    )));
+                }
+            }
+            let Some(refit) = m.model.refit(&p.measurements)? else {
+                continue;
+            };
+            let (a, b) = (
+                serde_json::to_value(&refit).map_err(|e| Error::Invalid(e.to_string()))?,
+                serde_json::to_value(&m.model).map_err(|e| Error::Invalid(e.to_string()))?,
+            );
+            if let Some(path) = first_difference(&a, &b, &m.name) {
+                return Err(Error::Invalid(format!(
+                    "fitted parameter {path} does not follow from the measurements (corrupted or \
+                     edited profile?)"
+                )));
+            }
         }
         Ok(())
+    }
+}
+
+/// Schema 1, read for migration.
+mod v1 {
+    use super::*;
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Profile {
+        #[allow(dead_code)]
+        schema_version: u64,
+        sparsecast_version: String,
+        backend: String,
+        device_name: String,
+        device_info: Option<serde_json::Value>,
+        created_unix: u64,
+        timing: TimingProtocol,
+        suite: SuiteConfig,
+        source: String,
+        precisions: Vec<PrecisionProfile>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct PrecisionProfile {
+        model: serde_json::Value,
+        skipped: usize,
+        seconds: f64,
+        measurements: Vec<Measurement>,
+    }
+
+    #[derive(Deserialize)]
+    struct ModelHead {
+        precision: Precision,
+        limits: DeviceLimits,
+        statistic: Statistic,
+    }
+
+    impl Profile {
+        /// The schema-2 profile: the analytical model fitted again from the measurements by this
+        /// build, no device bounds.
+        pub fn migrate(self) -> Result<super::Profile> {
+            let precisions = self
+                .precisions
+                .into_iter()
+                .map(|s| {
+                    let head: ModelHead = serde_json::from_value(s.model)
+                        .map_err(|e| Error::Invalid(format!("model: {e}")))?;
+                    let model = AnalyticalModel::fit(
+                        head.precision,
+                        &head.limits,
+                        head.statistic,
+                        &s.measurements,
+                    )?;
+                    Ok(super::PrecisionProfile {
+                        precision: head.precision,
+                        limits: head.limits,
+                        statistic: head.statistic,
+                        bounds: None,
+                        micro: Vec::new(),
+                        models: vec![NamedModel {
+                            name: "analytical".into(),
+                            model: StoredModel::Analytical(model),
+                        }],
+                        skipped: s.skipped,
+                        skipped_notes: Vec::new(),
+                        seconds: s.seconds,
+                        measurements: s.measurements,
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(super::Profile {
+                schema_version: SCHEMA_VERSION,
+                sparsecast_version: self.sparsecast_version,
+                backend: self.backend,
+                device_name: self.device_name,
+                device_info: self.device_info,
+                created_unix: self.created_unix,
+                timing: self.timing,
+                suite: self.suite,
+                source: self.source,
+                precisions,
+            })
+        }
     }
 }
 

@@ -199,6 +199,15 @@ pub trait Backend<T: Scalar> {
     fn copy_bandwidth_gbs(&self) -> Option<f64> {
         None
     }
+    /// Device memory free for a new matrix right now (less what the backend keeps in reserve),
+    /// bytes, where the backend has a separate device memory.
+    fn free_device_bytes(&self) -> Option<u64> {
+        None
+    }
+    /// Bytes of the device's last-level cache shared by all its cores (a GPU's L2), if known.
+    fn l2_bytes(&self) -> Option<u64> {
+        None
+    }
     /// Convert `csr` to the variant's format, move it to the device, and return a kernel ready to
     /// run. Fails with a clear error if the format refuses the matrix or it does not fit.
     fn prepare<'a>(

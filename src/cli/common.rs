@@ -191,25 +191,64 @@ pub fn fmt_seconds(s: f64) -> String {
     crate::util::fmt_seconds(s, "-")
 }
 
-/// The profile of `--profile`, or the embedded one; announced once on stderr (which, its backend
-/// and device).
-pub fn load_profile(
+/// The profile of `--profile`; else the embedded one of `--gpu`; else, when `probe_gpu` and a CUDA
+/// device answers, the embedded one whose device matches it; else the first embedded one (the
+/// H200). Announced once on stderr (which, its backend and device); warns when the profile's
+/// device differs from the GPU found.
+pub fn load_profile_for(
     path: Option<&std::path::Path>,
+    gpu: Option<&str>,
+    probe_gpu: bool,
+    device: usize,
 ) -> anyhow::Result<(String, crate::profile::Profile)> {
-    let announce = |what: &str, p: &crate::profile::Profile| {
+    use crate::profile::Profile;
+    let announce = |what: &str, p: &Profile| {
         eprintln!("profile: {what} ({} backend, {})", p.backend, p.device_name);
     };
-    if let Some(path) = path {
-        let p = crate::profile::Profile::load(path)?;
-        announce(&path.display().to_string(), &p);
-        return Ok((path.display().to_string(), p));
+    let found = if probe_gpu {
+        crate::backend::cuda::CudaBackend::new(device)
+            .ok()
+            .map(|b| crate::backend::Backend::<f64>::device_name(&b))
+    } else {
+        None
+    };
+    let warn = |p: &Profile| {
+        if let Some(d) = &found {
+            if !p.matches_device(d) {
+                eprintln!(
+                    "warning: the profile was measured on {}, but this machine's GPU is {d}: its \
+                     predictions are for the other device (instrument this one with `sparsecast \
+                     instrument --backend cuda --out FILE`, or pass --gpu)",
+                    p.device_name
+                );
+            }
+        }
+    };
+    if let Some(p) = path {
+        let prof = Profile::load(p)?;
+        announce(&p.display().to_string(), &prof);
+        warn(&prof);
+        return Ok((p.display().to_string(), prof));
     }
-    match crate::profile::Profile::load_embedded()? {
+    let chosen = match (gpu, &found) {
+        (Some(g), _) => Profile::load_embedded_for(Some(g))?,
+        (None, Some(d)) => {
+            let all = Profile::load_embedded_all()?;
+            let hit = all.iter().position(|(_, p)| p.matches_device(d));
+            match hit {
+                Some(i) => all.into_iter().nth(i),
+                None => all.into_iter().next(),
+            }
+        }
+        (None, None) => Profile::load_embedded()?,
+    };
+    match chosen {
         Some((name, p)) => {
             announce(
                 &format!("{name}, built into this binary (no --profile given)"),
                 &p,
             );
+            warn(&p);
             Ok((format!("embedded {name}"), p))
         }
         None => anyhow::bail!(

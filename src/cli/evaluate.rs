@@ -77,6 +77,9 @@ pub struct Args {
     /// Only regenerate report.md and the plots from OUT/results.jsonl.
     #[arg(long)]
     report_only: bool,
+    /// The profile's models to evaluate, comma-separated (default: every model of the profile).
+    #[arg(long, value_delimiter = ',')]
+    models: Option<Vec<String>>,
 }
 
 fn load_profile(a: &Args) -> anyhow::Result<Option<(String, Profile)>> {
@@ -141,6 +144,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         block_size: a.block_size,
         seed: a.seed,
         retry_failed: a.retry_failed,
+        models: a.models.clone(),
     };
     let command: Vec<String> = std::env::args().collect();
     let started = std::time::Instant::now();

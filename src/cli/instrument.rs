@@ -95,6 +95,9 @@ pub struct Args {
     block_size: u32,
 }
 
+/// In-sample difference rate above which `instrument` warns.
+pub const IN_SAMPLE_WARNING: f64 = 0.25;
+
 /// `--precision`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum PrecisionArg {
@@ -175,9 +178,9 @@ impl Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let suite = a.suite()?;
-    // Before the suite runs (minutes), not after.
+    // Before any measurement: a run of minutes must not end in a path that cannot be written.
     crate::util::check_writable(&a.out)?;
+    let suite = a.suite()?;
     let opts = MeasureOptions {
         protocol: a.protocol(),
         block_size: a.block_size,
@@ -307,14 +310,16 @@ fn print_summary(p: &Profile) -> anyhow::Result<()> {
         "slowest",
         "in-sample diff. (median / max)",
     ]);
+    let mut warnings = Vec::new();
     for s in &p.precisions {
-        let samples = benchmark_samples(&s.model, &s.measurements, s.model.statistic)?;
+        let model = s.analytical()?;
+        let samples = benchmark_samples(model, &s.measurements, s.statistic)?;
         for sum in summarize(&samples) {
             let ms: Vec<f64> = s
                 .measurements
                 .iter()
                 .filter(|m| m.kernel == sum.variant)
-                .map(|m| m.time(s.model.statistic))
+                .map(|m| m.time(s.statistic))
                 .collect();
             let lo = ms.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = ms.iter().copied().fold(0.0, f64::max);
@@ -328,12 +333,56 @@ fn print_summary(p: &Profile) -> anyhow::Result<()> {
                 format!("{:.1} % / {:.1} %", 100.0 * sum.median, 100.0 * sum.max),
             ]);
         }
+        for x in samples
+            .iter()
+            .filter(|x| x.difference_rate() > IN_SAMPLE_WARNING)
+        {
+            warnings.push(format!(
+                "{} {}: the fit misses its own benchmark {} by {:.0} % (predicted {}, measured {})",
+                s.precision(),
+                x.variant,
+                x.input,
+                100.0 * x.difference_rate(),
+                common::fmt_seconds(x.predicted),
+                common::fmt_seconds(x.measured)
+            ));
+        }
+        for r in model.rejected_fits() {
+            eprintln!(
+                "note: {}: {r}: the least-squares fit made time fall with more work and was \
+                 replaced by the constrained fit",
+                s.precision()
+            );
+        }
+        if let Some(b) = &s.bounds {
+            eprintln!(
+                "{}: launch floor {}, DRAM {:.0} GB/s, L2 {:.0} GB/s ({} MiB)",
+                s.precision(),
+                common::fmt_seconds(b.launch_floor_s),
+                b.dram_gbs,
+                b.l2_gbs,
+                b.l2_bytes >> 20
+            );
+        }
         if s.skipped > 0 {
             eprintln!(
                 "note: {}: {} planned benchmarks exceed the memory bound and were skipped",
                 s.precision(),
                 s.skipped
             );
+            for n in &s.skipped_notes {
+                eprintln!("  skipped (device memory): {n}");
+            }
+        }
+    }
+    if !warnings.is_empty() {
+        eprintln!(
+            "warning: {} in-sample fits miss by more than {:.0} %:",
+            warnings.len(),
+            100.0 * IN_SAMPLE_WARNING
+        );
+        for w in &warnings {
+            eprintln!("  {w}");
         }
     }
     println!("{} — {}", p.backend, p.device_name);

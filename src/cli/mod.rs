@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod accuracy;
 mod bench;
 mod common;
 mod device;
@@ -12,6 +13,7 @@ mod instrument;
 mod noise;
 mod optimize;
 mod predict;
+mod profiles;
 mod selftest;
 mod spmv;
 
@@ -45,6 +47,8 @@ enum Command {
     Predict(predict::Args),
     Optimize(optimize::Args),
     Evaluate(evaluate::Args),
+    Accuracy(accuracy::Args),
+    Profiles(profiles::Args),
     Noise(noise::Args),
 }
 
@@ -62,6 +66,8 @@ pub fn main() -> i32 {
         Command::Predict(a) => predict::run(a),
         Command::Optimize(a) => optimize::run(a),
         Command::Evaluate(a) => evaluate::run(a),
+        Command::Accuracy(a) => accuracy::run(a),
+        Command::Profiles(a) => profiles::run(a),
         Command::Noise(a) => noise::run(a),
     };
     match res {

@@ -10,7 +10,7 @@ use crate::formats::FormatParams;
 use crate::instrument::{synthetic, Statistic};
 use crate::matrix::generate::GeneratorSpec;
 use crate::model::accuracy::{difference_rate, summarize, Sample};
-use crate::model::{rank, Ranked};
+use crate::model::{rank, Model, Ranked};
 use crate::{Csr, Precision, Scalar};
 use anyhow::bail;
 use serde::Serialize;
@@ -40,9 +40,16 @@ pub struct Args {
     /// Matrix Market files or generator-spec JSON files.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Device profile (JSON from `sparsecast instrument`); default: the embedded one.
+    /// Device profile (JSON from `sparsecast instrument`); default: the embedded one of the GPU
+    /// found (or of --gpu; `sparsecast profiles` lists them).
     #[arg(long)]
     profile: Option<PathBuf>,
+    /// Without --profile: the embedded profile of this GPU (h200, h100), with or without a GPU.
+    #[arg(long, conflicts_with = "profile")]
+    gpu: Option<String>,
+    /// The profile's models to use, comma-separated (default: every model of the profile).
+    #[arg(long, value_delimiter = ',')]
+    models: Option<Vec<String>>,
     /// Precision(s) to predict; default: every precision in the profile.
     #[arg(long, value_enum)]
     precision: Option<PrecisionArg>,
@@ -75,9 +82,11 @@ pub struct Args {
     summary_only: bool,
 }
 
-/// One kernel of one matrix in one precision, as printed.
+/// One kernel of one matrix in one precision by one model, as printed.
 #[derive(Debug, Serialize)]
 struct KernelResult {
+    /// The model that predicted it.
+    model: String,
     #[serde(flatten)]
     ranked: Ranked,
     /// Measured seconds (papers' warm-up-excluding mean).
@@ -134,13 +143,15 @@ impl Runner {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let (profile_name, profile) = common::load_profile(a.profile.as_deref())?;
+    let want_cuda = a.measure && a.backend != Some(BackendKind::Cpu);
+    let (profile_name, profile) =
+        common::load_profile_for(a.profile.as_deref(), a.gpu.as_deref(), want_cuda, a.device)?;
     let precisions = match a.precision {
         Some(p) => p.list(),
         None => profile.precisions.iter().map(|s| s.precision()).collect(),
     };
     for &p in &precisions {
-        profile.precision(p)?;
+        profile.precision(p)?.bounded_models(a.models.as_deref())?;
     }
     // Whether measured times can be compared with the predictions (same backend).
     let mut comparable = true;
@@ -211,6 +222,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                         &name,
                         &m,
                         section,
+                        a.models.as_deref(),
                         &params,
                         runner.as_ref().map(Runner::f32),
                         &protocol,
@@ -220,6 +232,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                     &name,
                     &a64,
                     section,
+                    a.models.as_deref(),
                     &params,
                     runner.as_ref().map(Runner::f64),
                     &protocol,
@@ -327,6 +340,7 @@ fn one<T: Scalar>(
     name: &str,
     a: &Csr<T>,
     section: &crate::profile::PrecisionProfile,
+    names: Option<&[String]>,
     params: &FormatParams,
     backend: Option<&dyn Backend<T>>,
     protocol: &TimingProtocol,
@@ -340,31 +354,48 @@ fn one<T: Scalar>(
         features.hyb_coo_nnz = (0..a.nrows).map(|i| a.row_len(i).saturating_sub(w)).sum();
         features.hyb_coo_share = features.hyb_coo_nnz as f64 / features.nnz.max(1) as f64;
     }
-    let ranking = rank(&section.model, &features, params);
-    let stat = section.model.statistic;
+    let models = section.bounded_models(names)?;
+    let stat = section.statistic;
     let x = synthetic::x_vector::<T>(a.ncols);
-    let kernels = ranking
-        .rows
-        .into_iter()
-        .map(|ranked| {
-            let (measured, err) = match backend {
-                None => (None, None),
-                Some(be) => match measure(be, a, ranked.variant, params, &x, protocol, stat) {
-                    Ok(t) => (Some(t), None),
-                    Err(e) => (None, Some(e.to_string())),
-                },
+    let reference = backend.map(|_| crate::backend::measure::Reference::new(a, &x));
+    let mut predict_seconds = 0.0;
+    let mut measured: Vec<(Variant, Option<f64>, Option<String>)> = Vec::new();
+    let mut kernels = Vec::new();
+    for model in &models {
+        let ranking = rank(model, &features, params);
+        predict_seconds += ranking.predict_seconds;
+        for ranked in ranking.rows {
+            // Each configuration is measured once, whatever the number of models.
+            let (m, err) = match measured.iter().find(|(v, ..)| *v == ranked.variant) {
+                Some((_, m, e)) => (*m, e.clone()),
+                None => {
+                    let (m, e) = match backend {
+                        None => (None, None),
+                        Some(be) => {
+                            let reference = reference.as_ref().expect("built with the backend");
+                            let cfg = KernelConfig {
+                                params: params.clone(),
+                                ..KernelConfig::new(ranked.variant)
+                            };
+                            match measure(be, a, &cfg, &x, reference, protocol, stat) {
+                                Ok(t) => (Some(t), None),
+                                Err(e) => (None, Some(e.to_string())),
+                            }
+                        }
+                    };
+                    measured.push((ranked.variant, m, e.clone()));
+                    (m, e)
+                }
             };
-            KernelResult {
-                difference_rate: ranked
-                    .seconds
-                    .zip(measured)
-                    .map(|(p, m)| difference_rate(p, m)),
-                measured_seconds: measured,
+            kernels.push(KernelResult {
+                model: model.name().to_string(),
+                difference_rate: ranked.seconds.zip(m).map(|(p, m)| difference_rate(p, m)),
+                measured_seconds: m,
                 measure_error: err,
                 ranked,
-            }
-        })
-        .collect();
+            });
+        }
+    }
     Ok(MatrixResult {
         input: name.to_string(),
         precision: T::PRECISION,
@@ -372,28 +403,37 @@ fn one<T: Scalar>(
         ncols: a.ncols,
         nnz: a.nnz(),
         features_seconds,
-        predict_seconds: ranking.predict_seconds,
+        predict_seconds,
         kernels,
     })
 }
 
-/// Run and time one kernel; the profile's statistic of the runs.
+/// Run and time one kernel through the shared measuring path
+/// ([`crate::backend::measure::measure_kernel`]: prepared, checked against the f64 reference,
+/// then timed); the profile's statistic of the runs.
 fn measure<T: Scalar>(
     be: &dyn Backend<T>,
     a: &Csr<T>,
-    variant: Variant,
-    params: &FormatParams,
+    cfg: &KernelConfig,
     x: &[T],
+    reference: &crate::backend::measure::Reference,
     protocol: &TimingProtocol,
     stat: Statistic,
 ) -> crate::Result<f64> {
-    let cfg = KernelConfig {
-        params: params.clone(),
-        ..KernelConfig::new(variant)
+    use crate::backend::measure::{measure_kernel, Status};
+    let variant = cfg.variant;
+    let m = measure_kernel(be, a, x, reference, cfg, protocol);
+    let t = match (m.status, stat) {
+        (Status::Ok, Statistic::WarmMean) => m.warm_mean_s,
+        (Status::Ok, Statistic::Median) => m.median_s,
+        _ => None,
     };
-    let mut k = be.prepare(a, &cfg)?;
-    k.set_x(x)?;
-    Ok(stat.of(&k.time(protocol)?))
+    t.ok_or_else(|| {
+        crate::Error::Invalid(format!(
+            "{} ({variant})",
+            m.reason.unwrap_or_else(|| m.status.name().to_string())
+        ))
+    })
 }
 
 fn print_result(r: &MatrixResult) {
@@ -405,7 +445,7 @@ fn print_result(r: &MatrixResult) {
         .kernels
         .iter()
         .any(|k| k.measured_seconds.is_some() || k.measure_error.is_some());
-    let mut header = vec!["rank", "kernel", "predicted", "pred. GB/s"];
+    let mut header = vec!["model", "rank", "kernel", "predicted", "pred. GB/s"];
     if measured {
         header.extend(["measured", "difference"]);
     }
@@ -414,6 +454,7 @@ fn print_result(r: &MatrixResult) {
     for k in &r.kernels {
         let x = &k.ranked;
         let mut row = vec![
+            k.model.clone(),
             x.rank.map_or("—".into(), |r| r.to_string()),
             x.variant.name(),
             x.seconds.map_or("refused".into(), common::fmt_seconds),

@@ -24,17 +24,25 @@ pub struct EvalModel {
     pub statistic: Statistic,
 }
 
-/// The models of `profile` for `precision` (none without a profile or without that precision's
-/// section).
-pub fn models(profile: Option<&Profile>, precision: Precision) -> Vec<EvalModel> {
+/// The models of `profile` for `precision` named in `names` (every model when `None`; none
+/// without a profile or without that precision's section); an unknown name is an error.
+pub fn models(
+    profile: Option<&Profile>,
+    precision: Precision,
+    names: Option<&[String]>,
+) -> Result<Vec<EvalModel>> {
     let Some(section) = profile.and_then(|p| p.precision(precision).ok()) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
-    // One entry per model family of the build.
-    vec![EvalModel {
-        statistic: section.model.statistic,
-        model: Box::new(section.model.clone()),
-    }]
+    // Each model is checked against the device bounds.
+    Ok(section
+        .bounded_models(names)?
+        .into_iter()
+        .map(|m| EvalModel {
+            statistic: m.statistic(),
+            model: Box::new(m),
+        })
+        .collect())
 }
 
 /// A plan prepared on a backend, with what the optimizer predicted for it.
@@ -102,7 +110,7 @@ impl<T: Scalar> Planner<T> for OptimizerPlanner<'_> {
         Ok(PlannedSpmv {
             kernel: Box::new(kernel),
             predicted: opt.predicted,
-            statistic: self.section.model.statistic,
+            statistic: self.section.statistic,
             info: PlanInfo {
                 model: self.name.to_string(),
                 blocks,

@@ -55,6 +55,8 @@ pub struct Options {
     /// Measure again the configurations whose record says `failed` (a backend error, which may
     /// have been transient); the new record replaces the old one.
     pub retry_failed: bool,
+    /// The profile's models to evaluate (`None`: every model).
+    pub models: Option<Vec<String>>,
 }
 
 /// What a run did.
@@ -518,7 +520,7 @@ fn run_in(
                 Precision::F64 => configs::<f64>(&runner, profile, &opts.params),
             },
         );
-        let ms = models::models(profile_ref, p);
+        let ms = models::models(profile_ref, p, opts.models.as_deref())?;
         if let (Some((name, _)), true) = (profile, ms.is_empty()) {
             eprintln!("warning: {name} has no {p} section: no predictions in {p}");
         }

@@ -33,6 +33,20 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// The strip count the models use ([`super::strip_count`]) for a strip size `s`: of the rows
+    /// (CSR, ELL) or of the non-zeros (COO); a fraction for a sub-strip benchmark.
+    pub fn strip_count(&self, s: u64) -> f64 {
+        match self.kernel {
+            Variant::Coo => super::strip_count(self.rows * self.pnz, s),
+            _ => super::strip_count(self.rows, s),
+        }
+    }
+
+    /// Whether this is a sub-strip benchmark (fewer rows, or for COO non-zeros, than a strip).
+    pub fn is_sub_strip(&self, s: u64) -> bool {
+        self.strip_count(s) < 1.0
+    }
+
     /// The time of this benchmark by `statistic`.
     #[inline]
     pub fn time(&self, statistic: Statistic) -> f64 {
@@ -102,7 +116,8 @@ impl Default for MeasureOptions {
     }
 }
 
-/// Time every point, in order, advancing `progress` by one per point.
+/// Time every point, in order, advancing `progress` by one per point. Fails on the first error;
+/// [`measure_fitting`] skips what does not fit in device memory instead.
 pub fn measure<T: Scalar>(
     backend: &dyn Backend<T>,
     source: &dyn BenchmarkSource<T>,
@@ -110,6 +125,23 @@ pub fn measure<T: Scalar>(
     opts: &MeasureOptions,
     progress: &ProgressBar,
 ) -> Result<Vec<Measurement>> {
+    let (ms, skipped) = measure_fitting(backend, source, points, opts, progress, false)?;
+    debug_assert!(skipped.is_empty());
+    Ok(ms)
+}
+
+/// Time every point, in order, advancing `progress` by one per point. With `skip_unfit`, a point
+/// whose working set does not fit in the device memory that is free when it is prepared (after
+/// the previous benchmark's buffers were released; [`Backend::free_device_bytes`]) is skipped
+/// with a note (the second value) instead of failing the run.
+pub fn measure_fitting<T: Scalar>(
+    backend: &dyn Backend<T>,
+    source: &dyn BenchmarkSource<T>,
+    points: &[BenchmarkPoint],
+    opts: &MeasureOptions,
+    progress: &ProgressBar,
+    skip_unfit: bool,
+) -> Result<(Vec<Measurement>, Vec<String>)> {
     if opts.protocol.warmup >= opts.protocol.runs {
         return Err(Error::Invalid(format!(
             "timing protocol: {} warm-up runs leave none of {} runs to time",
@@ -125,8 +157,32 @@ pub fn measure<T: Scalar>(
         }
     }
     let mut out = Vec::with_capacity(points.len());
+    let mut skipped = Vec::new();
     let mut verified: Vec<Variant> = Vec::new();
     for p in points {
+        if skip_unfit {
+            if let Some(free) = backend.free_device_bytes() {
+                let need = super::suite::working_set_bytes(
+                    p.variant,
+                    p.rows,
+                    p.cols,
+                    p.pnz,
+                    T::PRECISION.bytes() as u64,
+                );
+                if need > free {
+                    skipped.push(format!(
+                        "{} R={} P_NZ={}: needs {:.2} GiB, {:.2} GiB free",
+                        p.variant,
+                        p.rows,
+                        p.pnz,
+                        need as f64 / (1u64 << 30) as f64,
+                        free as f64 / (1u64 << 30) as f64
+                    ));
+                    progress.inc(1);
+                    continue;
+                }
+            }
+        }
         progress.set_message(format!(
             "{} R={} P_NZ={} ({})",
             p.variant,
@@ -168,7 +224,7 @@ pub fn measure<T: Scalar>(
         });
         progress.inc(1);
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// Compare a kernel's `y` with the f64 reference of the same benchmark matrix (built on the host).

@@ -8,6 +8,7 @@
 //!   can build them in place;
 //! * [`source`] — host or on-device construction;
 //! * [`measure`](mod@measure) — the timing loop;
+//! * [`micro`] — micro-benchmarks of the device's launch floor and L2 / DRAM bandwidth;
 //! * [`run`] — plan, measure and fit one precision.
 //!
 //! The modelling phase (fitting the relationships) lives in [`crate::model`]; [`crate::profile`]
@@ -15,6 +16,7 @@
 
 pub mod device;
 pub mod measure;
+pub mod micro;
 pub mod run;
 pub mod source;
 pub mod strips;
@@ -22,8 +24,8 @@ pub mod suite;
 pub mod synthetic;
 
 pub use device::DeviceLimits;
-pub use measure::{measure, MeasureOptions, Measurement, Statistic};
+pub use measure::{measure, measure_fitting, MeasureOptions, Measurement, Statistic};
 pub use run::run_precision;
 pub use source::{AutoSource, BenchmarkSource, DeviceSource, HostSource};
-pub use strips::{strip_size, strips};
+pub use strips::{strip_count, strip_size, strips};
 pub use suite::{plan, BenchmarkPoint, Plan, SuiteConfig};

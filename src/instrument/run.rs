@@ -1,16 +1,21 @@
-//! One instrumenting run for one precision: plan the suite, time it, fit the model.
+//! One instrumenting run for one precision: measure the device bounds, plan the suite, time it,
+//! fit the models.
 
-use super::{measure, plan, BenchmarkSource, DeviceLimits, MeasureOptions, Statistic, SuiteConfig};
+use super::micro::measure_bounds;
+use super::{
+    measure_fitting, plan, BenchmarkSource, DeviceLimits, MeasureOptions, Statistic, SuiteConfig,
+};
 use crate::backend::Backend;
-use crate::model::AnalyticalModel;
+use crate::model::{AnalyticalModel, NamedModel, StoredModel};
 use crate::profile::PrecisionProfile;
 use crate::{Result, Scalar};
 use indicatif::ProgressBar;
 use std::time::Instant;
 
-/// Plan the suite for `limits`, time every benchmark on `backend` with matrices from `source`,
-/// and fit the analytical model to `statistic` of the runs. `progress` gets its length raised and
-/// advances per benchmark.
+/// Measure the device's sanity bounds ([`measure_bounds`]), plan the suite for `limits`, time
+/// every benchmark on `backend` with matrices from `source` — skipping, with a note, those that
+/// do not fit in the device memory free when they are prepared — and fit the models to
+/// `statistic` of the runs. `progress` gets its length raised and advances per benchmark.
 pub fn run_precision<T: Scalar>(
     backend: &dyn Backend<T>,
     source: &dyn BenchmarkSource<T>,
@@ -21,13 +26,49 @@ pub fn run_precision<T: Scalar>(
     progress: &ProgressBar,
 ) -> Result<PrecisionProfile> {
     let start = Instant::now();
+    let budget = (limits.global_mem_bytes as f64 * suite.memory_fraction) as u64;
+    let (mut bounds, micro) = measure_bounds(
+        backend,
+        source,
+        &suite.variants(),
+        budget,
+        opts,
+        statistic,
+        progress,
+    )?;
     let planned = plan(limits, suite, T::PRECISION)?;
     progress.inc_length(planned.points.len() as u64);
-    let measurements = measure(backend, source, &planned.points, opts, progress)?;
+    let (measurements, notes) =
+        measure_fitting(backend, source, &planned.points, opts, progress, true)?;
+    // The suite's benchmarks are SpMVs on the same device: the fastest of them and the highest
+    // bandwidth they reached belong to the bounds too (on a CPU the smallest benchmark is
+    // smaller than the launch micro-benchmark).
+    let val = T::PRECISION.bytes() as u64;
+    for m in &measurements {
+        let t = m.time(statistic);
+        let bytes = super::suite::working_set_bytes(m.kernel, m.rows, m.cols, m.pnz, val);
+        let gbs = bytes as f64 / t / 1e9;
+        bounds.launch_floor_s = bounds.launch_floor_s.min(t);
+        if bounds.l2_bytes > 0 && bytes <= bounds.l2_bytes {
+            bounds.l2_gbs = bounds.l2_gbs.max(gbs);
+        } else {
+            bounds.dram_gbs = bounds.dram_gbs.max(gbs);
+            bounds.l2_gbs = bounds.l2_gbs.max(bounds.dram_gbs);
+        }
+    }
     let model = AnalyticalModel::fit(T::PRECISION, limits, statistic, &measurements)?;
     Ok(PrecisionProfile {
-        model,
-        skipped: planned.skipped,
+        precision: T::PRECISION,
+        limits: limits.clone(),
+        statistic,
+        bounds: Some(bounds),
+        micro,
+        models: vec![NamedModel {
+            name: "analytical".into(),
+            model: StoredModel::Analytical(model),
+        }],
+        skipped: planned.skipped + notes.len(),
+        skipped_notes: notes,
         seconds: start.elapsed().as_secs_f64(),
         measurements,
     })

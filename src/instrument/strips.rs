@@ -40,6 +40,20 @@ pub fn strips(n: u64, s: u64) -> u64 {
     n.div_ceil(s)
 }
 
+/// The strip count the models use for a target of `n` rows (CSR, ELL) or non-zeros (COO):
+/// `⌈n / s⌉` (004 §3.4.1) from one strip on, and the fraction `n / s` of a strip below it, so that
+/// the many real matrices smaller than one strip of a large GPU are told apart and fall inside the
+/// range of the sub-strip benchmark matrices ([`crate::instrument::SuiteConfig::sub_strips`]).
+/// Continuous at `n = s`. `s` must be positive.
+#[inline]
+pub fn strip_count(n: u64, s: u64) -> f64 {
+    if n < s {
+        n as f64 / s as f64
+    } else {
+        n.div_ceil(s) as f64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +85,8 @@ mod tests {
         assert_eq!(strips(1, 672), 1);
         assert_eq!(strips(672, 672), 1);
         assert_eq!(strips(673, 672), 2);
+        assert_eq!(strip_count(168, 672), 0.25);
+        assert_eq!(strip_count(672, 672), 1.0);
+        assert_eq!(strip_count(673, 672), 2.0);
     }
 }

@@ -6,7 +6,7 @@
 //!   every `P_NZ` of the kernel's grid — the full cross product, although the CSR model uses only
 //!   one row and two columns of it (see [`crate::model::analytical::csr`]); the rest is kept as
 //!   evidence in the profile.
-//! * COO: one strip of rows, `R = S_COO`, and `P_NZ` = 10, 20, … 100, so that the strip count
+//! * COO: one strip of rows, `R = S_COO`, and `P_NZ` = 1 … 9, 10, 20, … 100, so that the strip count
 //!   *in non-zeros* `R·P_NZ / S_COO = P_NZ` grows instead.
 //! * Columns: `C = max(R, 2·P_NZ)` — square like most real matrices, and always `C > P_NZ` as the
 //!   papers require (every column band of the synthetic layout then has ≥ 2 choices).
@@ -32,12 +32,20 @@ pub struct SuiteConfig {
     pub csr_pnz: Vec<u64>,
     /// `P_NZ` grid for ELL (same reading as CSR).
     pub ell_pnz: Vec<u64>,
-    /// `P_NZ` grid for COO (papers: 10, 20, … 100).
+    /// `P_NZ` grid for COO (papers: 10, 20, … 100; we add 1 … 9, so that the one to nine
+    /// non-zero strips of most real matrices on a large GPU are measured, not extrapolated).
     pub coo_pnz: Vec<u64>,
     /// CSR thread mappings to instrument (threads per row); the papers' vector kernel is 32.
     pub csr_threads: Vec<u32>,
     /// Fraction of global memory a benchmark's working set may use.
     pub memory_fraction: f64,
+    /// Sub-strip benchmarks: for every divisor `d`, a matrix of `S / d` rows (CSR, ELL, at every
+    /// `P_NZ` of the grid) and of `S_COO / d` non-zeros (COO, one per row), at the fractional
+    /// strip count `1 / d` ([`super::strip_count`]). On a large GPU most real matrices are a
+    /// fraction of one ELL or COO strip (S_ELL = 270,336 rows on an H200); these put them inside
+    /// the fitted range instead of below it. Empty in profiles measured before schema 2.
+    #[serde(default)]
+    pub sub_strips: Vec<u64>,
 }
 
 impl Default for SuiteConfig {
@@ -47,9 +55,10 @@ impl Default for SuiteConfig {
             strips: (1..=10).collect(),
             csr_pnz: vec![4, 16, 64, 256, 1024, 2048, 4096, 8192],
             ell_pnz: vec![4, 16, 64, 256, 1024, 2048, 4096, 8192],
-            coo_pnz: (1..=10).map(|i| 10 * i).collect(),
+            coo_pnz: (1..10).chain((1..=10).map(|i| 10 * i)).collect(),
             csr_threads: vec![32],
             memory_fraction: 0.9,
+            sub_strips: vec![64, 16, 4],
         }
     }
 }
@@ -64,6 +73,7 @@ impl SuiteConfig {
             coo_pnz: vec![10, 20, 30],
             csr_threads: vec![32],
             memory_fraction: 0.9,
+            sub_strips: Vec::new(),
         }
     }
 
@@ -93,6 +103,12 @@ impl SuiteConfig {
             return Err(Error::Invalid(format!(
                 "suite csr_threads: each must be 1, 2, 4, 8, 16 or 32, got {:?}",
                 self.csr_threads
+            )));
+        }
+        if self.sub_strips.iter().any(|&d| d < 2) {
+            return Err(Error::Invalid(format!(
+                "suite sub_strips: each divisor must be ≥ 2, got {:?}",
+                self.sub_strips
             )));
         }
         if !(self.memory_fraction > 0.0 && self.memory_fraction <= 1.0) {
@@ -177,6 +193,32 @@ pub fn plan(limits: &DeviceLimits, suite: &SuiteConfig, precision: Precision) ->
             Variant::Ell => (&suite.ell_pnz, suite.strips.clone()),
             _ => (&suite.csr_pnz, suite.strips.clone()),
         };
+        // Sub-strip matrices first (rows = S / d; COO: S_COO / d rows of one entry).
+        let mut subs = suite.sub_strips.clone();
+        subs.sort_unstable_by(|a, b| b.cmp(a));
+        for &d in &subs {
+            let rows = (s / d).max(1);
+            let pnzs: Vec<u64> = match variant {
+                Variant::Coo => vec![1],
+                _ => grid.to_vec(),
+            };
+            for pnz in pnzs {
+                let cols = rows.max(2 * pnz);
+                if working_set_bytes(variant, rows, cols, pnz, val) > budget
+                    || rows * pnz >= s && variant == Variant::Coo
+                {
+                    skipped += 1;
+                    continue;
+                }
+                points.push(BenchmarkPoint {
+                    variant,
+                    rows,
+                    cols,
+                    pnz,
+                    strips: 1,
+                });
+            }
+        }
         for &pnz in grid {
             for &i in &strip_list {
                 let rows = s * i;
@@ -212,7 +254,11 @@ mod tests {
     #[test]
     fn papers_suite_on_c2050() {
         let d = DeviceLimits::tesla_c2050();
-        let p = plan(&d, &SuiteConfig::default(), Precision::F32).unwrap();
+        let papers = SuiteConfig {
+            sub_strips: Vec::new(),
+            ..SuiteConfig::default()
+        };
+        let p = plan(&d, &papers, Precision::F32).unwrap();
         let csr: Vec<_> = p
             .points
             .iter()
@@ -228,7 +274,7 @@ mod tests {
             .iter()
             .filter(|q| q.variant == Variant::Coo)
             .collect();
-        assert_eq!(coo.len(), 10);
+        assert_eq!(coo.len(), 19);
         assert!(coo.iter().all(|q| q.rows == 21_504 && q.strips == q.pnz));
         // ELL at P_NZ = 8192 with 10 strips: 215,040 × 8192 × 8 B = 14 GB > 3 GB: skipped.
         assert!(p.skipped > 0);
@@ -237,6 +283,29 @@ mod tests {
             .iter()
             .all(|q| working_set_bytes(q.variant, q.rows, q.cols, q.pnz, 4)
                 <= (0.9 * (3u64 << 30) as f64) as u64));
+    }
+
+    #[test]
+    fn sub_strip_benchmarks_come_first_at_one_strip() {
+        let d = DeviceLimits::tesla_c2050();
+        let p = plan(&d, &SuiteConfig::default(), Precision::F32).unwrap();
+        let csr: Vec<_> = p
+            .points
+            .iter()
+            .filter(|q| q.variant.name() == "csr-vector")
+            .collect();
+        // 672 / 64, / 16, / 4 rows at every P_NZ, then the papers' grid.
+        assert_eq!(csr.len(), 3 * 8 + 8 * 10);
+        assert_eq!((csr[0].rows, csr[0].strips), (10, 1));
+        assert!(csr[..24].iter().all(|q| q.rows < 672 && q.strips == 1));
+        // COO: 21,504 / d rows of one entry: fewer non-zeros than one strip.
+        let coo: Vec<_> = p
+            .points
+            .iter()
+            .filter(|q| q.variant == Variant::Coo)
+            .collect();
+        assert_eq!(coo.len(), 3 + 19);
+        assert_eq!((coo[0].rows, coo[0].pnz), (336, 1));
     }
 
     #[test]

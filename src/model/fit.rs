@@ -57,6 +57,56 @@ impl Line {
         })
     }
 
+    /// Least squares constrained so that the line never falls and is never negative from `x0`
+    /// on: `y = a·(x − x0) + b` with `a ≥ 0` and `b ≥ 0`.
+    ///
+    /// A time that falls with more work (a negative slope), or a per-unit cost that is negative
+    /// where the model uses it (a line below zero at `x0`), is physically impossible; the
+    /// unconstrained least-squares line is then rejected and the best line of the allowed set is
+    /// taken instead (the active-set solution of this two-variable non-negative least squares:
+    /// the unconstrained fit if allowed, else the better of `a = 0` (the mean) and `b = 0` (a
+    /// line through `(x0, 0)`), else `y = 0`). Returns the line and whether a constraint was
+    /// active (the unconstrained fit was rejected).
+    pub fn fit_monotone(what: &str, xs: &[f64], ys: &[f64], x0: f64) -> Result<(Line, bool)> {
+        let free = Line::fit(what, xs, ys)?;
+        if free.slope >= 0.0 && free.eval(x0) >= 0.0 {
+            return Ok((free, false));
+        }
+        let sse = |l: &Line| -> f64 {
+            xs.iter()
+                .zip(ys)
+                .map(|(&x, &y)| (y - l.eval(x)) * (y - l.eval(x)))
+                .sum()
+        };
+        let n = ys.len() as f64;
+        let mut cands = vec![Line {
+            slope: 0.0,
+            intercept: 0.0,
+        }];
+        let mean = ys.iter().sum::<f64>() / n;
+        if mean >= 0.0 {
+            cands.push(Line {
+                slope: 0.0,
+                intercept: mean,
+            });
+        }
+        let (sxy, sxx) = xs.iter().zip(ys).fold((0.0, 0.0), |(a, b), (&x, &y)| {
+            (a + (x - x0) * y, b + (x - x0) * (x - x0))
+        });
+        if sxx > 0.0 && sxy >= 0.0 {
+            let a = sxy / sxx;
+            cands.push(Line {
+                slope: a,
+                intercept: -a * x0,
+            });
+        }
+        let best = cands
+            .into_iter()
+            .min_by(|a, b| sse(a).total_cmp(&sse(b)))
+            .expect("the zero line is always a candidate");
+        Ok((best, true))
+    }
+
     /// `slope · x + intercept`.
     #[inline]
     pub fn eval(&self, x: f64) -> f64 {
@@ -143,6 +193,53 @@ impl PiecewiseLine {
         })
     }
 
+    /// [`PiecewiseLine::fit`] with each side constrained by [`Line::fit_monotone`]: the low
+    /// line never falls and is not negative from 0, the high line never falls and is not
+    /// negative at the threshold. Returns the line and the names of the sides whose free fit was
+    /// rejected.
+    pub fn fit_monotone(
+        what: &str,
+        threshold: f64,
+        xs: &[f64],
+        ys: &[f64],
+    ) -> Result<(PiecewiseLine, Vec<String>)> {
+        let free = PiecewiseLine::fit(what, threshold, xs, ys)?;
+        let side = |keep: &dyn Fn(f64) -> bool| -> (Vec<f64>, Vec<f64>) {
+            xs.iter()
+                .zip(ys)
+                .filter(|(&x, _)| keep(x))
+                .map(|(&x, &y)| (x, y))
+                .unzip()
+        };
+        let mut rejected = Vec::new();
+        let (lx, ly) = side(&|x| x <= threshold);
+        let low_what = format!("{what} (x ≤ {threshold})");
+        let (low, c) = Line::fit_monotone(&low_what, &lx, &ly, 0.0)?;
+        if c {
+            rejected.push(low_what);
+        }
+        let high = match free.high {
+            Some(_) => {
+                let (hx, hy) = side(&|x| x >= threshold);
+                let high_what = format!("{what} (x ≥ {threshold})");
+                let (h, c) = Line::fit_monotone(&high_what, &hx, &hy, threshold)?;
+                if c {
+                    rejected.push(high_what);
+                }
+                Some(h)
+            }
+            None => None,
+        };
+        Ok((
+            PiecewiseLine {
+                threshold,
+                low,
+                high,
+            },
+            rejected,
+        ))
+    }
+
     /// The line that applies at `x`.
     #[inline]
     pub fn piece(&self, x: f64) -> &Line {
@@ -206,6 +303,32 @@ mod tests {
         assert!(r.iter().sum::<f64>().abs() < 1e-12);
         assert!(xs.iter().zip(&r).map(|(x, r)| x * r).sum::<f64>().abs() < 1e-12);
         assert!(l.r_squared(&xs, &ys) < 1.0);
+    }
+
+    #[test]
+    fn monotone_fit_rejects_falling_or_negative_lines() {
+        // Increasing data: the free fit is kept.
+        let xs = [1.0, 2.0, 3.0];
+        let (l, c) = Line::fit_monotone("t", &xs, &[2.0, 3.0, 4.0], 0.0).unwrap();
+        assert!(!c && (l.slope - 1.0).abs() < 1e-12 && (l.intercept - 1.0).abs() < 1e-12);
+        // Falling data: slope 0, the mean.
+        let (l, c) = Line::fit_monotone("t", &xs, &[4.0, 3.0, 2.0], 0.0).unwrap();
+        assert!(
+            c && l.slope == 0.0 && (l.intercept - 3.0).abs() < 1e-12,
+            "{l:?}"
+        );
+        // Rising but negative at x0 = 0 (the ELL f(y) case): a line through the origin.
+        let ys = [0.5, 3.0, 5.5];
+        let (l, c) = Line::fit_monotone("t", &xs, &ys, 0.0).unwrap();
+        assert!(c && l.slope > 0.0 && l.intercept == 0.0, "{l:?}");
+        assert!(l.eval(1.0) >= 0.0);
+        // It is the least-squares line through the origin.
+        let a = xs.iter().zip(&ys).map(|(x, y)| x * y).sum::<f64>()
+            / xs.iter().map(|x| x * x).sum::<f64>();
+        assert!((l.slope - a).abs() < 1e-12);
+        // The constraint point is honoured: at x0 = 2 the line may be negative before 2 only.
+        let (l, _) = Line::fit_monotone("t", &xs, &[-3.0, 1.0, 2.0], 2.0).unwrap();
+        assert!(l.eval(2.0) >= -1e-12 && l.slope >= 0.0, "{l:?}");
     }
 
     #[test]

@@ -1,41 +1,146 @@
-//! Performance models: given a matrix's features, a kernel and its format parameters, predict
-//! the SpMV time in seconds.
+//! Performance models: given a matrix's summary, a configuration (kernel and format
+//! parameters) and a precision, predict the SpMV time in seconds.
 //!
 //! Every model implements one trait, [`Model`], so that the analytical model of the papers
-//! ([`analytical`]) and the statistical and machine-learning models of later work sit side by side
-//! and are compared on the same data. [`fit`] holds the small least-squares fits they share.
+//! ([`analytical`]) and the statistical, machine-learning, cross-architecture and own models of
+//! later work sit side by side and are compared on the same data; the optimizer's per-block
+//! predictions go through the same trait ([`Model::predict_shape`]). A device profile stores any
+//! number of them by name ([`registry`]); every prediction is checked against the device's
+//! measured launch floor and bandwidth ceilings ([`bounds`]). [`fit`] holds the small
+//! least-squares fits they share; [`replay`] scores a model offline on saved measurements.
 
 pub mod accuracy;
 pub mod analytical;
+pub mod bounds;
 pub mod fit;
 pub mod rank;
+pub mod registry;
+pub mod replay;
 
 use crate::backend::Variant;
 use crate::features::Features;
 use crate::formats::FormatParams;
+use crate::instrument::Statistic;
 use crate::{Error, Precision, Result};
 
 pub use analytical::AnalyticalModel;
+pub use bounds::{Bounded, DeviceBounds};
 pub use rank::{rank, Ranked, Ranking};
+pub use registry::{NamedModel, StoredModel};
+
+/// One prediction with what the platform adds to the number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prediction {
+    /// Predicted seconds (after the sanity clamp, if any).
+    pub seconds: f64,
+    /// The model's own uncertainty, seconds (one standard deviation), if it gives one.
+    pub uncertainty: Option<f64>,
+    /// Why the raw prediction was clamped to the device's bounds, if it was.
+    pub clamped: Option<String>,
+}
 
 /// A performance model of one device and precision.
+///
+/// Implement [`Model::predict_shape`] for a model that needs only a [`Shape`] (then the optimizer
+/// can use it on row blocks), or override [`Model::predict`] for one that needs the full
+/// [`Features`] (its `predict_shape` then stays [`Error::Unsupported`]).
 pub trait Model: Send + Sync {
-    /// Short name (`analytical`, …).
+    /// Short name (`analytical`, …): the name of the model in its profile.
     fn name(&self) -> &str;
     /// The value precision the model predicts for.
     fn precision(&self) -> Precision;
-    /// The kernels it can predict, in display order.
+    /// The statistic of the timed runs the model predicts (what it is compared with).
+    fn statistic(&self) -> Statistic {
+        Statistic::WarmMean
+    }
+    /// The configurations it covers, in display order.
     fn variants(&self) -> Vec<Variant>;
-    /// Predicted seconds of one SpMV of the matrix described by `features` with `variant` and
-    /// `params`. Fails with [`Error::Unsupported`] for a kernel or parameter the model does not
-    /// cover and with [`Error::FormatRefused`] where the format cannot hold the matrix on the
-    /// device.
-    fn predict(&self, features: &Features, variant: Variant, params: &FormatParams) -> Result<f64>;
+    /// Predicted seconds of one SpMV of the matrix summarized by `shape`. Fails with
+    /// [`Error::Unsupported`] for a kernel or parameter the model does not cover (or when the
+    /// model needs more than a shape) and with [`Error::FormatRefused`] where the format cannot
+    /// hold the matrix on the device.
+    fn predict_shape(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> Result<f64> {
+        let _ = (shape, params);
+        Err(Error::Unsupported(format!(
+            "the {} model needs the matrix's full features to predict {variant}",
+            self.name()
+        )))
+    }
+    /// Predicted seconds of one SpMV of the matrix described by `features` (by default
+    /// [`Model::predict_shape`] on its shape).
+    fn predict(&self, features: &Features, variant: Variant, params: &FormatParams) -> Result<f64> {
+        self.predict_shape(&Shape::from_features(features), variant, params)
+    }
+    /// One standard deviation of the prediction, seconds, for models that know it.
+    fn uncertainty(
+        &self,
+        features: &Features,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Option<f64> {
+        let _ = (features, variant, params);
+        None
+    }
+    /// The prediction with its uncertainty and, for a model checked against device bounds
+    /// ([`Bounded`]), whether it was clamped.
+    fn predict_detail(
+        &self,
+        features: &Features,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Result<Prediction> {
+        Ok(Prediction {
+            seconds: self.predict(features, variant, params)?,
+            uncertainty: self.uncertainty(features, variant, params),
+            clamped: None,
+        })
+    }
     /// A short note on what the prediction used (strip counts, `P_NZ`, the HYB split …); empty
     /// by default.
     fn explain(&self, features: &Features, variant: Variant, params: &FormatParams) -> String {
         let _ = (features, variant, params);
         String::new()
+    }
+}
+
+/// A reference to a model is a model (so that [`Bounded`] can wrap a model of a profile).
+impl<M: Model + ?Sized> Model for &M {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn precision(&self) -> Precision {
+        (**self).precision()
+    }
+    fn statistic(&self) -> Statistic {
+        (**self).statistic()
+    }
+    fn variants(&self) -> Vec<Variant> {
+        (**self).variants()
+    }
+    fn predict_shape(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> Result<f64> {
+        (**self).predict_shape(shape, variant, params)
+    }
+    fn predict(&self, features: &Features, variant: Variant, params: &FormatParams) -> Result<f64> {
+        (**self).predict(features, variant, params)
+    }
+    fn uncertainty(
+        &self,
+        features: &Features,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Option<f64> {
+        (**self).uncertainty(features, variant, params)
+    }
+    fn predict_detail(
+        &self,
+        features: &Features,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Result<Prediction> {
+        (**self).predict_detail(features, variant, params)
+    }
+    fn explain(&self, features: &Features, variant: Variant, params: &FormatParams) -> String {
+        (**self).explain(features, variant, params)
     }
 }
 

@@ -24,6 +24,12 @@ pub struct Ranked {
     pub rank: Option<usize>,
     /// What the model used (strips, P_NZ, HYB split …) or why it refused.
     pub note: String,
+    /// The model's uncertainty of `seconds` (one standard deviation), if it gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncertainty_seconds: Option<f64>,
+    /// Why the model's raw prediction was clamped to the device's bounds, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clamped: Option<String>,
 }
 
 /// A ranking of every kernel a model covers.
@@ -55,18 +61,23 @@ pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ra
         .variants()
         .into_iter()
         .map(|v| {
-            let res = model.predict(features, v, params).and_then(|t| {
+            let res = model.predict_detail(features, v, params).and_then(|p| {
                 let b = shape.working_set_bytes(v, params, value_bytes)?;
-                Ok((t, b))
+                Ok((p, b))
             });
             match res {
-                Ok((t, b)) => Ranked {
+                Ok((p, b)) => Ranked {
                     variant: v,
-                    seconds: Some(t),
+                    seconds: Some(p.seconds),
                     bytes: Some(b),
-                    effective_gbs: Some(b as f64 / t / 1e9),
+                    effective_gbs: Some(b as f64 / p.seconds / 1e9),
                     rank: None,
-                    note: model.explain(features, v, params),
+                    note: match &p.clamped {
+                        Some(c) => format!("{}; {c}", model.explain(features, v, params)),
+                        None => model.explain(features, v, params),
+                    },
+                    uncertainty_seconds: p.uncertainty,
+                    clamped: p.clamped,
                 },
                 Err(e) => Ranked {
                     variant: v,
@@ -75,6 +86,8 @@ pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ra
                     effective_gbs: None,
                     rank: None,
                     note: e.to_string(),
+                    uncertainty_seconds: None,
+                    clamped: None,
                 },
             }
         })

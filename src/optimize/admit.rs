@@ -14,7 +14,7 @@
 //!   budget.
 //!
 //! Other formats are not checked here (no model the optimizer uses covers them); their conversion
-//! still refuses a block when a plan is built. `tests/optimize_admit.rs` checks these rules
+//! still refuses a block when a plan is built. `tests/it/optimize_admit.rs` checks these rules
 //! against the conversions themselves.
 
 use crate::backend::Variant;

@@ -8,7 +8,7 @@
 //! [`AnalyticalModel::predict_shape`] on the block's [`Shape`] (`Model::predict` is
 //! `predict_shape` on the features' shape), evaluated without building a `Result` per block; it is
 //! tested bit for bit against `Model::predict` on each block's computed features
-//! (`tests/optimize_features.rs`), so the plan's single-block answer is the model's own ranking. A
+//! (`tests/it/optimize_features.rs`), so the plan's single-block answer is the model's own ranking. A
 //! future model that needs more than a [`Shape`] holds (say the variance of the row lengths) gets
 //! that statistic and its prefix structure added to [`super::features::StripTable`].
 //!
@@ -18,7 +18,7 @@ use super::admit::format_refusal;
 use crate::backend::Variant;
 use crate::formats::FormatParams;
 use crate::instrument::strip_size;
-use crate::model::analytical::{hyb, AnalyticalModel};
+use crate::model::analytical::AnalyticalModel;
 use crate::model::{Model, Shape};
 use crate::profile::PrecisionProfile;
 use crate::{Error, Result};
@@ -80,10 +80,12 @@ pub fn block_model<'a>(
     name: &str,
     section: &'a PrecisionProfile,
 ) -> Result<Box<dyn BlockModel + 'a>> {
-    match name {
-        "analytical" => Ok(Box::new(AnalyticalBlocks(&section.model))),
-        other => Err(Error::Invalid(format!(
-            "unknown model '{other}'; expected one of: {}",
+    // Any model of the profile whose family the optimizer can evaluate per block.
+    let named = crate::model::registry::select(&section.models, Some(&[name.to_string()]))?;
+    match named[0].model.analytical() {
+        Some(m) => Ok(Box::new(AnalyticalBlocks(m))),
+        None => Err(Error::Invalid(format!(
+            "the optimizer cannot use model '{name}' (families it can use: {})",
             MODEL_NAMES.join(", ")
         ))),
     }
@@ -146,35 +148,17 @@ impl BlockModel for AnalyticalBlocks<'_> {
         })
     }
 
-    /// [`AnalyticalModel::predict_shape`] without its `Result`: the refusals (the memory bound
-    /// of 004 §3.2.1, an ELL width shorter than the longest row, a HYB width the shape was not
-    /// split at, a CSR mapping without a fit) are decided first and cheaply, then the same
-    /// relationship of the model is evaluated (`CsrParams::predict` at the mode, `EllParams` at
-    /// the width, `CooParams` at the non-zeros, `hyb::predict` on the split). Going through
-    /// `predict_shape` itself made the `E` table about twice as slow; the property test keeps
-    /// the two equal bit for bit.
+    /// [`Model::predict_shape`] of the model, `+∞` where it fails: the refusals of the working
+    /// set (the memory bound of 004 §3.2.1) and of an ELL width shorter than the longest row are
+    /// decided first and cheaply, so that no error is built for a refused block (building it
+    /// cost more than a prediction); the property test keeps this equal to `Model::predict` bit
+    /// for bit.
     #[inline]
     fn predict_block(&self, s: &Shape, variant: Variant, params: &FormatParams) -> f64 {
         if self.refused(s, variant, params) {
             return f64::INFINITY;
         }
-        let m = self.0;
-        match variant {
-            Variant::Csr { threads_per_row } => m
-                .csr
-                .iter()
-                .find(|c| c.threads_per_row == threads_per_row)
-                .map_or(f64::INFINITY, |c| c.predict(s.mode_row_len as f64, s.nrows)),
-            Variant::Ell => {
-                let width = params.ell_width.map_or(s.max_row_len, |w| w as u64);
-                m.ell.predict(width as f64, s.nrows)
-            }
-            Variant::Coo => m.coo.predict(s.nnz),
-            Variant::Hyb => match params.hyb_width {
-                Some(w) if w as u64 != s.hyb_width => f64::INFINITY,
-                _ => hyb::predict(&m.ell, &m.coo, s.nrows, s.hyb_width, s.hyb_coo_nnz),
-            },
-            _ => f64::INFINITY,
-        }
+        // The model's own prediction, through the trait (no second copy of the relationships).
+        Model::predict_shape(self.0, s, variant, params).unwrap_or(f64::INFINITY)
     }
 }

@@ -173,7 +173,7 @@ fn predict_measures_on_another_backend_than_the_profile_s() {
 
 #[test]
 fn predict_without_profile_uses_the_embedded_h200_profile_and_says_so() {
-    let (name, _) = sparsecast::profile::embedded().expect("this build embeds the H200 profile");
+    let (name, _) = sparsecast::profile::embedded()[0];
     let out = bin()
         .arg("predict")
         .arg(data("bcsstk09.mtx.gz"))

@@ -202,9 +202,11 @@ fn pipeline_fits_the_scripted_times() {
     .unwrap();
     let planned = plan(&limits, &quick(), sparsecast::Precision::F64).unwrap();
     assert_eq!(pp.measurements.len(), planned.points.len());
-    // Every prepared matrix is the benchmark the plan asked for, built on the host.
+    // Every prepared matrix is the benchmark the plan asked for, built on the host (after the
+    // micro-benchmarks of the device bounds, which come first).
     let log = backend.log.borrow();
-    for (q, &(r, c, p, dev)) in planned.points.iter().zip(log.iter()) {
+    assert_eq!(log.len(), pp.micro.len() + planned.points.len());
+    for (q, &(r, c, p, dev)) in planned.points.iter().zip(log.iter().skip(pp.micro.len())) {
         assert_eq!(
             (q.rows, q.cols, q.pnz, false),
             (r as u64, c as u64, p as u64, dev)
@@ -231,7 +233,8 @@ fn pipeline_fits_the_scripted_times() {
             let rows = strips * s;
             let shape = Shape::constant(rows, 4096, pnz);
             let got = pp
-                .model
+                .analytical()
+                .unwrap()
                 .predict_shape(&shape, v, &Default::default())
                 .unwrap();
             let want = formula(v, rows as usize, (rows * pnz) as usize);

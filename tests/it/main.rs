@@ -45,3 +45,4 @@ mod optimize_cli;
 mod optimize_dp;
 mod optimize_features;
 mod optimize_plan;
+mod platform;

@@ -4,7 +4,9 @@
 
 use sparsecast::backend::{Timing, Variant};
 use sparsecast::formats::FormatParams;
-use sparsecast::instrument::{plan, strip_size, DeviceLimits, Measurement, Statistic, SuiteConfig};
+use sparsecast::instrument::{
+    plan, strip_count, strip_size, DeviceLimits, Measurement, Statistic, SuiteConfig,
+};
 use sparsecast::model::{AnalyticalModel, Shape};
 use sparsecast::Precision;
 
@@ -39,8 +41,9 @@ impl Truth {
     fn coo(&self, strips: f64) -> f64 {
         2.5e-6 * strips + 6.0e-6
     }
-    fn time(&self, v: Variant, pnz: u64, strips: u64) -> f64 {
-        let (x, y) = (pnz as f64, strips as f64);
+    /// `y` is the fractional strip count of a sub-strip benchmark, else the whole one.
+    fn time(&self, v: Variant, pnz: u64, y: f64) -> f64 {
+        let x = pnz as f64;
         match v {
             Variant::Ell => self.ell(x, y),
             Variant::Coo => self.coo(y),
@@ -74,7 +77,13 @@ fn synthetic_suite(limits: &DeviceLimits, truth: &Truth) -> Vec<Measurement> {
                 q.cols,
                 q.pnz,
                 q.strips,
-                truth.time(q.variant, q.pnz, q.strips),
+                truth.time(q.variant, q.pnz, {
+                    let s = strip_size(limits, q.variant).unwrap();
+                    match q.variant {
+                        Variant::Coo => strip_count(q.rows * q.pnz, s),
+                        _ => strip_count(q.rows, s),
+                    }
+                }),
             )
         })
         .collect()
@@ -155,8 +164,11 @@ fn arbitrary_matrices_follow_the_generating_formula() {
             .flat_map(|&(l, c)| std::iter::repeat(l as usize).take(c as usize))
             .collect();
         let shape = Shape::from_row_lengths(ncols, &lens, None);
-        let y_csr = (shape.nrows as f64 / s_csr).ceil();
-        let y_ell = (shape.nrows as f64 / s_ell).ceil();
+        // Strip counts as the model takes them: fractional below one strip, never below the
+        // fewest strips benchmarked.
+        let y = |n: u64, s: f64, min: f64| strip_count(n, s as u64).max(min);
+        let y_csr = y(shape.nrows, s_csr, m.csr[0].min_strips);
+        let y_ell = y(shape.nrows, s_ell, m.ell.min_strips);
         let mode = shape.mode_row_len as f64;
         let max = shape.max_row_len as f64;
 
@@ -165,7 +177,7 @@ fn arbitrary_matrices_follow_the_generating_formula() {
         let ell = m.predict_shape(&shape, Variant::Ell, &p).unwrap();
         assert!(rel(ell, truth.ell(max, y_ell)) < 1e-9, "ell {ell}");
         let coo = m.predict_shape(&shape, Variant::Coo, &p).unwrap();
-        let y_coo = (shape.nnz as f64 / s_coo).ceil();
+        let y_coo = y(shape.nnz, s_coo, m.coo.min_strips);
         assert!(rel(coo, truth.coo(y_coo)) < 1e-9, "coo {coo}");
 
         let (k, over) = (shape.hyb_width, shape.hyb_coo_nnz);
@@ -174,7 +186,7 @@ fn arbitrary_matrices_follow_the_generating_formula() {
         } else {
             0.0
         } + if over > 0 {
-            truth.coo((over as f64 / s_coo).ceil())
+            truth.coo(y(over, s_coo, m.coo.min_strips))
         } else {
             0.0
         };
@@ -191,11 +203,11 @@ fn estimates_never_fall_below_the_fastest_benchmark() {
     // One row with one entry: below every benchmark. The CSR truth there is below the fastest
     // benchmark (CSR, one strip, P_NZ 4), so the estimate is the floor; the others stay above.
     let tiny = Shape::from_row_lengths(1, &[1], None);
-    assert!(truth.csr(1.0, 1.0) < fastest);
+    assert!(truth.csr(1.0, m.csr[0].min_strips) < fastest);
     assert_eq!(m.predict_shape(&tiny, VECTOR, &p).unwrap(), fastest);
     for (v, want) in [
-        (Variant::Ell, truth.ell(1.0, 1.0)),
-        (Variant::Coo, truth.coo(1.0)),
+        (Variant::Ell, truth.ell(1.0, m.ell.min_strips)),
+        (Variant::Coo, truth.coo(m.coo.min_strips)),
     ] {
         let t = m.predict_shape(&tiny, v, &p).unwrap();
         assert!(want > fastest && rel(t, want) < 1e-9, "{v}: {t} vs {want}");
@@ -268,7 +280,10 @@ fn the_median_statistic_ignores_preemption_spikes() {
         AnalyticalModel::fit(Precision::F32, &limits, Statistic::WarmMean, &spiky).unwrap();
     let shape = Shape::constant(100_000, 1 << 20, 20);
     let s_ell = strip_size(&limits, Variant::Ell).unwrap() as f64;
-    let want = truth.ell(20.0, (100_000.0 / s_ell).ceil());
+    let want = truth.ell(
+        20.0,
+        strip_count(100_000, s_ell as u64).max(by_median.ell.min_strips),
+    );
     let p = FormatParams::default();
     assert!(
         rel(

@@ -25,7 +25,7 @@ fn the_example_profile_is_valid() {
     for precision in [Precision::F32, Precision::F64] {
         let s = p.precision(precision).unwrap();
         assert!(!s.measurements.is_empty());
-        let kernels = s.model.variants();
+        let kernels = s.analytical().unwrap().variants();
         for v in [Variant::Ell, Variant::Coo, Variant::Hyb] {
             assert!(kernels.contains(&v));
         }
@@ -35,7 +35,7 @@ fn the_example_profile_is_valid() {
 #[test]
 fn predicting_every_kernel_costs_under_a_millisecond() {
     let p = example();
-    let model = &p.precision(Precision::F64).unwrap().model;
+    let model = p.precision(Precision::F64).unwrap().analytical().unwrap();
     let a = sparsecast::matrix::mm::read::<f64>(&root().join("data/cage11.mtx.gz")).unwrap();
     let f = Features::compute(&a);
     let params = FormatParams::default();

@@ -45,7 +45,18 @@ fn sample_profile() -> Profile {
             })
             .collect();
         precisions.push(PrecisionProfile {
-            model: AnalyticalModel::fit(precision, &limits, Statistic::WarmMean, &ms).unwrap(),
+            precision,
+            limits: limits.clone(),
+            statistic: Statistic::WarmMean,
+            bounds: None,
+            micro: Vec::new(),
+            models: vec![sparsecast::model::NamedModel {
+                name: "analytical".into(),
+                model: sparsecast::model::StoredModel::Analytical(
+                    AnalyticalModel::fit(precision, &limits, Statistic::WarmMean, &ms).unwrap(),
+                ),
+            }],
+            skipped_notes: Vec::new(),
             skipped: planned.skipped,
             seconds: 1.5,
             measurements: ms,
@@ -92,9 +103,9 @@ fn load_edited(edit: impl FnOnce(&mut serde_json::Value)) -> String {
 
 #[test]
 fn wrong_schema_version_is_rejected() {
-    let e = load_edited(|v| v["schema_version"] = 2.into());
+    let e = load_edited(|v| v["schema_version"] = 3.into());
     assert!(
-        e.contains("schema version 2") && e.contains("edited.json"),
+        e.contains("schema version 3") && e.contains("edited.json"),
         "{e}"
     );
 }
@@ -102,7 +113,7 @@ fn wrong_schema_version_is_rejected() {
 #[test]
 fn missing_field_is_rejected_with_its_name_and_line() {
     let e = load_edited(|v| {
-        v["precisions"][0]["model"]
+        v["precisions"][0]["models"][0]["model"]
             .as_object_mut()
             .unwrap()
             .remove("ell");
@@ -121,7 +132,7 @@ fn nan_and_non_positive_times_are_rejected() {
     let e = load_edited(|v| v["precisions"][1]["measurements"][0]["samples"][4] = (-1.0).into());
     assert!(e.contains("not a positive number"), "{e}");
     let e = load_edited(|v| {
-        v["precisions"][0]["model"]["coo"]["line"]["slope"] = serde_json::Value::Null
+        v["precisions"][0]["models"][0]["model"]["coo"]["line"]["slope"] = serde_json::Value::Null
     });
     assert!(e.contains("null"), "{e}");
 }
@@ -129,10 +140,10 @@ fn nan_and_non_positive_times_are_rejected() {
 #[test]
 fn parameters_that_do_not_follow_from_the_measurements_are_rejected() {
     let e = load_edited(|v| {
-        let s = &mut v["precisions"][0]["model"]["ell"]["f"]["slope"];
+        let s = &mut v["precisions"][0]["models"][0]["model"]["ell"]["f"]["slope"];
         *s = (s.as_f64().unwrap() * 1.01).into();
     });
-    assert!(e.contains("model.ell.f.slope"), "{e}");
+    assert!(e.contains("analytical.ell.f.slope"), "{e}");
     // A measurement changed behind the model's back.
     let e = load_edited(|v| {
         let m = &mut v["precisions"][1]["measurements"][0];
@@ -164,7 +175,8 @@ fn other_damage_is_rejected() {
     });
     assert!(e.contains("two sections"), "{e}");
     let e = load_edited(|v| {
-        let r = &mut v["precisions"][0]["measurements"][5]["rows"];
+        // The sixth whole-strip benchmark (after the 3 × 8 sub-strip ones): 6 strips.
+        let r = &mut v["precisions"][0]["measurements"][24 + 5]["rows"];
         *r = (r.as_u64().unwrap() + 1).into();
     });
     assert!(e.contains("is not 6 strips of 672"), "{e}");

@@ -125,7 +125,7 @@ fn plans_only_use_formats_that_hold_their_blocks() {
         &indicatif::ProgressBar::hidden(),
     )
     .unwrap();
-    let model = AnalyticalBlocks(&section.model);
+    let model = AnalyticalBlocks(section.analytical().unwrap());
     let a = StackSpec {
         stack: vec![
             GeneratorSpec::PowerLaw {

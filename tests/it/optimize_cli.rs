@@ -331,7 +331,7 @@ fn bad_arguments_are_explained() {
         "oracle",
     ]);
     assert!(
-        e.contains("unknown model 'oracle'") && e.contains("analytical"),
+        e.contains("no model 'oracle'") && e.contains("analytical"),
         "{e}"
     );
     let e = fails(&[

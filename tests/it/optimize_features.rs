@@ -112,7 +112,7 @@ proptest! {
 
     #[test]
     fn block_predictions_equal_the_model(lens in row_lengths(), ell in prop::option::of(0usize..600), hyb in prop::option::of(0usize..50), tiny_memory in any::<bool>()) {
-        let mut model = cpu_model().model.clone();
+        let mut model = cpu_model().analytical().unwrap().clone();
         let params = FormatParams { ell_width: ell, hyb_width: hyb, ..FormatParams::default() };
         // The rows as a matrix (columns 0…len−1), and its features as the model reads them.
         let a = with_row_lengths(&lens, 70_000);
@@ -187,7 +187,7 @@ fn optimize_equals_the_naive_optimizer() {
     use sparsecast::matrix::generate::{GeneratorSpec, RowLength, Stencil};
     use sparsecast::optimize::StackSpec;
     let section = cpu_model();
-    let blocks = AnalyticalBlocks(&section.model);
+    let blocks = AnalyticalBlocks(section.analytical().unwrap());
     let stacks = [
         StackSpec {
             stack: vec![
@@ -236,7 +236,7 @@ fn optimize_equals_the_naive_optimizer() {
                 },
             };
             let got = optimize(&a, &blocks, &opts).unwrap();
-            let (total, want) = naive(&a, &section.model, &got.layout, &opts.params);
+            let (total, want) = naive(&a, section.analytical().unwrap(), &got.layout, &opts.params);
             let got_blocks: Vec<_> = got
                 .blocks
                 .iter()

@@ -303,6 +303,16 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
         Some(self.describe().copy_bandwidth_gbs).filter(|b| b.is_finite())
     }
 
+    fn free_device_bytes(&self) -> Option<u64> {
+        self.free_memory()
+            .ok()
+            .map(|f| f.saturating_sub(memory::RESERVE_BYTES))
+    }
+
+    fn l2_bytes(&self) -> Option<u64> {
+        Some(self.describe().l2_bytes).filter(|&b| b > 0)
+    }
+
     fn prepare<'a>(
         &'a self,
         csr: &Csr<T>,

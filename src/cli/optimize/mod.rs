@@ -58,7 +58,10 @@ pub struct Args {
     /// Device profile (JSON from `sparsecast instrument`); default: the embedded one.
     #[arg(long)]
     profile: Option<PathBuf>,
-    /// The performance model that predicts every block.
+    /// Without --profile: the embedded profile of this GPU (h200, h100), with or without a GPU.
+    #[arg(long, conflicts_with = "profile")]
+    gpu: Option<String>,
+    /// The profile's model that predicts every block (`sparsecast profiles` lists them).
     #[arg(long, default_value = "analytical")]
     model: String,
     /// Value precision to optimize for (the profile must have it).
@@ -122,7 +125,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             inputs.len()
         );
     }
-    let (profile_name, profile) = super::common::load_profile(a.profile.as_deref())?;
+    let (profile_name, profile) = super::common::load_profile_for(
+        a.profile.as_deref(),
+        a.gpu.as_deref(),
+        a.measure && a.backend != Some(BackendKind::Cpu),
+        0,
+    )?;
     let section = profile.precision(a.precision)?;
     let measure = if a.measure {
         let kind = match a.backend {

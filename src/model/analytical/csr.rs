@@ -17,17 +17,26 @@
 //!
 //! **Step 2 — estimate.** For a target with `P_NZ` mode `x0` and `y0 = ⌈N_R / S⌉` strips:
 //! `T1 = E(x0)`; `T3 = E'(y0)` from the Relationship-2 line of `x0`'s side (the low line when the
-//! grid never reached past the threshold); `T2` = the *measured* time of the benchmark matrix
-//! `M` with `P_NZ = Z` (that line's `P_NZ`) at the fixed strip count of Relationship-1 — the
-//! papers' "execution time of any previously tested benchmark matrix", chosen at Relationship-1's
-//! strip count so that `T1 / T2` is a ratio of times at the same strip count; then
-//! `T0 = (T1 / T2) × T3`.
+//! grid never reached past the threshold); `T2 = E(Z)`, Relationship-1 evaluated at that line's
+//! reference `P_NZ = Z` with the piece of `x0`'s side — 003 §4.1.2 writes it out as
+//! `T_0.Ref = C_1 · X_0 + B_0` (and `T1 = C_1 · P_NZ + B_0`), so both sides of the ratio come from
+//! the same fitted line and their fitting errors cancel; then `T0 = (T1 / T2) × T3`.
+//! (Before schema 2 `T2` was the *measured* time of the benchmark with `P_NZ = Z` at
+//! Relationship-1's strip count, one reading of 004's "execution time of any previously tested
+//! benchmark matrix"; it put the noise of one benchmark into every prediction: H200 f64 CSR,
+//! 74.7 % mean difference on real matrices.)
+//!
+//! **Physically impossible fits are rejected.** Every line is fitted by least squares constrained
+//! to a non-negative slope and a non-negative value where the model starts using it
+//! ([`Line::fit_monotone`]): a time that falls with more non-zeros per row or more strips is
+//! never used. The sides whose free fit was rejected are listed in [`CsrParams::rejected`].
 //!
 //! **Outside the benchmark range** the lines extrapolate linearly (the papers' relationships are
 //! linear; the strip count of a large matrix is far beyond the ten measured), and every value —
 //! `T1`, `T3` and `T0` — is floored at the suite's fastest benchmark (see
 //! [`super::AnalyticalModel::fit`]).
 
+use super::min_strips;
 use crate::backend::Variant;
 use crate::instrument::{Measurement, Statistic};
 use crate::model::fit::{Line, PiecewiseLine};
@@ -39,7 +48,8 @@ use serde::{Deserialize, Serialize};
 pub struct StripLine {
     /// `Z`: the `P_NZ` of the line's benchmark matrices.
     pub pnz: u64,
-    /// `T2`: measured time of the matrix with `P_NZ = Z` at Relationship-1's strip count.
+    /// `T2 = E(Z)`: Relationship-1 at `P_NZ = Z` (003 §4.1.2), on the low piece for the low
+    /// line and on the high piece for the high line.
     pub t2: f64,
     /// `T' = E'(y)`.
     pub line: Line,
@@ -60,8 +70,17 @@ pub struct CsrParams {
     pub rel2_low: StripLine,
     /// Relationship-2 for `x > threshold`, when measured.
     pub rel2_high: Option<StripLine>,
+    /// The fewest strips among the benchmarks fitted (1, or a fraction with sub-strip benchmarks):
+    /// a target's strip count is taken no lower, so the lines are never extrapolated below the
+    /// measured range.
+    #[serde(default = "super::one")]
+    pub min_strips: f64,
     /// The suite's fastest benchmark time, the floor of every estimate.
     pub floor: f64,
+    /// The relationships whose unconstrained least-squares fit made time fall with more work
+    /// (or go negative) and was replaced by the constrained fit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<String>,
 }
 
 impl CsrParams {
@@ -75,6 +94,15 @@ impl CsrParams {
         ms: &[&Measurement],
     ) -> Result<CsrParams> {
         let what = Variant::Csr { threads_per_row }.name();
+        // Relationship-1 is fitted at a whole strip count; sub-strip benchmarks serve
+        // Relationship-2 only.
+        let all = ms;
+        let whole: Vec<&Measurement> = ms
+            .iter()
+            .copied()
+            .filter(|m| !m.is_sub_strip(strip_size))
+            .collect();
+        let ms = &whole[..];
         let fixed = fixed_strips(ms).ok_or_else(|| {
             Error::Invalid(format!(
                 "{what}: Relationship-1 needs two P_NZ values at one strip count"
@@ -85,7 +113,7 @@ impl CsrParams {
             .filter(|m| m.strips == fixed)
             .map(|m| (m.pnz as f64, m.time(stat)))
             .unzip();
-        let rel1 = PiecewiseLine::fit(
+        let (rel1, mut rejected) = PiecewiseLine::fit_monotone(
             &format!("{what} Relationship-1 (I = {fixed})"),
             threshold as f64,
             &xs,
@@ -105,15 +133,32 @@ impl CsrParams {
                     "{what}: Relationship-2 needs a P_NZ ≤ {threshold} measured at two strip counts"
                 ))
             })?;
-        let rel2_low = strip_line(&what, ms, z_low, fixed, stat)?;
+        let rel2_low = strip_line(
+            &what,
+            all,
+            strip_size,
+            z_low,
+            rel1.low.eval(z_low as f64),
+            stat,
+            &mut rejected,
+        )?;
         let rel2_high = match (
             rel1.high,
             pnzs.iter().find(|&&z| z >= threshold && multi(z)),
         ) {
-            (Some(_), Some(&z)) => Some(strip_line(&what, ms, z, fixed, stat)?),
+            (Some(h), Some(&z)) => Some(strip_line(
+                &what,
+                all,
+                strip_size,
+                z,
+                h.eval(z as f64),
+                stat,
+                &mut rejected,
+            )?),
             _ => None,
         };
         Ok(CsrParams {
+            min_strips: min_strips(all, strip_size),
             threads_per_row,
             strip_size,
             fixed_strips: fixed,
@@ -121,19 +166,21 @@ impl CsrParams {
             rel2_low,
             rel2_high,
             floor,
+            rejected,
         })
     }
 
     /// Estimated seconds for a target with `P_NZ` mode `x0` and `nrows` rows.
     pub fn predict(&self, x0: f64, nrows: u64) -> f64 {
-        let y0 = nrows.div_ceil(self.strip_size) as f64;
+        let y0 = crate::instrument::strip_count(nrows, self.strip_size).max(self.min_strips);
         let rel2 = match &self.rel2_high {
             Some(h) if self.rel1.is_high(x0) => h,
             _ => &self.rel2_low,
         };
         let t1 = self.rel1.eval(x0).max(self.floor);
+        let t2 = rel2.t2.max(self.floor);
         let t3 = rel2.line.eval(y0).max(self.floor);
-        (t1 / rel2.t2 * t3).max(self.floor)
+        (t1 / t2 * t3).max(self.floor)
     }
 
     /// Whether every number is finite and the times positive.
@@ -163,28 +210,31 @@ fn fixed_strips(ms: &[&Measurement]) -> Option<u64> {
     Some(cands[(cands.len() - 1) / 2])
 }
 
-/// Fit Relationship-2 at `P_NZ = z` and take `T2` at Relationship-1's strip count.
+/// Fit Relationship-2 at `P_NZ = z` (constrained, see the module documentation) and anchor it at
+/// `T2 = t2`, Relationship-1's value at `z`.
 fn strip_line(
     what: &str,
     ms: &[&Measurement],
+    strip_size: u64,
     z: u64,
-    fixed: u64,
+    t2: f64,
     stat: Statistic,
+    rejected: &mut Vec<String>,
 ) -> Result<StripLine> {
     let (xs, ys): (Vec<f64>, Vec<f64>) = ms
         .iter()
         .filter(|m| m.pnz == z)
-        .map(|m| (m.strips as f64, m.time(stat)))
+        .map(|m| (m.strip_count(strip_size), m.time(stat)))
         .unzip();
-    let line = Line::fit(&format!("{what} Relationship-2 (P_NZ = {z})"), &xs, &ys)?;
-    let t2 = ms
-        .iter()
-        .find(|m| m.pnz == z && m.strips == fixed)
-        .map(|m| m.time(stat))
-        .ok_or_else(|| {
-            Error::Invalid(format!(
-                "{what}: no benchmark with P_NZ = {z} at {fixed} strips for T2"
-            ))
-        })?;
+    let rel2_what = format!("{what} Relationship-2 (P_NZ = {z})");
+    let (line, c) = Line::fit_monotone(&rel2_what, &xs, &ys, 0.0)?;
+    if c {
+        rejected.push(rel2_what);
+    }
+    if !(t2.is_finite() && t2 > 0.0) {
+        return Err(Error::Invalid(format!(
+            "{what}: Relationship-1 gives T2 = {t2} s at the reference P_NZ = {z}"
+        )));
+    }
     Ok(StripLine { pnz: z, t2, line })
 }

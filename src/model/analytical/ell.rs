@@ -2,12 +2,25 @@
 //!
 //! **Step 1 — relationships**, all least-squares lines:
 //! * Relationship-1, `T = f(y)·x + g(y)`: for every measured strip count `y`, time against
-//!   `P_NZ = x` (kept in [`EllParams::rel1`]; only its slopes are used).
+//!   `P_NZ = x` (kept in [`EllParams::rel1`]; only its slopes are used). Every strip count is
+//!   fitted over the **same** `P_NZ` values (the common grid, [`EllParams::pnz_grid`]): the
+//!   memory bounds drop the widest benchmarks at the larger strip counts, and lines fitted over
+//!   different ranges are not comparable (on the H200 that moved the intercepts by 2.6×). Strip
+//!   counts measured at too few of the grid's values are left out of Relationship-2.
 //! * Relationship-2, `f(y)`: those slopes against `y`.
 //! * Relationship-3, `e(y) = f(y)·x1 + g(y)`: time against strips at a fixed `P_NZ = x1`; we take
 //!   the smallest measured `P_NZ` (the papers' Fig. 5c uses 4) among those measured at two or
 //!   more strip counts. Hence `g(y) = e(y) − f(y)·x1`. (One sentence of the papers writes
 //!   `g(Y) = e(Y) − f(Y)·Y`; `x1` is what the derivation means.)
+//!
+//! **Rejected fits.** A time may not fall with more work: a strip count whose Relationship-1
+//! slope is negative is rejected (not used in Relationship-2), and `f(y)` and `e(y)` are
+//! least-squares lines constrained to a non-negative slope and a non-negative value at the
+//! fewest strips measured (`f` at the smallest `y` of the suite, 1 or a sub-strip fraction; `e`
+//! at `y = 0`); below its range `f` is used no lower than 0
+//! ([`Line::fit_monotone`]). (The free fit of `f` on the H200, f32, was `f(1) = −1.40 µs` per
+//! `P_NZ`: wider ELL predicted faster at one strip.) What was rejected is listed in
+//! [`EllParams::rejected`].
 //!
 //! **Step 2 — estimate.** With `X` = the longest row (the ELL width) and `Y = ⌈N_R / S_ELL⌉`:
 //! `T0 = f(Y)·X + g(Y) = f(Y)·(X − x1) + e(Y)`.
@@ -15,6 +28,7 @@
 //! **Outside the benchmark range** the lines extrapolate linearly and `T0` is floored at the
 //! suite's fastest benchmark (see [`super::AnalyticalModel::fit`]).
 
+use super::min_strips;
 use crate::instrument::{Measurement, Statistic};
 use crate::model::fit::Line;
 use crate::{Error, Result};
@@ -23,8 +37,8 @@ use serde::{Deserialize, Serialize};
 /// Relationship-1 at one strip count.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StripFit {
-    /// `y`.
-    pub strips: u64,
+    /// `y` ([`crate::instrument::strip_count`]: a fraction for a sub-strip benchmark).
+    pub strips: f64,
     /// `T = f(y)·x + g(y)` (slope `f(y)`, intercept `g(y)`).
     pub line: Line,
 }
@@ -42,8 +56,19 @@ pub struct EllParams {
     pub x1: u64,
     /// Relationship-3: `e(y)`.
     pub e: Line,
+    /// The fewest strips among the benchmarks fitted (1, or a fraction with sub-strip benchmarks):
+    /// a target's strip count is taken no lower, so the lines are never extrapolated below the
+    /// measured range.
+    #[serde(default = "super::one")]
+    pub min_strips: f64,
     /// The suite's fastest benchmark time, the floor of every estimate.
     pub floor: f64,
+    /// The common `P_NZ` grid Relationship-1 was fitted on at every strip count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pnz_grid: Vec<u64>,
+    /// Fits rejected because they made time fall with more work (see the module documentation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<String>,
 }
 
 impl EllParams {
@@ -57,29 +82,55 @@ impl EllParams {
         if ms.is_empty() {
             return Err(Error::Invalid("ell: no benchmark measurements".into()));
         }
-        let mut strips: Vec<u64> = ms.iter().map(|m| m.strips).collect();
+        // Strip counts are keyed by the benchmark's rows (one row count per strip count, whole
+        // or fractional).
+        let mut strips: Vec<u64> = ms.iter().map(|m| m.rows).collect();
         strips.sort_unstable();
         strips.dedup();
+        let y_of = |rows: u64| crate::instrument::strip_count(rows, strip_size);
+        let pnzs_at = |y: u64| -> Vec<u64> {
+            let mut v: Vec<u64> = ms.iter().filter(|m| m.rows == y).map(|m| m.pnz).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let (grid, used) = common_grid(&strips, &pnzs_at);
         let mut rel1 = Vec::new();
-        for &y in &strips {
+        let mut rejected = Vec::new();
+        for &y in &used {
             let (xs, ts): (Vec<f64>, Vec<f64>) = ms
                 .iter()
-                .filter(|m| m.strips == y)
+                .filter(|m| m.rows == y && grid.contains(&m.pnz))
                 .map(|m| (m.pnz as f64, m.time(stat)))
                 .unzip();
-            if distinct(&xs) >= 2 {
-                let line = Line::fit(&format!("ell Relationship-1 (I = {y})"), &xs, &ts)?;
-                rel1.push(StripFit { strips: y, line });
+            let y = y_of(y);
+            let line = Line::fit(&format!("ell Relationship-1 (I = {y})"), &xs, &ts)?;
+            if line.slope < 0.0 {
+                rejected.push(format!(
+                    "ell Relationship-1 (I = {y}): slope {:.3e} s per P_NZ",
+                    line.slope
+                ));
+                continue;
             }
+            rel1.push(StripFit { strips: y, line });
         }
-        let (ys, fs): (Vec<f64>, Vec<f64>) =
-            rel1.iter().map(|r| (r.strips as f64, r.line.slope)).unzip();
-        let f = Line::fit("ell Relationship-2 f(y)", &ys, &fs).map_err(|_| {
+        let (ys, fs): (Vec<f64>, Vec<f64>) = rel1.iter().map(|r| (r.strips, r.line.slope)).unzip();
+        let (f, c) = Line::fit_monotone(
+            "ell Relationship-2 f(y)",
+            &ys,
+            &fs,
+            ys.iter().copied().fold(1.0, f64::min),
+        )
+        .map_err(|_| {
             Error::Invalid(
-                "ell: Relationship-2 needs two strip counts each measured at two P_NZ values"
+                "ell: Relationship-2 needs two strip counts each measured at two P_NZ values \
+                 (of a common grid) with a non-negative slope"
                     .into(),
             )
         })?;
+        if c {
+            rejected.push("ell Relationship-2 f(y)".into());
+        }
         let mut pnzs: Vec<u64> = ms.iter().map(|m| m.pnz).collect();
         pnzs.sort_unstable();
         pnzs.dedup();
@@ -94,23 +145,31 @@ impl EllParams {
         let (ys, es): (Vec<f64>, Vec<f64>) = ms
             .iter()
             .filter(|m| m.pnz == x1)
-            .map(|m| (m.strips as f64, m.time(stat)))
+            .map(|m| (m.strip_count(strip_size), m.time(stat)))
             .unzip();
-        let e = Line::fit(&format!("ell Relationship-3 e(y) (P_NZ = {x1})"), &ys, &es)?;
+        let e_what = format!("ell Relationship-3 e(y) (P_NZ = {x1})");
+        let (e, c) = Line::fit_monotone(&e_what, &ys, &es, 0.0)?;
+        if c {
+            rejected.push(e_what);
+        }
         Ok(EllParams {
+            min_strips: min_strips(ms, strip_size),
             strip_size,
             rel1,
             f,
             x1,
             e,
             floor,
+            pnz_grid: grid,
+            rejected,
         })
     }
 
     /// Estimated seconds for an ELL matrix `width` entries wide with `nrows` rows.
     pub fn predict(&self, width: f64, nrows: u64) -> f64 {
-        let y = nrows.div_ceil(self.strip_size) as f64;
-        let fy = self.f.eval(y);
+        let y = crate::instrument::strip_count(nrows, self.strip_size).max(self.min_strips);
+        // A per-P_NZ cost is never negative, also where f is extrapolated below its range.
+        let fy = self.f.eval(y).max(0.0);
         let gy = self.e.eval(y) - fy * self.x1 as f64;
         (fy * width + gy).max(self.floor)
     }
@@ -126,9 +185,67 @@ impl EllParams {
     }
 }
 
-fn distinct(xs: &[f64]) -> usize {
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    v.dedup();
-    v.len()
+/// The common `P_NZ` grid of Relationship-1 and the strip counts fitted on it: the `P_NZ` values
+/// measured at every strip count kept, keeping as many strip counts as possible while the grid
+/// has at least two values (strip counts measured at the fewest `P_NZ` values are dropped first;
+/// among equals, the largest strip count).
+fn common_grid(strips: &[u64], pnzs_at: &dyn Fn(u64) -> Vec<u64>) -> (Vec<u64>, Vec<u64>) {
+    let mut used: Vec<(u64, Vec<u64>)> = strips
+        .iter()
+        .map(|&y| (y, pnzs_at(y)))
+        .filter(|(_, p)| p.len() >= 2)
+        .collect();
+    loop {
+        let grid: Vec<u64> = match used.first() {
+            Some((_, first)) => first
+                .iter()
+                .copied()
+                .filter(|z| used.iter().all(|(_, p)| p.contains(z)))
+                .collect(),
+            None => return (Vec::new(), Vec::new()),
+        };
+        if grid.len() >= 2 || used.len() <= 1 {
+            return (grid, used.into_iter().map(|(y, _)| y).collect());
+        }
+        // Drop the strip count measured at the fewest P_NZ values (the largest on ties).
+        let drop = used
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1 .1.len().cmp(&b.1 .1.len()).then(b.1 .0.cmp(&a.1 .0)))
+            .map(|(i, _)| i)
+            .expect("non-empty");
+        used.remove(drop);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_grid_is_shared_by_every_strip_count() {
+        let at = |y: u64| -> Vec<u64> {
+            match y {
+                1 => vec![4, 16, 64, 256],
+                2 => vec![4, 16, 64],
+                3 => vec![4, 16],
+                4 => vec![4],
+                _ => vec![],
+            }
+        };
+        let (grid, used) = common_grid(&[1, 2, 3, 4], &at);
+        assert_eq!(grid, vec![4, 16]);
+        assert_eq!(used, vec![1, 2, 3]);
+        // Disjoint grids: drop strip counts until two P_NZ values are shared.
+        let at2 = |y: u64| -> Vec<u64> {
+            match y {
+                1 => vec![4, 16, 64],
+                2 => vec![4, 16, 64],
+                3 => vec![128, 256],
+                _ => vec![],
+            }
+        };
+        let (grid, used) = common_grid(&[1, 2, 3], &at2);
+        assert_eq!((grid, used), (vec![4, 16, 64], vec![1, 2]));
+    }
 }

@@ -103,6 +103,17 @@ impl AnalyticalModel {
         })
     }
 
+    /// Every relationship whose free least-squares fit made time fall with more work and was
+    /// rejected (replaced by the constrained fit), for `instrument` to report.
+    pub fn rejected_fits(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.csr.iter().flat_map(|c| c.rejected.clone()).collect();
+        v.extend(self.ell.rejected.iter().cloned());
+        if self.coo.rejected {
+            v.push("coo Relationship-1".into());
+        }
+        v
+    }
+
     /// Whether every fitted number is finite and every floor positive.
     pub fn is_valid(&self) -> bool {
         self.csr.iter().all(|c| c.is_valid()) && self.ell.is_valid() && self.coo.is_valid()
@@ -213,8 +224,12 @@ impl Model for AnalyticalModel {
         v
     }
 
-    fn predict(&self, features: &Features, variant: Variant, params: &FormatParams) -> Result<f64> {
-        self.predict_shape(&Shape::from_features(features), variant, params)
+    fn statistic(&self) -> Statistic {
+        self.statistic
+    }
+
+    fn predict_shape(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> Result<f64> {
+        AnalyticalModel::predict_shape(self, shape, variant, params)
     }
 
     fn explain(&self, features: &Features, variant: Variant, params: &FormatParams) -> String {
@@ -235,4 +250,14 @@ fn floor_of(what: &str, stat: Statistic, ms: &[&Measurement]) -> Result<f64> {
         )));
     }
     Ok(t)
+}
+
+/// Serde default of `min_strips` for profiles fitted before sub-strip benchmarks: one strip.
+fn one() -> f64 {
+    1.0
+}
+
+/// The least strip count of `ms` for strip size `s` (1 when there are none, or none below one).
+fn min_strips(ms: &[&Measurement], s: u64) -> f64 {
+    ms.iter().map(|m| m.strip_count(s)).fold(1.0, f64::min)
 }

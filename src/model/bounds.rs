@@ -1,0 +1,235 @@
+//! Sanity bounds of a device: no SpMV runs faster than the device's launch floor, and none moves
+//! its bytes faster than the device can deliver them — its DRAM bandwidth, or its L2 bandwidth
+//! when the working set fits in L2 (a repeated SpMV of such a matrix runs from L2).
+//!
+//! The bounds are **measured** by `instrument` with micro-benchmarks (see
+//! [`crate::instrument::micro`]), never assumed. [`Bounded`] wraps any [`Model`] so that a
+//! prediction outside them is clamped to the bound and flagged; a profile whose bounds contradict
+//! its own measurements is refused at load ([`DeviceBounds::check_measurement`]).
+
+use super::{Model, Prediction, Shape};
+use crate::backend::Variant;
+use crate::features::Features;
+use crate::formats::FormatParams;
+use crate::instrument::Statistic;
+use crate::{Error, Precision, Result};
+use serde::{Deserialize, Serialize};
+
+/// How far a benchmark of the profile may lie outside the bounds before the profile is refused
+/// (timing noise between the micro-benchmarks and the suite).
+pub const MEASUREMENT_SLACK: f64 = 0.25;
+
+/// The measured bounds of one device and precision.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceBounds {
+    /// The fastest SpMV the device runs: the least time of the launch micro-benchmarks, seconds.
+    pub launch_floor_s: f64,
+    /// The most bytes per second an SpMV (or a copy) moves from DRAM, GB/s.
+    pub dram_gbs: f64,
+    /// The most bytes per second an SpMV moves when its working set fits in L2, GB/s.
+    pub l2_gbs: f64,
+    /// L2 size in bytes (0: unknown, then only the DRAM ceiling applies).
+    pub l2_bytes: u64,
+}
+
+impl DeviceBounds {
+    /// Check that every number is a positive finite value and that L2 is no slower than DRAM.
+    pub fn validate(&self) -> Result<()> {
+        for (what, v) in [
+            ("launch floor", self.launch_floor_s),
+            ("DRAM bandwidth", self.dram_gbs),
+            ("L2 bandwidth", self.l2_gbs),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(Error::Invalid(format!(
+                    "device bounds: {what} {v} is not a positive number"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bandwidth ceiling for a working set of `bytes`, GB/s.
+    pub fn ceiling_gbs(&self, bytes: u64) -> f64 {
+        if self.l2_bytes > 0 && bytes <= self.l2_bytes {
+            self.l2_gbs.max(self.dram_gbs)
+        } else {
+            self.dram_gbs
+        }
+    }
+
+    /// The least time that moving `bytes` can take: the launch floor, or the bytes at the
+    /// ceiling bandwidth, whichever is longer.
+    pub fn least_seconds(&self, bytes: u64) -> f64 {
+        (bytes as f64 / (self.ceiling_gbs(bytes) * 1e9)).max(self.launch_floor_s)
+    }
+
+    /// `seconds` raised to [`DeviceBounds::least_seconds`] of `bytes`, and why, if it was.
+    pub fn clamp(&self, seconds: f64, bytes: u64) -> (f64, Option<String>) {
+        let least = self.least_seconds(bytes);
+        if seconds >= least {
+            return (seconds, None);
+        }
+        let why = if least == self.launch_floor_s {
+            format!(
+                "clamped: {} is below the launch floor {}",
+                crate::util::fmt_seconds(seconds, "-"),
+                crate::util::fmt_seconds(least, "-")
+            )
+        } else {
+            format!(
+                "clamped: {} implies {:.0} GB/s, above the {:.0} GB/s {} ceiling",
+                crate::util::fmt_seconds(seconds, "-"),
+                bytes as f64 / seconds / 1e9,
+                self.ceiling_gbs(bytes),
+                if self.l2_bytes > 0 && bytes <= self.l2_bytes {
+                    "L2"
+                } else {
+                    "DRAM"
+                }
+            )
+        };
+        (least, Some(why))
+    }
+
+    /// Fail if a measured time of `bytes` is more than [`MEASUREMENT_SLACK`] outside the bounds:
+    /// the bounds (or the measurement) are wrong.
+    pub fn check_measurement(&self, what: &str, seconds: f64, bytes: u64) -> Result<()> {
+        let least = self.least_seconds(bytes);
+        if seconds < least * (1.0 - MEASUREMENT_SLACK) {
+            return Err(Error::Invalid(format!(
+                "{what} was measured at {} ({:.0} GB/s), faster than the device bounds allow \
+                 ({}: launch floor {}, ceiling {:.0} GB/s)",
+                crate::util::fmt_seconds(seconds, "-"),
+                bytes as f64 / seconds / 1e9,
+                crate::util::fmt_seconds(least, "-"),
+                crate::util::fmt_seconds(self.launch_floor_s, "-"),
+                self.ceiling_gbs(bytes)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A model whose every prediction is clamped to the device's [`DeviceBounds`] (when the profile
+/// has them) and flagged.
+pub struct Bounded<M> {
+    /// The model.
+    pub model: M,
+    /// The bounds; `None` (a profile measured before they were) leaves predictions unchanged.
+    pub bounds: Option<DeviceBounds>,
+}
+
+impl<M: Model> Bounded<M> {
+    fn checked(
+        &self,
+        shape: &Shape,
+        variant: Variant,
+        params: &FormatParams,
+        raw: f64,
+    ) -> (f64, Option<String>) {
+        let Some(b) = &self.bounds else {
+            return (raw, None);
+        };
+        let bytes = shape
+            .working_set_bytes(variant, params, self.model.precision().bytes() as u64)
+            .unwrap_or(0);
+        b.clamp(raw, bytes)
+    }
+}
+
+impl<M: Model> Model for Bounded<M> {
+    fn name(&self) -> &str {
+        self.model.name()
+    }
+    fn precision(&self) -> Precision {
+        self.model.precision()
+    }
+    fn statistic(&self) -> Statistic {
+        self.model.statistic()
+    }
+    fn variants(&self) -> Vec<Variant> {
+        self.model.variants()
+    }
+    fn predict_shape(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> Result<f64> {
+        let raw = self.model.predict_shape(shape, variant, params)?;
+        Ok(self.checked(shape, variant, params, raw).0)
+    }
+    fn predict(&self, features: &Features, variant: Variant, params: &FormatParams) -> Result<f64> {
+        Ok(self.predict_detail(features, variant, params)?.seconds)
+    }
+    fn uncertainty(
+        &self,
+        features: &Features,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Option<f64> {
+        self.model.uncertainty(features, variant, params)
+    }
+    fn predict_detail(
+        &self,
+        features: &Features,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Result<Prediction> {
+        let raw = self.model.predict_detail(features, variant, params)?;
+        let shape = Shape::from_features(features);
+        let (seconds, clamped) = self.checked(&shape, variant, params, raw.seconds);
+        Ok(Prediction {
+            seconds,
+            uncertainty: raw.uncertainty,
+            clamped: clamped.or(raw.clamped),
+        })
+    }
+    fn explain(&self, features: &Features, variant: Variant, params: &FormatParams) -> String {
+        self.model.explain(features, variant, params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h() -> DeviceBounds {
+        DeviceBounds {
+            launch_floor_s: 4e-6,
+            dram_gbs: 4000.0,
+            l2_gbs: 10000.0,
+            l2_bytes: 60_000_000,
+        }
+    }
+
+    #[test]
+    fn clamps_below_the_floor_and_above_the_ceilings() {
+        let b = h();
+        // A small matrix predicted at 1 µs: the launch floor.
+        let (t, why) = b.clamp(1e-6, 1000);
+        assert_eq!(t, 4e-6);
+        assert!(why.unwrap().contains("launch floor"));
+        // 50 MB fits in L2: 50e6 / 10e12 = 5 µs.
+        let (t, why) = b.clamp(4.5e-6, 50_000_000);
+        assert!((t - 5e-6).abs() < 1e-15 && why.unwrap().contains("L2"));
+        // 1 GB does not: 1e9 / 4e12 = 250 µs.
+        let (t, why) = b.clamp(1e-4, 1_000_000_000);
+        assert!((t - 2.5e-4).abs() < 1e-12 && why.unwrap().contains("DRAM"));
+        // Plausible predictions are untouched.
+        assert_eq!(b.clamp(3e-4, 1_000_000_000), (3e-4, None));
+    }
+
+    #[test]
+    fn measurements_outside_the_bounds_are_refused() {
+        let b = h();
+        assert!(b.check_measurement("m", 2.5e-4, 1_000_000_000).is_ok());
+        // Within the slack.
+        assert!(b.check_measurement("m", 2.0e-4, 1_000_000_000).is_ok());
+        let e = b
+            .check_measurement("m", 1e-4, 1_000_000_000)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("faster than the device bounds"), "{e}");
+        let mut bad = h();
+        bad.l2_gbs = f64::NAN;
+        assert!(bad.validate().is_err());
+    }
+}

@@ -1,0 +1,159 @@
+//! The models a profile stores: every family, by name, serialized.
+//!
+//! A profile holds a list of [`NamedModel`]s; each is a name (what `--models` selects and
+//! reports show) and a [`StoredModel`], a serde enum tagged by `family` whose variants are the
+//! model families of this build. **Adding a family** means one variant here (with its
+//! serialized type), one arm in [`StoredModel::model`], and, where the family is fitted from the
+//! profile's own benchmark measurements, one arm in [`StoredModel::refit`] so a loaded profile is
+//! checked against its measurements.
+
+use super::{AnalyticalModel, Model};
+use crate::instrument::Measurement;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// A serialized model of any family.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "family", rename_all = "kebab-case")]
+pub enum StoredModel {
+    /// Guo & Wang's analytical model (004 §3), fitted to the profile's benchmark measurements.
+    Analytical(AnalyticalModel),
+}
+
+impl StoredModel {
+    /// The family name (`analytical`, …).
+    pub fn family(&self) -> &'static str {
+        match self {
+            StoredModel::Analytical(_) => "analytical",
+        }
+    }
+
+    /// The model behind the trait.
+    pub fn model(&self) -> &dyn Model {
+        match self {
+            StoredModel::Analytical(m) => m,
+        }
+    }
+
+    /// The analytical model, if this is one.
+    pub fn analytical(&self) -> Option<&AnalyticalModel> {
+        match self {
+            StoredModel::Analytical(m) => Some(m),
+        }
+    }
+
+    /// The same family fitted again from `measurements`, for checking a loaded profile; `None`
+    /// for families not fitted from the profile's benchmarks.
+    pub fn refit(&self, measurements: &[Measurement]) -> Result<Option<StoredModel>> {
+        match self {
+            StoredModel::Analytical(m) => Ok(Some(StoredModel::Analytical(AnalyticalModel::fit(
+                m.precision,
+                &m.limits,
+                m.statistic,
+                measurements,
+            )?))),
+        }
+    }
+
+    /// Check every number is usable.
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            StoredModel::Analytical(m) if !m.is_valid() => Err(Error::Invalid(
+                "fitted parameters are not finite positive numbers".into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A stored model is a model (every call forwarded to its family's type).
+impl Model for StoredModel {
+    fn name(&self) -> &str {
+        self.model().name()
+    }
+    fn precision(&self) -> crate::Precision {
+        self.model().precision()
+    }
+    fn statistic(&self) -> crate::instrument::Statistic {
+        self.model().statistic()
+    }
+    fn variants(&self) -> Vec<crate::backend::Variant> {
+        self.model().variants()
+    }
+    fn predict_shape(
+        &self,
+        shape: &super::Shape,
+        variant: crate::backend::Variant,
+        params: &crate::formats::FormatParams,
+    ) -> Result<f64> {
+        self.model().predict_shape(shape, variant, params)
+    }
+    fn predict(
+        &self,
+        features: &crate::features::Features,
+        variant: crate::backend::Variant,
+        params: &crate::formats::FormatParams,
+    ) -> Result<f64> {
+        self.model().predict(features, variant, params)
+    }
+    fn uncertainty(
+        &self,
+        features: &crate::features::Features,
+        variant: crate::backend::Variant,
+        params: &crate::formats::FormatParams,
+    ) -> Option<f64> {
+        self.model().uncertainty(features, variant, params)
+    }
+    fn predict_detail(
+        &self,
+        features: &crate::features::Features,
+        variant: crate::backend::Variant,
+        params: &crate::formats::FormatParams,
+    ) -> Result<super::Prediction> {
+        self.model().predict_detail(features, variant, params)
+    }
+    fn explain(
+        &self,
+        features: &crate::features::Features,
+        variant: crate::backend::Variant,
+        params: &crate::formats::FormatParams,
+    ) -> String {
+        self.model().explain(features, variant, params)
+    }
+}
+
+/// A model of a profile with its name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedModel {
+    /// Name, unique in its profile section (`analytical`, `statistical-normal`, …).
+    pub name: String,
+    /// The model.
+    pub model: StoredModel,
+}
+
+/// Keep the models named in `names` (all when `None`), in the order given; an unknown name is an
+/// error that lists the names there are.
+pub fn select<'a>(
+    models: &'a [NamedModel],
+    names: Option<&[String]>,
+) -> Result<Vec<&'a NamedModel>> {
+    let Some(names) = names else {
+        return Ok(models.iter().collect());
+    };
+    names
+        .iter()
+        .map(|n| {
+            models.iter().find(|m| &m.name == n).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "the profile has no model '{n}' (it has: {})",
+                    models
+                        .iter()
+                        .map(|m| m.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
+        })
+        .collect()
+}
