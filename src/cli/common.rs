@@ -49,21 +49,9 @@ pub struct KernelArgs {
     /// Threads per CUDA block.
     #[arg(long, default_value_t = 256)]
     pub block_size: u32,
-    /// ELL width (default: the longest row).
-    #[arg(long)]
-    pub ell_width: Option<usize>,
-    /// Width of HYB's ELL part (default: Bell & Garland's rule).
-    #[arg(long)]
-    pub hyb_width: Option<usize>,
-    /// SELL-C-σ slice height C.
-    #[arg(long, default_value_t = 32)]
-    pub sell_c: usize,
-    /// SELL-C-σ sorting window σ (1 = no sorting; else a multiple of C).
-    #[arg(long, default_value_t = 256)]
-    pub sell_sigma: usize,
-    /// BSR block size.
-    #[arg(long, default_value_t = 4)]
-    pub bsr_block: usize,
+    // Every format's parameters, as the formats declare them.
+    #[command(flatten)]
+    pub params: FormatParams,
 }
 
 impl KernelArgs {
@@ -71,14 +59,7 @@ impl KernelArgs {
     pub fn config(&self, variant: Variant) -> KernelConfig {
         KernelConfig {
             variant,
-            params: FormatParams {
-                ell_width: self.ell_width,
-                hyb_width: self.hyb_width,
-                sell_c: self.sell_c,
-                sell_sigma: self.sell_sigma,
-                bsr_block: self.bsr_block,
-                ..FormatParams::default()
-            },
+            params: self.params.clone(),
             block_size: self.block_size,
         }
     }

@@ -1,20 +1,36 @@
 //! Storage formats. CSR ([`crate::Csr`]) is canonical; every other format is converted from it.
 //!
-//! One module per format holds its layout, its conversion from CSR, its exact storage footprint
-//! and its parallel CPU kernel. The CUDA backend uploads exactly these arrays, so the footprint
-//! reported here is the number the GPU memory check uses: it counts the arrays as they are stored
-//! on the device, with 32-bit indices and offsets (`u32`/`i32`) and `T` values.
+//! One module per format holds everything about it: its layout, its parameters with their
+//! defaults (one type per format, e.g. [`EllParams`], gathered in [`FormatParams`], which is also
+//! the command-line options and a plan block's `params`), its conversion from CSR, its parallel
+//! CPU kernel, and its two sizing rules, computed from a [`Summary`] of the matrix:
+//!
+//! * `footprint`: the exact bytes of its arrays as stored on the device, with 32-bit indices and
+//!   offsets (`u32`/`i32`) and `T` values, saturating ([`FormatKind::footprint`]);
+//! * `admit`: whether its conversion accepts the matrix — the conversion calls it before
+//!   allocating — as a [`Refusal`] whose message is written only when shown
+//!   ([`FormatKind::admit`]).
+//!
+//! Everything else that sizes a format — the CUDA memory check, the benchmark suite's memory
+//! bound, the models' working sets, the optimizer's admissions — calls these two rules; the CUDA
+//! backend uploads exactly these arrays. A format is registered once, in [`FormatKind`] and the
+//! dispatch of this module (`per_format!`, [`AnyFormat`]).
 //!
 //! Padding entries (ELL, HYB's ELL part, SELL-C-σ) carry the column index [`PAD`] and the value 0;
 //! kernels skip them.
 
 pub mod bsr;
 pub mod coo;
+pub mod csr;
 pub mod dia;
 pub mod ell;
 pub mod hyb;
 pub mod jad;
+mod refusal;
 pub mod sell;
+mod summary;
+#[cfg(test)]
+mod tests;
 mod util;
 
 use crate::matrix::Csr;
@@ -22,13 +38,16 @@ use crate::scalar::Scalar;
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
-pub use bsr::Bsr;
+pub use bsr::{Bsr, BsrParams};
 pub use coo::Coo;
-pub use dia::Dia;
-pub use ell::Ell;
-pub use hyb::Hyb;
+pub use csr::csr_spmv;
+pub use dia::{Dia, DiaParams};
+pub use ell::{Ell, EllParams};
+pub use hyb::{Hyb, HybParams};
 pub use jad::Jad;
-pub use sell::Sell;
+pub use refusal::{Missing, ParamError, Reason, Refusal};
+pub use sell::{Sell, SellParams};
+pub use summary::{Counts, Summary};
 
 /// Column index marking a padding slot.
 pub const PAD: u32 = u32::MAX;
@@ -88,40 +107,127 @@ impl FormatKind {
     }
 }
 
+/// The one registration of a format's rules: `per_format!(kind, m => expr)` evaluates `expr` with
+/// `m` the module of `kind`'s format.
+macro_rules! per_format {
+    ($kind:expr, $m:ident => $e:expr) => {
+        match $kind {
+            FormatKind::Csr => {
+                use self::csr as $m;
+                $e
+            }
+            FormatKind::Coo => {
+                use self::coo as $m;
+                $e
+            }
+            FormatKind::Ell => {
+                use self::ell as $m;
+                $e
+            }
+            FormatKind::Hyb => {
+                use self::hyb as $m;
+                $e
+            }
+            FormatKind::Jad => {
+                use self::jad as $m;
+                $e
+            }
+            FormatKind::Sell => {
+                use self::sell as $m;
+                $e
+            }
+            FormatKind::Dia => {
+                use self::dia as $m;
+                $e
+            }
+            FormatKind::Bsr => {
+                use self::bsr as $m;
+                $e
+            }
+        }
+    };
+}
+
+impl FormatKind {
+    /// Bytes of the format's arrays as stored on the device (32-bit indices and offsets,
+    /// `value_bytes` per value), for the matrix summarized by `s` with `params`; saturating at
+    /// `u64::MAX`. The conversion's own [`SparseFormat::footprint_bytes`] uses the same formula.
+    /// `Err` only with [`Reason::Unknown`] (the summary lacks a count this format needs) or
+    /// [`Reason::Param`] (a parameter the size cannot be computed with).
+    #[inline]
+    pub fn footprint(
+        self,
+        s: &Summary,
+        params: &FormatParams,
+        value_bytes: u64,
+    ) -> std::result::Result<u64, Refusal> {
+        per_format!(self, m => m::footprint(s, params, value_bytes))
+    }
+
+    /// Whether the conversion to this format accepts the matrix summarized by `s` with `params`
+    /// and `value_bytes`-byte values: exactly the checks the conversion makes before allocating
+    /// (it calls this), in its order. Cheap: a few multiplications, and a refusal builds no
+    /// message until it is shown.
+    #[inline]
+    pub fn admit(
+        self,
+        s: &Summary,
+        params: &FormatParams,
+        value_bytes: u64,
+    ) -> std::result::Result<(), Refusal> {
+        per_format!(self, m => m::admit(s, params, value_bytes))
+    }
+}
+
 impl std::fmt::Display for FormatKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
 }
 
-/// Parameters of the formats that have any. `None` means "choose automatically".
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The parameters of every format that has any, each format's own type (declared in its file,
+/// with its defaults). The same type is the command-line options (`#[command(flatten)]`:
+/// `--ell-width`, `--hyb-width`, `--sell-c`, `--sell-sigma`, `--bsr-block`, `--dia-max-fill`) and
+/// a plan block's `params` (`#[serde(flatten)]`: `ell_width`, `hyb_width`, `sell_c`,
+/// `sell_sigma`, `bsr_block`, `dia_max_fill`; absent fields take their defaults).
+#[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct FormatParams {
-    /// ELL width (entries per row). Default: the longest row.
-    pub ell_width: Option<usize>,
-    /// Width of HYB's ELL part. Default: the rule of Bell & Garland (see [`hyb::auto_width`]).
-    pub hyb_width: Option<usize>,
-    /// SELL-C-σ slice height C (rows per slice).
-    pub sell_c: usize,
-    /// SELL-C-σ sorting window σ (rows); 1 means no sorting. Must be a multiple of C or 1.
-    pub sell_sigma: usize,
-    /// BSR block size (square blocks).
-    pub bsr_block: usize,
-    /// DIA is refused when its stored entries exceed this many times the non-zeros.
-    pub dia_max_fill: f64,
+    // ELL.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub ell: EllParams,
+    // HYB.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub hyb: HybParams,
+    // SELL-C-σ.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sell: SellParams,
+    // BSR.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub bsr: BsrParams,
+    // DIA.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub dia: DiaParams,
     /// Any conversion whose footprint would exceed this many bytes is refused before allocating.
+    /// A property of the host, not of the matrix: neither an option nor stored in a plan.
+    #[arg(skip = default_max_bytes())]
+    #[serde(skip, default = "default_max_bytes")]
     pub max_bytes: u64,
 }
 
 impl Default for FormatParams {
     fn default() -> Self {
         FormatParams {
-            ell_width: None,
-            hyb_width: None,
-            sell_c: 32,
-            sell_sigma: 256,
-            bsr_block: 4,
-            dia_max_fill: 10.0,
+            ell: EllParams::default(),
+            hyb: HybParams::default(),
+            sell: SellParams::default(),
+            bsr: BsrParams::default(),
+            dia: DiaParams::default(),
             max_bytes: default_max_bytes(),
         }
     }
@@ -168,64 +274,6 @@ pub trait SparseFormat<T: Scalar>: Send + Sync {
     fn spmv(&self, x: &[T], y: &mut [T]);
 }
 
-impl<T: Scalar> SparseFormat<T> for Csr<T> {
-    fn kind(&self) -> FormatKind {
-        FormatKind::Csr
-    }
-    fn nrows(&self) -> usize {
-        self.nrows
-    }
-    fn ncols(&self) -> usize {
-        self.ncols
-    }
-    fn nnz(&self) -> usize {
-        Csr::nnz(self)
-    }
-    fn stored_entries(&self) -> usize {
-        Csr::nnz(self)
-    }
-    fn footprint_bytes(&self) -> u64 {
-        (self.nrows as u64 + 1) * 4 + Csr::nnz(self) as u64 * (4 + T::BYTES as u64)
-    }
-    fn spmv(&self, x: &[T], y: &mut [T]) {
-        csr_spmv(self, x, y)
-    }
-}
-
-/// Parallel CSR SpMV on the CPU: rows are split into chunks of roughly equal work (rows plus
-/// non-zeros) so that a few long rows do not serialize the work.
-pub fn csr_spmv<T: Scalar>(a: &Csr<T>, x: &[T], y: &mut [T]) {
-    use rayon::prelude::*;
-    assert_eq!(x.len(), a.ncols, "x has the wrong length");
-    assert_eq!(y.len(), a.nrows, "y has the wrong length");
-    let cuts = util::row_cuts(a.nrows, a.nnz(), |i| a.row_ptr[i]);
-    util::split_at_cuts(y, &cuts)
-        .into_par_iter()
-        .zip(cuts.par_windows(2))
-        .for_each(|(ys, w)| {
-            for (yi, i) in ys.iter_mut().zip(w[0]..w[1]) {
-                let (c, v) = a.row(i);
-                let mut s = T::zero();
-                for (&c, &v) in c.iter().zip(v) {
-                    s += v * x[c as usize];
-                }
-                *yi = s;
-            }
-        });
-}
-
-/// The checks every other format makes, for CSR itself: rows and non-zeros within 32-bit device
-/// offsets, footprint within `params.max_bytes` (the copy is refused before it is made).
-fn check_csr<T: Scalar>(csr: &Csr<T>, params: &FormatParams) -> Result<()> {
-    util::check_rows("csr", csr.nrows)?;
-    util::check_u32("csr", "non-zeros", csr.nnz() as u128)?;
-    util::check_bytes(
-        "csr",
-        SparseFormat::footprint_bytes(csr) as u128,
-        params.max_bytes,
-    )
-}
-
 /// A matrix in any storage format.
 #[derive(Clone, Debug)]
 pub enum AnyFormat<T> {
@@ -245,10 +293,7 @@ impl<T: Scalar> AnyFormat<T> {
     /// constructor and reader guarantees it; the CPU backend checks it before converting).
     pub fn convert(csr: &Csr<T>, kind: FormatKind, params: &FormatParams) -> Result<Self> {
         Ok(match kind {
-            FormatKind::Csr => {
-                check_csr(csr, params)?;
-                AnyFormat::Csr(csr.clone())
-            }
+            FormatKind::Csr => AnyFormat::Csr(csr::from_csr(csr, params)?),
             FormatKind::Coo => AnyFormat::Coo(Coo::from_csr(csr, params)?),
             FormatKind::Ell => AnyFormat::Ell(Ell::from_csr(csr, params)?),
             FormatKind::Hyb => AnyFormat::Hyb(Hyb::from_csr(csr, params)?),
