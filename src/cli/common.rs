@@ -47,7 +47,7 @@ pub fn input_vector<T: Scalar>(
 #[derive(clap::Args, Debug, Clone)]
 pub struct KernelArgs {
     /// Threads per CUDA block.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = KernelConfig::DEFAULT_BLOCK_SIZE)]
     pub block_size: u32,
     // Every format's parameters, as the formats declare them.
     #[command(flatten)]

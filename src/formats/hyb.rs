@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct HybParams {
-    /// Width of HYB's ELL part. Default: Bell & Garland's rule (see [`auto_width`]).
+    /// Width of HYB's ELL part. Default: Bell & Garland's rule (`formats::hyb::auto_width`).
     #[arg(id = "hyb_width", long = "hyb-width", value_name = "N")]
     #[serde(rename = "hyb_width")]
     pub width: Option<usize>,
