@@ -247,6 +247,12 @@ pub fn default_max_bytes() -> u64 {
         .unwrap_or(4 << 30)
 }
 
+/// Bytes of the vectors of one SpMV, `x` (`ncols` values) and `y` (`nrows` values), saturating:
+/// what a working set or the effective bytes add to a format's footprint.
+pub fn vector_bytes(nrows: u64, ncols: u64, value_bytes: u64) -> u64 {
+    nrows.saturating_add(ncols).saturating_mul(value_bytes)
+}
+
 /// What every storage format reports and does.
 pub trait SparseFormat<T: Scalar>: Send + Sync {
     /// Which format this is.

@@ -194,9 +194,7 @@ impl Summary {
 
     /// Bytes `x` and `y` take: `(ncols + nrows) × value_bytes`, saturating.
     pub fn vector_bytes(&self, value_bytes: u64) -> u64 {
-        self.ncols
-            .saturating_add(self.nrows)
-            .saturating_mul(value_bytes)
+        super::vector_bytes(self.nrows, self.ncols, value_bytes)
     }
 
     /// Bytes one SpMV with `kind` must move at least: the format's footprint

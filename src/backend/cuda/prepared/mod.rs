@@ -37,7 +37,7 @@ use super::sources::MERGE_ITEMS_PER_THREAD;
 use super::timing::{memset_u32, time_runs};
 use super::{cuda, zeros, CudaBackend, CudaScalar};
 use crate::backend::{KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant, VendorAlg};
-use crate::formats::{AnyFormat, FormatKind, SparseFormat, Summary};
+use crate::formats::{vector_bytes, AnyFormat, FormatKind, SparseFormat, Summary};
 use crate::{Csr, Error, Result};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 use kernel::{launch_kernel, Kernel};
@@ -96,7 +96,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             )));
         }
         let free = be.free_memory()?;
-        let xy_bytes = (csr.nrows as u64 + csr.ncols as u64) * T::BYTES as u64;
+        let xy_bytes = vector_bytes(csr.nrows as u64, csr.ncols as u64, T::BYTES as u64);
         let format_kind = variant.format();
         let mut params = cfg.params.clone();
         if variant == Variant::Vendor(VendorAlg::SellAlg1) {
