@@ -4,7 +4,8 @@
 use super::refusal::{budget, offsets32, rows32};
 use super::util;
 use super::{FormatKind, FormatParams, Refusal, SparseFormat, Summary};
-use crate::{Csr, Result, Scalar};
+pub use crate::Csr;
+use crate::{Result, Scalar};
 
 /// Footprint of a CSR of `nrows` rows and `nnz` entries: `(nrows + 1) × 4 + nnz × (4 + value)`,
 /// saturating.
@@ -29,10 +30,18 @@ pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(),
     budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
 }
 
-/// The CSR "conversion": [`admit`], then a copy (refused before the copy is made).
-pub(crate) fn from_csr<T: Scalar>(csr: &Csr<T>, params: &FormatParams) -> Result<Csr<T>> {
-    admit(&Summary::of(csr, None), params, T::BYTES as u64)?;
-    Ok(csr.clone())
+impl<T: Scalar> Csr<T> {
+    /// CSR as a storage format, "converted" from CSR: [`admit`], then a copy (refused before the
+    /// copy is made). What [`super::AnyFormat::convert`] does for [`FormatKind::Csr`].
+    pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Csr<T>> {
+        admit(&Summary::of(csr, None), params, T::BYTES as u64)?;
+        Ok(csr.clone())
+    }
+
+    /// Back to CSR: a copy (what [`super::AnyFormat::to_csr`] does for CSR).
+    pub fn to_csr(&self) -> Csr<T> {
+        self.clone()
+    }
 }
 
 impl<T: Scalar> SparseFormat<T> for Csr<T> {

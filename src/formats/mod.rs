@@ -13,8 +13,9 @@
 //!
 //! Everything else that sizes a format — the CUDA memory check, the benchmark suite's memory
 //! bound, the models' working sets, the optimizer's admissions — calls these two rules; the CUDA
-//! backend uploads exactly these arrays. A format is registered once, in [`FormatKind`] and the
-//! dispatch of this module (`per_format!`, [`AnyFormat`]).
+//! backend uploads exactly these arrays. A format is registered once: one entry of the registry
+//! below (`formats!`), which generates [`FormatKind`], the rules' dispatch, [`AnyFormat`] and
+//! [`FormatParams`].
 //!
 //! Padding entries (ELL, HYB's ELL part, SELL-C-σ) carry the column index [`PAD`] and the value 0;
 //! kernels skip them.
@@ -52,184 +53,164 @@ pub use summary::{Counts, Summary};
 /// Column index marking a padding slot.
 pub const PAD: u32 = u32::MAX;
 
-/// The storage formats sparsecast knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FormatKind {
+/// The registry of the storage formats: one entry per format — its kind (with its description),
+/// its module and type, and, if it has parameters, their field in [`FormatParams`] and their type.
+/// [`FormatKind`] (with its name, the module's), the dispatch of the rules
+/// ([`FormatKind::footprint`], [`FormatKind::admit`]), [`AnyFormat`] and [`FormatParams`] are
+/// generated from it, so registering a format is one entry here.
+macro_rules! formats {
+    ($(
+        $(#[$doc:meta])*
+        $kind:ident => $module:ident::$ty:ident $({ $field:ident: $params:ident })?
+    ),* $(,)?) => {
+        /// The storage formats sparsecast knows.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum FormatKind {
+            $( $(#[$doc])* $kind, )*
+        }
+
+        impl FormatKind {
+            /// Every format, in display order.
+            pub const ALL: [FormatKind; [$(FormatKind::$kind),*].len()] = [$(FormatKind::$kind),*];
+
+            /// Lower-case name used on the command line and in reports (its module's name).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( FormatKind::$kind => stringify!($module), )*
+                }
+            }
+
+            /// Bytes of the format's arrays as stored on the device (32-bit indices and offsets,
+            /// `value_bytes` per value), for the matrix summarized by `s` with `params`;
+            /// saturating at `u64::MAX`. The conversion's own [`SparseFormat::footprint_bytes`]
+            /// uses the same formula. `Err` only with [`Reason::Unknown`] (the summary lacks a
+            /// count this format needs) or [`Reason::Param`] (a parameter the size cannot be
+            /// computed with).
+            #[inline]
+            pub fn footprint(
+                self,
+                s: &Summary,
+                params: &FormatParams,
+                value_bytes: u64,
+            ) -> std::result::Result<u64, Refusal> {
+                match self {
+                    $( FormatKind::$kind => $module::footprint(s, params, value_bytes), )*
+                }
+            }
+
+            /// Whether the conversion to this format accepts the matrix summarized by `s` with
+            /// `params` and `value_bytes`-byte values: exactly the checks the conversion makes
+            /// before allocating (it calls this), in its order. Cheap: a few multiplications, and
+            /// a refusal builds no message until it is shown.
+            #[inline]
+            pub fn admit(
+                self,
+                s: &Summary,
+                params: &FormatParams,
+                value_bytes: u64,
+            ) -> std::result::Result<(), Refusal> {
+                match self {
+                    $( FormatKind::$kind => $module::admit(s, params, value_bytes), )*
+                }
+            }
+        }
+
+        /// A matrix in any storage format.
+        #[derive(Clone, Debug)]
+        pub enum AnyFormat<T> {
+            $( $(#[$doc])* $kind($ty<T>), )*
+        }
+
+        impl<T: Scalar> AnyFormat<T> {
+            /// Convert a CSR matrix to `kind` with `params`. Refuses (with a reason) where the
+            /// format cannot or should not hold the matrix ([`FormatKind::admit`]). `csr` must
+            /// satisfy [`Csr::validate`] (every constructor and reader guarantees it; the CPU
+            /// backend checks it before converting).
+            pub fn convert(csr: &Csr<T>, kind: FormatKind, params: &FormatParams) -> Result<Self> {
+                Ok(match kind {
+                    $( FormatKind::$kind => AnyFormat::$kind(<$ty<T>>::from_csr(csr, params)?), )*
+                })
+            }
+
+            /// Convert back to CSR (the inverse of [`AnyFormat::convert`]; see each format's
+            /// `to_csr` for what survives the round trip).
+            pub fn to_csr(&self) -> Csr<T> {
+                match self {
+                    $( AnyFormat::$kind(m) => m.to_csr(), )*
+                }
+            }
+
+            /// The format as a trait object.
+            pub fn as_dyn(&self) -> &dyn SparseFormat<T> {
+                match self {
+                    $( AnyFormat::$kind(m) => m, )*
+                }
+            }
+        }
+
+        /// The parameters of every format that has any, each format's own type (declared in its
+        /// file, with its defaults). The same type is the command-line options
+        /// (`#[command(flatten)]`: `--ell-width`, `--hyb-width`, `--sell-c`, `--sell-sigma`,
+        /// `--dia-max-fill`, `--bsr-block`) and a plan block's `params` (`#[serde(flatten)]`:
+        /// `ell_width`, `hyb_width`, `sell_c`, `sell_sigma`, `dia_max_fill`, `bsr_block`; absent
+        /// fields take their defaults, unknown ones are refused).
+        #[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct FormatParams {
+            $($(
+                #[command(flatten)]
+                #[serde(flatten)]
+                pub $field: $params,
+            )?)*
+            /// Any conversion whose footprint would exceed this many bytes is refused before
+            /// allocating. A property of the host, not of the matrix: neither an option nor
+            /// stored in a plan.
+            #[arg(skip = default_max_bytes())]
+            #[serde(skip, default = "default_max_bytes")]
+            pub max_bytes: u64,
+        }
+
+        impl Default for FormatParams {
+            fn default() -> Self {
+                FormatParams {
+                    $($( $field: $params::default(), )?)*
+                    max_bytes: default_max_bytes(),
+                }
+            }
+        }
+    };
+}
+
+formats! {
     /// Compressed sparse row (canonical).
-    Csr,
+    Csr => csr::Csr,
     /// Coordinate (row, column, value) triplets sorted by row.
-    Coo,
+    Coo => coo::Coo,
     /// ELLPACK: every row padded to the same width, column-major.
-    Ell,
+    Ell => ell::Ell { ell: EllParams },
     /// Hybrid: ELL part of a chosen width plus a COO remainder (Bell & Garland).
-    Hyb,
+    Hyb => hyb::Hyb { hyb: HybParams },
     /// Jagged diagonals: rows sorted by length, stored diagonal by diagonal.
-    Jad,
+    Jad => jad::Jad,
     /// SELL-C-σ: slices of C rows, rows sorted by length within windows of σ rows.
-    Sell,
+    Sell => sell::Sell { sell: SellParams },
     /// Diagonal format: one dense array per occupied diagonal.
-    Dia,
+    Dia => dia::Dia { dia: DiaParams },
     /// Block sparse row with square dense blocks.
-    Bsr,
+    Bsr => bsr::Bsr { bsr: BsrParams },
 }
 
 impl FormatKind {
-    /// Every format, in display order.
-    pub const ALL: [FormatKind; 8] = [
-        FormatKind::Csr,
-        FormatKind::Coo,
-        FormatKind::Ell,
-        FormatKind::Hyb,
-        FormatKind::Jad,
-        FormatKind::Sell,
-        FormatKind::Dia,
-        FormatKind::Bsr,
-    ];
-
-    /// Lower-case name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            FormatKind::Csr => "csr",
-            FormatKind::Coo => "coo",
-            FormatKind::Ell => "ell",
-            FormatKind::Hyb => "hyb",
-            FormatKind::Jad => "jad",
-            FormatKind::Sell => "sell",
-            FormatKind::Dia => "dia",
-            FormatKind::Bsr => "bsr",
-        }
-    }
-
     /// Parse a name as produced by [`FormatKind::name`].
     pub fn parse(s: &str) -> Option<FormatKind> {
         FormatKind::ALL.into_iter().find(|f| f.name() == s)
     }
 }
 
-/// The one registration of a format's rules: `per_format!(kind, m => expr)` evaluates `expr` with
-/// `m` the module of `kind`'s format.
-macro_rules! per_format {
-    ($kind:expr, $m:ident => $e:expr) => {
-        match $kind {
-            FormatKind::Csr => {
-                use self::csr as $m;
-                $e
-            }
-            FormatKind::Coo => {
-                use self::coo as $m;
-                $e
-            }
-            FormatKind::Ell => {
-                use self::ell as $m;
-                $e
-            }
-            FormatKind::Hyb => {
-                use self::hyb as $m;
-                $e
-            }
-            FormatKind::Jad => {
-                use self::jad as $m;
-                $e
-            }
-            FormatKind::Sell => {
-                use self::sell as $m;
-                $e
-            }
-            FormatKind::Dia => {
-                use self::dia as $m;
-                $e
-            }
-            FormatKind::Bsr => {
-                use self::bsr as $m;
-                $e
-            }
-        }
-    };
-}
-
-impl FormatKind {
-    /// Bytes of the format's arrays as stored on the device (32-bit indices and offsets,
-    /// `value_bytes` per value), for the matrix summarized by `s` with `params`; saturating at
-    /// `u64::MAX`. The conversion's own [`SparseFormat::footprint_bytes`] uses the same formula.
-    /// `Err` only with [`Reason::Unknown`] (the summary lacks a count this format needs) or
-    /// [`Reason::Param`] (a parameter the size cannot be computed with).
-    #[inline]
-    pub fn footprint(
-        self,
-        s: &Summary,
-        params: &FormatParams,
-        value_bytes: u64,
-    ) -> std::result::Result<u64, Refusal> {
-        per_format!(self, m => m::footprint(s, params, value_bytes))
-    }
-
-    /// Whether the conversion to this format accepts the matrix summarized by `s` with `params`
-    /// and `value_bytes`-byte values: exactly the checks the conversion makes before allocating
-    /// (it calls this), in its order. Cheap: a few multiplications, and a refusal builds no
-    /// message until it is shown.
-    #[inline]
-    pub fn admit(
-        self,
-        s: &Summary,
-        params: &FormatParams,
-        value_bytes: u64,
-    ) -> std::result::Result<(), Refusal> {
-        per_format!(self, m => m::admit(s, params, value_bytes))
-    }
-}
-
 impl std::fmt::Display for FormatKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// The parameters of every format that has any, each format's own type (declared in its file,
-/// with its defaults). The same type is the command-line options (`#[command(flatten)]`:
-/// `--ell-width`, `--hyb-width`, `--sell-c`, `--sell-sigma`, `--bsr-block`, `--dia-max-fill`) and
-/// a plan block's `params` (`#[serde(flatten)]`: `ell_width`, `hyb_width`, `sell_c`,
-/// `sell_sigma`, `bsr_block`, `dia_max_fill`; absent fields take their defaults).
-#[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FormatParams {
-    // ELL.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub ell: EllParams,
-    // HYB.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub hyb: HybParams,
-    // SELL-C-σ.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub sell: SellParams,
-    // BSR.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub bsr: BsrParams,
-    // DIA.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub dia: DiaParams,
-    /// Any conversion whose footprint would exceed this many bytes is refused before allocating.
-    /// A property of the host, not of the matrix: neither an option nor stored in a plan.
-    #[arg(skip = default_max_bytes())]
-    #[serde(skip, default = "default_max_bytes")]
-    pub max_bytes: u64,
-}
-
-impl Default for FormatParams {
-    fn default() -> Self {
-        FormatParams {
-            ell: EllParams::default(),
-            hyb: HybParams::default(),
-            sell: SellParams::default(),
-            bsr: BsrParams::default(),
-            dia: DiaParams::default(),
-            max_bytes: default_max_bytes(),
-        }
     }
 }
 
@@ -278,64 +259,4 @@ pub trait SparseFormat<T: Scalar>: Send + Sync {
     /// `y = A·x` on the CPU, in parallel. `x.len() == ncols`, `y.len() == nrows`; every element
     /// of `y` is written.
     fn spmv(&self, x: &[T], y: &mut [T]);
-}
-
-/// A matrix in any storage format.
-#[derive(Clone, Debug)]
-pub enum AnyFormat<T> {
-    Csr(Csr<T>),
-    Coo(Coo<T>),
-    Ell(Ell<T>),
-    Hyb(Hyb<T>),
-    Jad(Jad<T>),
-    Sell(Sell<T>),
-    Dia(Dia<T>),
-    Bsr(Bsr<T>),
-}
-
-impl<T: Scalar> AnyFormat<T> {
-    /// Convert a CSR matrix to `kind` with `params`. Refuses (with a reason) where the format
-    /// cannot or should not hold the matrix. `csr` must satisfy [`Csr::validate`] (every
-    /// constructor and reader guarantees it; the CPU backend checks it before converting).
-    pub fn convert(csr: &Csr<T>, kind: FormatKind, params: &FormatParams) -> Result<Self> {
-        Ok(match kind {
-            FormatKind::Csr => AnyFormat::Csr(csr::from_csr(csr, params)?),
-            FormatKind::Coo => AnyFormat::Coo(Coo::from_csr(csr, params)?),
-            FormatKind::Ell => AnyFormat::Ell(Ell::from_csr(csr, params)?),
-            FormatKind::Hyb => AnyFormat::Hyb(Hyb::from_csr(csr, params)?),
-            FormatKind::Jad => AnyFormat::Jad(Jad::from_csr(csr, params)?),
-            FormatKind::Sell => AnyFormat::Sell(Sell::from_csr(csr, params)?),
-            FormatKind::Dia => AnyFormat::Dia(Dia::from_csr(csr, params)?),
-            FormatKind::Bsr => AnyFormat::Bsr(Bsr::from_csr(csr, params)?),
-        })
-    }
-
-    /// Convert back to CSR (the inverse of [`AnyFormat::convert`]; see each format's `to_csr` for
-    /// what survives the round trip).
-    pub fn to_csr(&self) -> Csr<T> {
-        match self {
-            AnyFormat::Csr(m) => m.clone(),
-            AnyFormat::Coo(m) => m.to_csr(),
-            AnyFormat::Ell(m) => m.to_csr(),
-            AnyFormat::Hyb(m) => m.to_csr(),
-            AnyFormat::Jad(m) => m.to_csr(),
-            AnyFormat::Sell(m) => m.to_csr(),
-            AnyFormat::Dia(m) => m.to_csr(),
-            AnyFormat::Bsr(m) => m.to_csr(),
-        }
-    }
-
-    /// The format as a trait object.
-    pub fn as_dyn(&self) -> &dyn SparseFormat<T> {
-        match self {
-            AnyFormat::Csr(m) => m,
-            AnyFormat::Coo(m) => m,
-            AnyFormat::Ell(m) => m,
-            AnyFormat::Hyb(m) => m,
-            AnyFormat::Jad(m) => m,
-            AnyFormat::Sell(m) => m,
-            AnyFormat::Dia(m) => m,
-            AnyFormat::Bsr(m) => m,
-        }
-    }
 }
