@@ -132,7 +132,7 @@ pub fn footprint(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result
     Ok(bytes_for(nslices, s.nrows, n.slots, value_bytes))
 }
 
-/// C and σ in range ([`check_params`]), rows within 32-bit row indices, stored slots within
+/// C ≥ 1 and σ 1 or a multiple of C, rows within 32-bit row indices, stored slots within
 /// 32-bit offsets, footprint within `params.max_bytes` (see [`FormatKind::admit`]).
 pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(), Refusal> {
     let kind = FormatKind::Sell;
