@@ -234,10 +234,8 @@ impl Profile {
             {
                 return bad(format!("time {t} s is not a positive number"));
             }
-            let timing = crate::backend::Timing {
-                samples: m.samples.clone(),
-                warmup: self.timing.warmup,
-            };
+            let timing =
+                crate::backend::Timing::from_samples(m.samples.clone(), self.timing.warmup);
             let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
             if !close(timing.warm_mean(), m.warm_mean) || !close(timing.median(), m.median) {
                 return bad("mean or median does not match the samples".into());

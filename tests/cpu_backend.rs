@@ -74,6 +74,9 @@ fn timing_keeps_every_sample() {
         runs: 7,
         warmup: 2,
         cold: true,
+        warmup_ms: 1.0,
+        batch_ms: 0.05,
+        ..TimingProtocol::default()
     };
     let t = k.time(&p).unwrap();
     assert_eq!((t.samples.len(), t.warmup), (7, 2));

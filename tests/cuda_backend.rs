@@ -147,6 +147,9 @@ fn timing_returns_every_run() {
                 runs: 12,
                 warmup: 2,
                 cold,
+                warmup_ms: 1.0,
+                batch_ms: 0.05,
+                ..TimingProtocol::default()
             };
             let t = p.time(&proto).unwrap();
             assert_eq!(t.samples.len(), 12);

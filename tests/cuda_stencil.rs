@@ -86,6 +86,7 @@ fn stencil27_f64_reaches_bandwidth_and_beats_cusparse() {
         runs: 40,
         warmup: 5,
         cold: false,
+        ..TimingProtocol::default()
     };
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let x: Vec<f64> = (0..csr.ncols)

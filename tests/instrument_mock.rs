@@ -93,10 +93,7 @@ impl<T: Scalar> PreparedSpmv<T> for Prepared<T> {
         let samples = (0..p.runs)
             .map(|j| if j < p.warmup { 10.0 * t } else { t })
             .collect();
-        Ok(Timing {
-            samples,
-            warmup: p.warmup,
-        })
+        Ok(Timing::from_samples(samples, p.warmup))
     }
 }
 
@@ -181,6 +178,9 @@ fn opts() -> MeasureOptions {
             runs: 8,
             warmup: 3,
             cold: false,
+            warmup_ms: 1.0,
+            batch_ms: 0.05,
+            ..TimingProtocol::default()
         },
         ..MeasureOptions::default()
     }

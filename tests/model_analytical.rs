@@ -50,10 +50,7 @@ impl Truth {
 }
 
 fn measurement(v: Variant, rows: u64, cols: u64, pnz: u64, strips: u64, t: f64) -> Measurement {
-    let timing = Timing {
-        samples: vec![t; 10],
-        warmup: 2,
-    };
+    let timing = Timing::from_samples(vec![t; 10], 2);
     Measurement {
         kernel: v,
         rows,
@@ -256,10 +253,7 @@ fn the_median_statistic_ignores_preemption_spikes() {
         .iter()
         .map(|q| {
             let t = q.warm_mean;
-            let timing = Timing {
-                samples: vec![10.0 * t, t, t, 50.0 * t, t, t],
-                warmup: 1,
-            };
+            let timing = Timing::from_samples(vec![10.0 * t, t, t, 50.0 * t, t, t], 1);
             Measurement {
                 warm_mean: timing.warm_mean(),
                 median: timing.median(),

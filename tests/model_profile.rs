@@ -16,6 +16,9 @@ fn sample_profile() -> Profile {
         runs: 6,
         warmup: 2,
         cold: false,
+        warmup_ms: 1.0,
+        batch_ms: 0.05,
+        ..TimingProtocol::default()
     };
     let mut precisions = Vec::new();
     for precision in [Precision::F32, Precision::F64] {
@@ -28,10 +31,7 @@ fn sample_profile() -> Profile {
                 let samples: Vec<f64> = (0..timing.runs)
                     .map(|j| base * (1.0 + 0.01 * j as f64))
                     .collect();
-                let t = Timing {
-                    samples: samples.clone(),
-                    warmup: timing.warmup,
-                };
+                let t = Timing::from_samples(samples.clone(), timing.warmup);
                 Measurement {
                     kernel: q.variant,
                     rows: q.rows,

@@ -116,6 +116,9 @@ fn plans_only_use_formats_that_hold_their_blocks() {
             runs: 6,
             warmup: 1,
             cold: false,
+            warmup_ms: 1.0,
+            batch_ms: 0.05,
+            ..TimingProtocol::default()
         },
         ..MeasureOptions::default()
     };

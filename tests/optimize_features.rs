@@ -29,6 +29,9 @@ fn cpu_model() -> &'static PrecisionProfile {
                 runs: 10,
                 warmup: 2,
                 cold: false,
+                warmup_ms: 1.0,
+                batch_ms: 0.05,
+                ..TimingProtocol::default()
             },
             ..MeasureOptions::default()
         };

@@ -146,7 +146,7 @@ fn random_plans_equal_the_reference() {
 }
 
 #[test]
-fn plan_timing_is_the_sum_of_its_blocks() {
+fn plan_timing_times_the_whole_plan_and_each_block() {
     let a = mixed();
     let plan = by_rows(
         &a,
@@ -159,14 +159,20 @@ fn plan_timing_is_the_sum_of_its_blocks() {
         runs: 6,
         warmup: 2,
         cold: false,
+        warmup_ms: 1.0,
+        batch_ms: 0.05,
+        ..TimingProtocol::default()
     };
     let t = p.time_blocks(&protocol).unwrap();
     assert_eq!(t.blocks.len(), 3);
     assert_eq!(t.total.samples.len(), 6);
-    for k in 0..6 {
-        let sum: f64 = t.blocks.iter().map(|b| b.samples[k]).sum();
-        assert_eq!(t.total.samples[k], sum);
+    for b in &t.blocks {
+        assert_eq!(b.samples.len(), 6);
+        assert!(b.per_batch >= 2 && b.samples.iter().all(|&s| s > 0.0));
     }
+    // The whole plan is timed as one SpMV (every block queued in row order), in batches.
+    assert!(t.total.per_batch >= 2 && t.total.samples.iter().all(|&s| s > 0.0));
+    assert!(!t.total.warmup_samples.is_empty());
     assert_eq!(t.total.warmup, 2);
     assert!(t.total.warm_mean() > 0.0);
     // Bytes: the blocks' formats, with x and y once.

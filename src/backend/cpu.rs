@@ -7,14 +7,15 @@
 //!   `csr-merge`) runs the same parallel CSR kernel ([`crate::formats::csr_spmv`]), which splits
 //!   rows into chunks of about equal rows + non-zeros.
 //! - `KernelConfig::block_size` is ignored.
-//! - `TimingProtocol::cold` is ignored: there is no portable way to flush the CPU caches, so every
-//!   run is warm (after the first).
+//! - Timing follows the shared protocol on the host clock ([`super::timing::time_on_host`]):
+//!   batches of SpMVs after a warm-up in time. `TimingProtocol::cold` is ignored (there is no
+//!   portable way to flush the CPU caches, so every run is warm) and latency mode times batches
+//!   too (a CPU call has no launch latency to isolate).
 //! - cuSPARSE variants are not supported.
 
 use super::{Backend, KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant};
 use crate::formats::{vector_bytes, AnyFormat};
 use crate::{Csr, Error, Result, Scalar};
-use std::time::Instant;
 
 /// The CPU backend (rayon's global thread pool).
 #[derive(Clone, Debug, Default)]
@@ -134,25 +135,14 @@ impl<T: Scalar> PreparedSpmv<T> for CpuPrepared<T> {
         Ok(self.y.clone())
     }
 
-    /// `protocol.runs` runs, each timed with [`Instant`]; all samples are kept (the warm-up
-    /// too), and `Timing::warmup` is `protocol.warmup`. `protocol.cold` is ignored (see the
-    /// module documentation).
+    fn enqueue(&mut self) -> Result<()> {
+        self.run()?;
+        std::hint::black_box(&mut self.y);
+        Ok(())
+    }
+
+    /// The shared protocol on the host clock ([`super::timing::time_on_host`]).
     fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing> {
-        if protocol.runs == 0 {
-            return Err(Error::Invalid(
-                "the timing protocol needs at least 1 run".into(),
-            ));
-        }
-        let mut samples = Vec::with_capacity(protocol.runs);
-        for _ in 0..protocol.runs {
-            let t0 = Instant::now();
-            self.run()?;
-            std::hint::black_box(&mut self.y);
-            samples.push(t0.elapsed().as_secs_f64());
-        }
-        Ok(Timing {
-            samples,
-            warmup: protocol.warmup,
-        })
+        super::timing::time_on_host(protocol, &mut || self.enqueue())
     }
 }

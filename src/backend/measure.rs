@@ -103,6 +103,18 @@ pub struct KernelMeasurement {
     pub median_s: Option<f64>,
     /// The papers' warm-up-excluding mean (seconds).
     pub warm_mean_s: Option<f64>,
+    /// The spread of the timed samples: interquartile range relative to the median. Two
+    /// configurations whose times differ by less than their spread are a tie.
+    pub spread: Option<f64>,
+    /// Timed samples (batches) the statistics were taken over.
+    pub samples: Option<usize>,
+    /// SpMVs per timed sample.
+    pub per_batch: Option<usize>,
+    /// Whether the SpMV was replayed as a CUDA graph.
+    pub graph: Option<bool>,
+    /// Seconds per SpMV of each warm-up batch, in order (how the time settled).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warmup_trace: Vec<f64>,
     /// Bytes of the format's arrays on the device.
     pub footprint_bytes: Option<u64>,
     /// The minimum bytes one SpMV moves (arrays + x + y).
@@ -121,6 +133,11 @@ impl KernelMeasurement {
             reason: Some(reason.into()),
             median_s: None,
             warm_mean_s: None,
+            spread: None,
+            samples: None,
+            per_batch: None,
+            graph: None,
+            warmup_trace: Vec::new(),
             footprint_bytes: None,
             effective_bytes: None,
             max_rel_error: None,
@@ -203,6 +220,11 @@ pub fn measure_prepared<T: Scalar>(
         let t = k.time(protocol)?;
         m.median_s = Some(t.median());
         m.warm_mean_s = Some(t.warm_mean());
+        m.spread = Some(t.spread());
+        m.samples = Some(t.kept().len());
+        m.per_batch = Some(t.per_batch);
+        m.graph = Some(t.graph);
+        m.warmup_trace = t.warmup_samples.clone();
         m.status = Status::Ok;
         Ok(())
     })();
@@ -254,7 +276,9 @@ mod tests {
         let p = TimingProtocol {
             runs: 4,
             warmup: 1,
-            cold: false,
+            warmup_ms: 1.0,
+            batch_ms: 0.01,
+            ..Default::default()
         };
         let m = measure_kernel(
             &CpuBackend::new(),
@@ -266,6 +290,11 @@ mod tests {
         );
         assert_eq!(m.status, Status::Ok, "{m:?}");
         assert!(m.median_s.unwrap() > 0.0 && m.warm_mean_s.unwrap() > 0.0);
+        assert_eq!(m.samples, Some(3));
+        assert!(
+            m.per_batch.unwrap() >= 2 && m.spread.unwrap() >= 0.0,
+            "{m:?}"
+        );
         assert_eq!(m.max_rel_error, Some(0.0));
         let v = measure_kernel(
             &CpuBackend::new(),

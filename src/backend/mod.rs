@@ -16,7 +16,7 @@ use crate::formats::{FormatKind, FormatParams};
 use crate::{Csr, Error, Result, Scalar};
 use serde::{Deserialize, Serialize};
 
-pub use timing::{Timing, TimingProtocol};
+pub use timing::{Timing, TimingMode, TimingProtocol};
 
 /// A cuSPARSE generic-SpMV algorithm, listed as a format of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -210,6 +210,16 @@ pub trait Backend<T: Scalar> {
         csr: &Csr<T>,
         cfg: &KernelConfig,
     ) -> Result<Box<dyn PreparedSpmv<T> + 'a>>;
+    /// Time one SpMV, queued by `enqueue` without waiting, with `protocol` (see [`timing`]):
+    /// how every prepared kernel and every plan is timed. The default times batches on the host
+    /// clock ([`timing::time_on_host`]), right for a backend whose calls complete on return.
+    fn time_spmv(
+        &self,
+        protocol: &TimingProtocol,
+        enqueue: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<Timing> {
+        timing::time_on_host(protocol, enqueue)
+    }
     /// Build the instrumenting phase's benchmark matrix (`rows × cols`, `pnz` entries in every
     /// row, laid out as [`crate::instrument::synthetic`] defines) directly on the device, without
     /// a host round trip, and return a kernel ready to run. Backends that cannot do so keep this
@@ -244,9 +254,19 @@ pub trait PreparedSpmv<T: Scalar> {
     fn poison_y(&mut self) -> Result<()>;
     /// Compute `y = A·x` once and wait for it.
     fn run(&mut self) -> Result<()>;
+    /// Queue one SpMV without waiting for it (the default, for a backend without queues, runs
+    /// it). Several kernels of one backend queued in turn run in that order (a plan's blocks).
+    fn enqueue(&mut self) -> Result<()> {
+        self.run()
+    }
+    /// Wait for the queued SpMVs and report any error a kernel flagged.
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Read y back (length = rows).
     fn y(&mut self) -> Result<Vec<T>>;
-    /// Run `protocol.runs` times, timing each run.
+    /// Time the SpMV with `protocol` (the backend's [`Backend::time_spmv`] on
+    /// [`PreparedSpmv::enqueue`]).
     fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing>;
 }
 

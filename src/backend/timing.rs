@@ -1,50 +1,256 @@
-//! Timing protocol and statistics shared by every backend.
+//! The timing protocol and statistics shared by every backend.
 //!
-//! The papers time `β` consecutive runs and exclude the first `α` as warm-up:
-//! `T = (Σ_{j≤β} φ_j − Σ_{j≤α} φ_j) / (β − α)`, i.e. the mean of runs `α+1 … β`. We report that
-//! ("warm mean") and the median of the same runs.
+//! # The protocol (default: [`TimingMode::Batched`])
+//!
+//! A kernel of a few microseconds cannot be timed one launch at a time: the host needs about as
+//! long to queue a launch as the GPU needs to run it, so per-launch times measure the host's
+//! pace, and two processes disagree by up to 2× (issue 10). The batched protocol times SpMV the
+//! way an iterative solver runs it, back to back:
+//!
+//! 1. **One SpMV is captured** (every launch and memset of it) and replayed as a unit — a CUDA
+//!    graph on the GPU; a plain call on the CPU. A *batch* is `n` consecutive SpMVs
+//!    (on the GPU one graph holding `n` copies, so the GPU never waits for the host inside a
+//!    batch); `n` is chosen from a pilot run so that one batch lasts about
+//!    [`TimingProtocol::batch_ms`] (at least 2 SpMVs, at most [`MAX_PER_BATCH`]).
+//! 2. **Warm-up in time**: batches are replayed until [`TimingProtocol::warmup_ms`] of wall time
+//!    have passed (at least two batches), so that the SM clock has left its idle state and the
+//!    matrix sits in the caches as it will while timed. Their per-SpMV times are kept in
+//!    [`Timing::warmup_samples`] (that trace is how the default length was chosen: see
+//!    docs/PERFORMANCE.md, "Measurement").
+//! 3. **Timed batches**: [`TimingProtocol::runs`] batches (`β`) queued back to back behind one
+//!    more, unmeasured warm-up batch (so the GPU is busy while the host queues them), each
+//!    bracketed by its own pair of device events. A sample is a batch's time divided by `n`.
+//! 4. **Statistics** over the samples after the first `α` ([`TimingProtocol::warmup`], 0 by
+//!    default since the time warm-up precedes): the median (the reported time), the papers'
+//!    warm-up-excluding mean `T = (Σ_{j≤β} φ_j − Σ_{j≤α} φ_j) / (β − α)`, and the *spread*, the
+//!    interquartile range relative to the median — a difference between two configurations
+//!    smaller than their spread is a tie.
+//!
+//! [`TimingMode::Latency`] keeps the single-launch view: every SpMV is queued alone on an idle
+//! device (the host waits for each before queueing the next) and bracketed by events, so a sample
+//! includes the launch latency an isolated call sees. [`TimingProtocol::cold`] flushes the L2
+//! before every SpMV (outside the timed region); it implies one SpMV per sample.
 
 use serde::{Deserialize, Serialize};
 
-/// How to time a kernel.
+/// The most SpMVs in one batch (one graph of that many copies).
+pub const MAX_PER_BATCH: usize = 1000;
+
+/// How samples are taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimingMode {
+    /// Captured SpMVs replayed back to back in timed batches (the default; see the module
+    /// documentation).
+    #[default]
+    Batched,
+    /// One SpMV per sample, each queued on an idle device: the latency of an isolated call.
+    Latency,
+}
+
+impl TimingMode {
+    /// `batched` or `latency`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimingMode::Batched => "batched",
+            TimingMode::Latency => "latency",
+        }
+    }
+}
+
+/// How to time a kernel. Fields missing from an older file take their defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TimingProtocol {
-    /// β: total timed runs.
+    /// Sampling mode.
+    pub mode: TimingMode,
+    /// β: timed samples (batches in batched mode, SpMVs otherwise).
     pub runs: usize,
-    /// α: leading runs excluded as warm-up (`α < β`).
+    /// α: leading samples excluded from the statistics (`α < β`).
     pub warmup: usize,
-    /// Clear the L2 cache before every run (CUDA only); by default runs repeat on the same matrix
-    /// and x, as inside an iterative solver.
+    /// Wall-clock milliseconds of warm-up before the timed samples.
+    pub warmup_ms: f64,
+    /// Target duration of one batch, milliseconds (batched mode).
+    pub batch_ms: f64,
+    /// Clear the L2 cache before every SpMV (CUDA only; one SpMV per sample); by default SpMVs
+    /// repeat on the same matrix and x, as inside an iterative solver.
     pub cold: bool,
 }
+
+/// Default β.
+pub const DEFAULT_RUNS: usize = 20;
+/// Default warm-up, milliseconds (chosen by measurement: docs/PERFORMANCE.md, "Measurement").
+pub const DEFAULT_WARMUP_MS: f64 = 30.0;
+/// Default batch duration, milliseconds.
+pub const DEFAULT_BATCH_MS: f64 = 0.5;
 
 impl Default for TimingProtocol {
     fn default() -> Self {
         TimingProtocol {
-            runs: 30,
-            warmup: 5,
+            mode: TimingMode::Batched,
+            runs: DEFAULT_RUNS,
+            warmup: 0,
+            warmup_ms: DEFAULT_WARMUP_MS,
+            batch_ms: DEFAULT_BATCH_MS,
             cold: false,
         }
     }
 }
 
-/// Per-run times of one kernel, in seconds.
+impl TimingProtocol {
+    /// The default protocol with `runs` samples of which the first `warmup` are excluded.
+    pub fn with_runs(runs: usize, warmup: usize) -> Self {
+        TimingProtocol {
+            runs,
+            warmup,
+            ..Default::default()
+        }
+    }
+
+    /// Whether samples are batches of several SpMVs (batched mode, warm cache).
+    pub fn batched(&self) -> bool {
+        self.mode == TimingMode::Batched && !self.cold
+    }
+
+    /// SpMVs per batch for a kernel whose one SpMV took about `pilot_s` seconds: enough to
+    /// last [`TimingProtocol::batch_ms`], between 2 and [`MAX_PER_BATCH`]; 1 outside batched
+    /// mode.
+    pub fn per_batch(&self, pilot_s: f64) -> usize {
+        if !self.batched() {
+            return 1;
+        }
+        let n = if pilot_s > 0.0 && pilot_s.is_finite() {
+            (self.batch_ms * 1e-3 / pilot_s).ceil()
+        } else {
+            MAX_PER_BATCH as f64
+        };
+        (n as usize).clamp(2, MAX_PER_BATCH)
+    }
+
+    /// A one-line description, e.g. `batched: 30 ms warm-up, 20 batches of ≈ 0.5 ms`.
+    pub fn describe(&self) -> String {
+        let warm = format!("{} ms warm-up", self.warmup_ms);
+        let skip = if self.warmup > 0 {
+            format!(", first {} excluded", self.warmup)
+        } else {
+            String::new()
+        };
+        let cold = if self.cold {
+            ", L2 flushed before each"
+        } else {
+            ""
+        };
+        if self.batched() {
+            format!(
+                "batched: {warm}, {} batches of ≈ {} ms{skip}",
+                self.runs, self.batch_ms
+            )
+        } else {
+            format!(
+                "{}: {warm}, {} single SpMVs{skip}{cold}",
+                self.mode.name(),
+                self.runs
+            )
+        }
+    }
+
+    /// Check the protocol's numbers.
+    pub fn validate(&self) -> crate::Result<()> {
+        let bad = |m: String| Err(crate::Error::Invalid(m));
+        if self.runs == 0 {
+            return bad("the timing protocol needs at least one timed sample (--runs)".into());
+        }
+        if self.warmup >= self.runs {
+            return bad(format!(
+                "--warmup ({}) must be less than --runs ({})",
+                self.warmup, self.runs
+            ));
+        }
+        if !(self.warmup_ms >= 0.0 && self.warmup_ms.is_finite()) {
+            return bad(format!(
+                "--warmup-ms must be a finite number ≥ 0, not {}",
+                self.warmup_ms
+            ));
+        }
+        if !(self.batch_ms > 0.0 && self.batch_ms.is_finite()) {
+            return bad(format!(
+                "--batch-ms must be a finite number > 0, not {}",
+                self.batch_ms
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The samples of one kernel, in seconds per SpMV.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
-    /// Every run's time φ_j (seconds), warm-up included.
+    /// Every timed sample φ_j (seconds per SpMV), the `α` excluded ones included.
     pub samples: Vec<f64>,
     /// α used for the statistics.
     pub warmup: usize,
+    /// SpMVs per sample (1 outside batched mode).
+    #[serde(default = "one")]
+    pub per_batch: usize,
+    /// Whether the SpMV was replayed as a captured graph (CUDA); `false` where the backend has
+    /// none or the capture failed and launches were queued directly.
+    #[serde(default)]
+    pub graph: bool,
+    /// Seconds per SpMV of each warm-up batch, in order (the settling trace).
+    #[serde(default)]
+    pub warmup_samples: Vec<f64>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// The `q`-quantile (0 ≤ q ≤ 1) of sorted values, interpolated linearly (NaN when empty).
+pub fn quantile_sorted(v: &[f64], q: f64) -> f64 {
+    match v.len() {
+        0 => f64::NAN,
+        1 => v[0],
+        n => {
+            let pos = q.clamp(0.0, 1.0) * (n - 1) as f64;
+            let lo = pos.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            v[lo] + (pos - lo as f64) * (v[hi] - v[lo])
+        }
+    }
+}
+
+/// The median of values in any order (NaN when empty).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    quantile_sorted(&s, 0.5)
 }
 
 impl Timing {
-    /// The runs after the warm-up (all runs if α ≥ β).
-    fn kept(&self) -> &[f64] {
+    /// Samples with no warm-up trace, one SpMV each, no graph.
+    pub fn from_samples(samples: Vec<f64>, warmup: usize) -> Self {
+        Timing {
+            samples,
+            warmup,
+            per_batch: 1,
+            graph: false,
+            warmup_samples: Vec::new(),
+        }
+    }
+
+    /// The samples after the warm-up (all of them if α ≥ β).
+    pub fn kept(&self) -> &[f64] {
         if self.warmup < self.samples.len() {
             &self.samples[self.warmup..]
         } else {
             &self.samples
         }
+    }
+
+    fn sorted(&self) -> Vec<f64> {
+        let mut k = self.kept().to_vec();
+        k.sort_by(|a, b| a.total_cmp(b));
+        k
     }
 
     /// The papers' warm-up-excluding mean `(Σ_{j≤β} φ_j − Σ_{j≤α} φ_j) / (β − α)`.
@@ -56,20 +262,65 @@ impl Timing {
         k.iter().sum::<f64>() / k.len() as f64
     }
 
-    /// Median of the runs after the warm-up.
+    /// Median of the samples after the warm-up.
     pub fn median(&self) -> f64 {
-        let mut k = self.kept().to_vec();
-        if k.is_empty() {
+        quantile_sorted(&self.sorted(), 0.5)
+    }
+
+    /// The spread: interquartile range of the kept samples relative to their median (0 for a
+    /// single sample). Two times closer than their spread are a tie.
+    pub fn spread(&self) -> f64 {
+        let s = self.sorted();
+        let m = quantile_sorted(&s, 0.5);
+        if s.is_empty() || m <= 0.0 {
             return f64::NAN;
         }
-        k.sort_by(|a, b| a.total_cmp(b));
-        let n = k.len();
-        if n % 2 == 1 {
-            k[n / 2]
-        } else {
-            0.5 * (k[n / 2 - 1] + k[n / 2])
+        (quantile_sorted(&s, 0.75) - quantile_sorted(&s, 0.25)) / m
+    }
+
+    /// Total SpMVs timed (samples × SpMVs per sample).
+    pub fn spmvs(&self) -> usize {
+        self.samples.len() * self.per_batch
+    }
+}
+
+/// Time `enqueue` (one whole SpMV, run to completion on the host) with `protocol` on the host
+/// clock: the CPU backend's implementation of the protocol. Batches of `n` calls are timed as a
+/// whole; the warm-up runs batches until `warmup_ms` have passed.
+pub fn time_on_host(
+    protocol: &TimingProtocol,
+    enqueue: &mut dyn FnMut() -> crate::Result<()>,
+) -> crate::Result<Timing> {
+    use std::time::Instant;
+    protocol.validate()?;
+    let t0 = Instant::now();
+    enqueue()?;
+    let n = protocol.per_batch(t0.elapsed().as_secs_f64());
+    let mut batch = |n: usize| -> crate::Result<f64> {
+        let t = Instant::now();
+        for _ in 0..n {
+            enqueue()?;
+        }
+        Ok(t.elapsed().as_secs_f64() / n as f64)
+    };
+    let start = Instant::now();
+    let mut warmup_samples = Vec::new();
+    while warmup_samples.len() < 2 || start.elapsed().as_secs_f64() * 1e3 < protocol.warmup_ms {
+        warmup_samples.push(batch(n)?);
+        if warmup_samples.len() >= 10_000 {
+            break;
         }
     }
+    let samples = (0..protocol.runs)
+        .map(|_| batch(n))
+        .collect::<crate::Result<Vec<f64>>>()?;
+    Ok(Timing {
+        samples,
+        warmup: protocol.warmup,
+        per_batch: n,
+        graph: false,
+        warmup_samples,
+    })
 }
 
 #[cfg(test)]
@@ -78,17 +329,101 @@ mod tests {
 
     #[test]
     fn warm_mean_matches_paper_formula() {
-        let t = Timing {
-            samples: vec![10.0, 4.0, 1.0, 2.0, 3.0],
-            warmup: 2,
-        };
+        let t = Timing::from_samples(vec![10.0, 4.0, 1.0, 2.0, 3.0], 2);
         // (Σ_{j≤5} − Σ_{j≤2}) / (5 − 2) = (20 − 14) / 3 = 2
         assert_eq!(t.warm_mean(), 2.0);
         assert_eq!(t.median(), 2.0);
-        let t = Timing {
-            samples: vec![9.0, 1.0, 4.0, 2.0, 3.0],
-            warmup: 1,
-        };
+        let t = Timing::from_samples(vec![9.0, 1.0, 4.0, 2.0, 3.0], 1);
         assert_eq!(t.median(), 2.5);
+    }
+
+    #[test]
+    fn spread_is_the_relative_interquartile_range() {
+        // kept 1..=9: q25 = 3, q75 = 7, median 5 → 4 / 5.
+        let t = Timing::from_samples((0..10).map(f64::from).collect(), 1);
+        assert!((t.spread() - 0.8).abs() < 1e-12, "{}", t.spread());
+        assert_eq!(Timing::from_samples(vec![2.0; 7], 0).spread(), 0.0);
+        assert_eq!(Timing::from_samples(vec![2.0], 0).spread(), 0.0);
+        assert!(Timing::from_samples(vec![], 0).spread().is_nan());
+    }
+
+    #[test]
+    fn quantiles_interpolate() {
+        let v = [1.0, 2.0, 4.0, 8.0];
+        assert_eq!(quantile_sorted(&v, 0.0), 1.0);
+        assert_eq!(quantile_sorted(&v, 1.0), 8.0);
+        assert_eq!(quantile_sorted(&v, 0.5), 3.0);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn batch_size_follows_the_pilot() {
+        let p = TimingProtocol::default();
+        // 0.5 ms batches: a 5 µs SpMV → 100 per batch; a 1 s SpMV → the minimum of 2.
+        assert_eq!(p.per_batch(5e-6), 100);
+        assert_eq!(p.per_batch(1.0), 2);
+        assert_eq!(p.per_batch(1e-12), MAX_PER_BATCH);
+        assert_eq!(p.per_batch(0.0), MAX_PER_BATCH);
+        let lat = TimingProtocol {
+            mode: TimingMode::Latency,
+            ..p.clone()
+        };
+        assert_eq!(lat.per_batch(5e-6), 1);
+        let cold = TimingProtocol { cold: true, ..p };
+        assert_eq!(cold.per_batch(5e-6), 1);
+    }
+
+    #[test]
+    fn validation_names_the_flag() {
+        let mut p = TimingProtocol::default();
+        assert!(p.validate().is_ok());
+        p.warmup = p.runs;
+        assert!(p.validate().unwrap_err().to_string().contains("--warmup"));
+        let p = TimingProtocol {
+            batch_ms: 0.0,
+            ..Default::default()
+        };
+        assert!(p.validate().unwrap_err().to_string().contains("--batch-ms"));
+        let p = TimingProtocol {
+            runs: 0,
+            ..Default::default()
+        };
+        assert!(p.validate().unwrap_err().to_string().contains("--runs"));
+    }
+
+    #[test]
+    fn old_protocols_read_with_defaults() {
+        let p: TimingProtocol =
+            serde_json::from_str(r#"{"runs":30,"warmup":5,"cold":false}"#).unwrap();
+        assert_eq!(p.runs, 30);
+        assert_eq!(p.warmup, 5);
+        assert_eq!(p.mode, TimingMode::Batched);
+        assert_eq!(p.warmup_ms, DEFAULT_WARMUP_MS);
+    }
+
+    #[test]
+    fn host_timing_batches_and_warms_up() {
+        let mut calls = 0usize;
+        let p = TimingProtocol {
+            runs: 5,
+            warmup_ms: 2.0,
+            batch_ms: 0.05,
+            ..Default::default()
+        };
+        let t = time_on_host(&p, &mut || {
+            calls += 1;
+            std::thread::sleep(std::time::Duration::from_micros(20));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(t.samples.len(), 5);
+        assert!(t.per_batch >= 2);
+        assert!(t.warmup_samples.len() >= 2);
+        assert_eq!(
+            calls,
+            1 + (t.warmup_samples.len() + t.samples.len()) * t.per_batch
+        );
+        assert!(t.samples.iter().all(|&s| s >= 20e-6), "{:?}", t.samples);
     }
 }

@@ -9,7 +9,13 @@ use std::path::PathBuf;
 
 /// Time every storage format and thread mapping on one matrix.
 ///
-/// For each kernel: the median and the papers' warm-up-excluding mean of the per-run times, the
+/// Timing (docs/PERFORMANCE.md, "Measurement"): after a warm-up in time (--warmup-ms), each kernel
+/// is timed in --runs batches of back-to-back SpMVs (on CUDA one SpMV is captured into a graph and a
+/// batch replays it about --batch-ms long); a sample is a batch's time per SpMV. --latency times
+/// single launches on an idle GPU instead.
+///
+/// For each kernel: the median and the papers' warm-up-excluding mean of the samples, their
+/// spread (interquartile range relative to the median: kernels closer than that are a tie), the
 /// effective bandwidth (the minimum bytes a kernel must move — the format's arrays once, x once,
 /// y once — over the median time), the share of the measured copy bandwidth (CUDA), and the
 /// speed relative to the best cuSPARSE CSR algorithm (CUDA). Every kernel's result is checked
@@ -58,6 +64,17 @@ pub struct BenchRow {
     pub reason: Option<String>,
     pub median_s: Option<f64>,
     pub warm_mean_s: Option<f64>,
+    /// Interquartile range of the samples relative to the median.
+    pub spread: Option<f64>,
+    /// SpMVs per timed sample.
+    pub per_batch: Option<usize>,
+    /// Whether the SpMV was replayed as a CUDA graph.
+    pub graph: Option<bool>,
+    /// Within the spread of the fastest kernel (a tie with it).
+    pub tie_with_best: bool,
+    /// Seconds per SpMV of each warm-up batch, in order (how the time settled).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warmup_trace: Vec<f64>,
     pub effective_gbs: Option<f64>,
     pub copy_bw_fraction: Option<f64>,
     pub speedup_vs_cusparse_csr: Option<f64>,
@@ -77,6 +94,7 @@ struct Report<'a> {
     nnz: usize,
     runs: usize,
     warmup: usize,
+    protocol: crate::backend::TimingProtocol,
     cache: &'static str,
     copy_bandwidth_gbs: Option<f64>,
     results: Vec<BenchRow>,
@@ -152,6 +170,7 @@ fn run_typed<T: BackendScalar>(a: &Args, variants: &[Variant], m: Csr<T>) -> any
         nnz: m.nnz(),
         runs: protocol.runs,
         warmup: protocol.warmup,
+        protocol: protocol.clone(),
         cache: if protocol.cold {
             "cold (L2 cleared before each run)"
         } else {
@@ -188,6 +207,11 @@ fn bench_one<T: BackendScalar>(
         reason: k.reason.clone(),
         median_s: k.median_s,
         warm_mean_s: k.warm_mean_s,
+        spread: k.spread,
+        per_batch: k.per_batch,
+        graph: k.graph,
+        tie_with_best: false,
+        warmup_trace: k.warmup_trace.clone(),
         effective_gbs: k.effective_gbs(),
         copy_bw_fraction: None,
         speedup_vs_cusparse_csr: None,
@@ -208,7 +232,15 @@ pub fn finish_rows(rows: &mut [BenchRow], ceiling: Option<f64>) {
         .filter(|r| vendor_csr.contains(&r.kernel))
         .filter_map(|r| r.median_s)
         .fold(f64::INFINITY, f64::min);
+    let best = rows
+        .iter()
+        .filter_map(|r| Some((r.median_s?, r.spread.unwrap_or(0.0))))
+        .min_by(|a, b| a.0.total_cmp(&b.0));
     for r in rows.iter_mut() {
+        if let (Some((tb, sb)), Some(t)) = (best, r.median_s) {
+            // A tie: the difference is within the two measurements' spreads.
+            r.tie_with_best = t - tb <= tb * sb.max(0.0) + t * r.spread.unwrap_or(0.0).max(0.0);
+        }
         if let (Some(g), Some(c)) = (r.effective_gbs, ceiling) {
             r.copy_bw_fraction = Some(g / c);
         }
@@ -226,9 +258,8 @@ fn print_table(r: &Report) {
         r.file, r.nrows, r.ncols, r.nnz, r.precision, r.backend, r.device
     );
     println!(
-        "timing: {} runs, first {} excluded; cache {}{}",
-        r.runs,
-        r.warmup,
+        "timing: {}; cache {}{}",
+        r.protocol.describe(),
         r.cache,
         r.copy_bandwidth_gbs
             .map(|c| format!("; copy bandwidth {c:.0} GB/s"))
@@ -239,7 +270,7 @@ fn print_table(r: &Report) {
         .results
         .iter()
         .any(|x| x.speedup_vs_cusparse_csr.is_some());
-    let mut header = vec!["kernel", "median", "warm mean", "eff. GB/s"];
+    let mut header = vec!["kernel", "median", "spread", "warm mean", "eff. GB/s"];
     if has_ceiling {
         header.push("% copy BW");
     }
@@ -251,9 +282,11 @@ fn print_table(r: &Report) {
     let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map(f).unwrap_or_else(|| "-".into());
     let mut notes = Vec::new();
     for row in &r.results {
+        let mark = if row.tie_with_best { " ≈best" } else { "" };
         let mut cells = vec![
-            row.kernel.clone(),
+            format!("{}{mark}", row.kernel),
             opt(row.median_s, &common::fmt_seconds),
+            opt(row.spread, &|s| format!("±{:.1}%", s * 100.0)),
             opt(row.warm_mean_s, &common::fmt_seconds),
             opt(row.effective_gbs, &|g| format!("{g:.1}")),
         ];
@@ -278,6 +311,11 @@ fn print_table(r: &Report) {
         t.add_row(cells);
     }
     println!("{t}");
+    println!(
+        "median: time per SpMV (median over the timed samples); spread: their interquartile \
+         range relative to the median; ≈best: within the spread of the fastest (a tie); eff. \
+         GB/s: the format's arrays + x + y once over the median"
+    );
     for n in notes {
         println!("{n}");
     }

@@ -65,35 +65,50 @@ impl KernelArgs {
     }
 }
 
-/// The timing protocol options.
+/// The timing protocol options (see `sparsecast bench --help` and docs/PERFORMANCE.md,
+/// "Measurement").
 #[derive(clap::Args, Debug, Clone)]
 pub struct TimingArgs {
-    /// β: timed runs per kernel.
-    #[arg(long, default_value_t = 30)]
+    /// β: timed batches per kernel (each a graph of back-to-back SpMVs); the reported time is
+    /// their median, the spread their interquartile range.
+    #[arg(long, default_value_t = crate::backend::timing::DEFAULT_RUNS)]
     pub runs: usize,
-    /// α: leading runs excluded as warm-up (the papers' formula).
-    #[arg(long, default_value_t = 5)]
+    /// α: leading timed batches excluded from the statistics (the papers' formula); the
+    /// time-based warm-up (--warmup-ms) comes first either way.
+    #[arg(long, default_value_t = 0)]
     pub warmup: usize,
-    /// Clear the L2 cache before every run (CUDA). Default: warm cache, as inside a solver.
+    /// Milliseconds of warm-up (SpMV batches replayed until the clocks and caches settle).
+    #[arg(long, default_value_t = crate::backend::timing::DEFAULT_WARMUP_MS)]
+    pub warmup_ms: f64,
+    /// Target duration of one timed batch, milliseconds.
+    #[arg(long, default_value_t = crate::backend::timing::DEFAULT_BATCH_MS)]
+    pub batch_ms: f64,
+    /// Single-launch latency mode: time each SpMV alone on an idle GPU (one per sample).
+    #[arg(long)]
+    pub latency: bool,
+    /// Clear the L2 cache before every SpMV (CUDA; one SpMV per sample). Default: warm cache,
+    /// as inside a solver.
     #[arg(long)]
     pub cold: bool,
 }
 
 impl TimingArgs {
-    /// The protocol, validated (`α < β`).
+    /// The protocol, validated.
     pub fn protocol(&self) -> anyhow::Result<TimingProtocol> {
-        anyhow::ensure!(self.runs >= 1, "--runs must be at least 1");
-        anyhow::ensure!(
-            self.warmup < self.runs,
-            "--warmup ({}) must be less than --runs ({})",
-            self.warmup,
-            self.runs
-        );
-        Ok(TimingProtocol {
+        let p = TimingProtocol {
+            mode: if self.latency {
+                crate::backend::TimingMode::Latency
+            } else {
+                crate::backend::TimingMode::Batched
+            },
             runs: self.runs,
             warmup: self.warmup,
+            warmup_ms: self.warmup_ms,
+            batch_ms: self.batch_ms,
             cold: self.cold,
-        })
+        };
+        p.validate()?;
+        Ok(p)
     }
 }
 

@@ -31,7 +31,7 @@ use std::path::PathBuf;
 ///   sparsecast evaluate --corpus ../shared/matrices/suitesparse --generated default \
 ///       --backend cuda --profile profiles/h200.json --out eval-h200
 ///   sparsecast evaluate --corpus data --generated small --backend cpu --profile cpu.json \
-///       --runs 5 --warmup 1 --out eval-cpu
+///       --runs 5 --warmup-ms 5 --out eval-cpu
 ///   sparsecast evaluate --report-only --out eval-h200
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
@@ -58,15 +58,8 @@ pub struct Args {
     /// Precision(s).
     #[arg(long, value_enum, default_value_t = PrecisionArg::Both)]
     precision: PrecisionArg,
-    /// β: timed runs per configuration.
-    #[arg(long, default_value_t = 30)]
-    runs: usize,
-    /// α: leading runs excluded as warm-up.
-    #[arg(long, default_value_t = 5)]
-    warmup: usize,
-    /// Clear the L2 cache before every run (CUDA).
-    #[arg(long)]
-    cold: bool,
+    #[command(flatten)]
+    timing: super::common::TimingArgs,
     /// Skip a format whose footprint would exceed this many bytes (default: 4 GiB or half the
     /// memory, whichever is smaller).
     #[arg(long)]
@@ -114,12 +107,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if a.corpus.is_empty() && a.generated == GeneratedSet::None {
         bail!("nothing to evaluate: give --corpus DIR and/or --generated small|default");
     }
-    let protocol = super::common::TimingArgs {
-        runs: a.runs,
-        warmup: a.warmup,
-        cold: a.cold,
-    }
-    .protocol()?;
+    let protocol = a.timing.protocol()?;
     let profile = load_profile(&a)?;
     let params = FormatParams {
         max_bytes: a

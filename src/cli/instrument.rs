@@ -45,7 +45,7 @@ pub struct Args {
     /// Where to write the profile (JSON, written atomically).
     #[arg(long, short)]
     out: PathBuf,
-    /// A tiny suite (3 strip counts, a few P_NZ, 10 runs) for tests and smoke checks.
+    /// A tiny suite (3 strip counts, a few P_NZ, 5 short batches) for tests and smoke checks.
     #[arg(long)]
     quick: bool,
     /// Strip counts I for CSR and ELL (comma-separated; default 1…10).
@@ -69,10 +69,11 @@ pub struct Args {
     /// Fraction of global memory one benchmark may use.
     #[arg(long)]
     memory_fraction: Option<f64>,
-    /// β: timed runs per benchmark (default 30; 10 with --quick).
+    /// β: timed batches per benchmark (default 20; 5 with --quick; see `bench --help`).
     #[arg(long)]
     runs: Option<usize>,
-    /// α: leading runs excluded as warm-up (default 5; 2 with --quick).
+    /// α: leading timed batches excluded from the statistics (default 0: a warm-up in time
+    /// precedes them).
     #[arg(long)]
     warmup: Option<usize>,
     /// Where benchmark matrices are built: on the device where the backend can (auto), always
@@ -154,11 +155,21 @@ impl Args {
     }
 
     fn protocol(&self) -> TimingProtocol {
-        let (runs, warmup) = if self.quick { (10, 2) } else { (30, 5) };
+        // --quick: 5 batches after 5 ms of warm-up, for tests and smoke checks.
+        let base = if self.quick {
+            TimingProtocol {
+                runs: 5,
+                warmup_ms: 5.0,
+                batch_ms: 0.2,
+                ..Default::default()
+            }
+        } else {
+            TimingProtocol::default()
+        };
         TimingProtocol {
-            runs: self.runs.unwrap_or(runs),
-            warmup: self.warmup.unwrap_or(warmup),
-            cold: false,
+            runs: self.runs.unwrap_or(base.runs),
+            warmup: self.warmup.unwrap_or(base.warmup),
+            ..base
         }
     }
 }

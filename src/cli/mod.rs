@@ -9,6 +9,7 @@ mod evaluate;
 mod features;
 mod generate;
 mod instrument;
+mod noise;
 mod optimize;
 mod predict;
 mod selftest;
@@ -44,6 +45,7 @@ enum Command {
     Predict(predict::Args),
     Optimize(optimize::Args),
     Evaluate(evaluate::Args),
+    Noise(noise::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -60,6 +62,7 @@ pub fn main() -> i32 {
         Command::Predict(a) => predict::run(a),
         Command::Optimize(a) => optimize::run(a),
         Command::Evaluate(a) => evaluate::run(a),
+        Command::Noise(a) => noise::run(a),
     };
     match res {
         Ok(()) => 0,

@@ -165,7 +165,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let protocol = TimingProtocol {
         runs: a.runs.unwrap_or(profile.timing.runs),
         warmup: a.warmup.unwrap_or(profile.timing.warmup),
-        cold: profile.timing.cold,
+        ..profile.timing.clone()
     };
     if protocol.warmup >= protocol.runs {
         bail!(

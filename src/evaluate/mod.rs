@@ -21,6 +21,7 @@
 pub mod corpus;
 pub mod generated;
 pub mod models;
+pub mod noise;
 pub mod plots;
 pub mod record;
 pub mod report;

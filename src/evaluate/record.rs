@@ -15,6 +15,7 @@
 //! ```
 
 use crate::backend::measure::{KernelMeasurement, Status};
+use crate::backend::TimingProtocol;
 use crate::features::Features;
 use crate::instrument::Statistic;
 use crate::matrix::generate::GeneratorSpec;
@@ -120,6 +121,19 @@ pub struct Record {
     /// The papers' warm-up-excluding mean, seconds: the measured time of the speed comparison,
     /// and of the accuracy of models fitted to it (see [`Prediction::statistic`]).
     pub warm_mean_s: Option<f64>,
+    /// The timing protocol (absent in records of the old per-launch protocol).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<TimingProtocol>,
+    /// Interquartile range of the timed samples relative to their median: a difference smaller
+    /// than the spread is a tie.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<f64>,
+    /// SpMVs per timed sample (batch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_batch: Option<usize>,
+    /// Whether the SpMV was replayed as a CUDA graph.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<bool>,
     /// Bytes of the format's arrays on the device.
     pub footprint_bytes: Option<u64>,
     /// Minimum bytes one SpMV moves (arrays + x + y).
@@ -137,6 +151,50 @@ pub struct Record {
     pub plan: Option<PlanInfo>,
 }
 
+/// A measured record for unit tests: `config` of `kind` on `matrix` in `precision`, median and
+/// warm mean `t` (status `ok`; `skipped` for `None`), everything else empty.
+#[cfg(test)]
+pub(crate) fn test_record(
+    matrix: &str,
+    precision: Precision,
+    config: &str,
+    kind: ConfigKind,
+    t: Option<f64>,
+) -> Record {
+    Record {
+        schema: SCHEMA,
+        matrix: matrix.into(),
+        source: SourceInfo::Recipe("test".into()),
+        precision,
+        config: config.into(),
+        kind,
+        format: None,
+        status: if t.is_some() {
+            Status::Ok
+        } else {
+            Status::Skipped
+        },
+        reason: None,
+        backend: "cuda".into(),
+        device: "test GPU".into(),
+        runs: 20,
+        warmup: 0,
+        median_s: t,
+        warm_mean_s: t,
+        protocol: None,
+        spread: None,
+        per_batch: None,
+        graph: None,
+        footprint_bytes: None,
+        effective_bytes: None,
+        max_rel_error: None,
+        prepare_s: None,
+        features: None,
+        predictions: BTreeMap::new(),
+        plan: None,
+    }
+}
+
 /// The resume key: matrix id, precision, configuration.
 pub type Key = (String, Precision, String);
 
@@ -146,10 +204,17 @@ impl Record {
         (self.matrix.clone(), self.precision, self.config.clone())
     }
 
-    /// The measured time of the speed comparison (the papers' warm-up-excluding mean), if
-    /// measured.
+    /// The measured time of the speed comparison (the median over the timed batches, the time
+    /// the protocol reports), if measured.
     pub fn time(&self) -> Option<f64> {
-        self.measured(Statistic::WarmMean)
+        self.measured(Statistic::Median)
+    }
+
+    /// The relative spread of the measurement (0 where the record carries none).
+    pub fn spread(&self) -> f64 {
+        self.spread
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .unwrap_or(0.0)
     }
 
     /// The measured `statistic` (positive and finite), if measured.
@@ -185,6 +250,9 @@ impl Record {
         self.reason = m.reason;
         self.median_s = m.median_s;
         self.warm_mean_s = m.warm_mean_s;
+        self.spread = m.spread;
+        self.per_batch = m.per_batch;
+        self.graph = m.graph;
         self.footprint_bytes = m.footprint_bytes;
         self.effective_bytes = m.effective_bytes;
         self.max_rel_error = m.max_rel_error;

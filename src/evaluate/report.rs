@@ -96,16 +96,25 @@ fn setup(w: &mut String, records: &[Record], info: Option<&RunInfo>) -> std::fmt
     for d in &devices {
         writeln!(w, "- Device: {d}")?;
     }
-    let mut protocols: Vec<(usize, usize)> = records.iter().map(|r| (r.runs, r.warmup)).collect();
+    let mut protocols: Vec<String> = records
+        .iter()
+        .map(|r| match &r.protocol {
+            Some(p) => p.describe(),
+            None => format!(
+                "the old per-launch protocol: {} runs, the first {} excluded",
+                r.runs, r.warmup
+            ),
+        })
+        .collect();
     protocols.sort();
     protocols.dedup();
-    for (runs, warmup) in protocols {
+    for p in protocols {
         writeln!(
             w,
-            "- Timing: {runs} runs per configuration, the first {warmup} excluded as warm-up. The \
-             speed comparison uses the papers' warm-up-excluding mean; each model is compared with \
-             the statistic it predicts (below). Both the mean and the median are in \
-             `results.jsonl`."
+            "- Timing: {p}. The speed comparison uses the median over the timed samples; each \
+             model is compared with the statistic it predicts (below). Both the mean and the \
+             median, and each configuration's spread (interquartile range of its samples relative \
+             to the median), are in `results.jsonl`; differences within the spreads are ties."
         )?;
     }
     let precisions: Vec<&str> = stats::precisions(records)
@@ -343,7 +352,8 @@ fn ranking(w: &mut String, dir: &Path, rows: &[RankingRow]) -> Result<()> {
          measured); its slowdown against the fastest of all our measured kernels decides the \
          bucket (as 002 Fig. 2). *Fraction of best* = mean of t(best) / t(pick); *coverage bound* = \
          the same for the best configuration the model covers (a perfect model with this coverage); \
-         *pick not run* = matrices where the model's overall favourite could not be measured.\n"
+         *pick not run* = matrices where the model's overall favourite could not be measured; \
+         *tie with best* = matrices whose pick is the best or within the measured spreads of it.\n"
     )
     .ok();
     if rows.is_empty() {
@@ -353,15 +363,15 @@ fn ranking(w: &mut String, dir: &Path, rows: &[RankingRow]) -> Result<()> {
     }
     writeln!(
         s,
-        "| model | precision | matrices | < 5 % | 5–20 % | > 20 % | fraction of best | coverage bound | pick not run |"
+        "| model | precision | matrices | < 5 % | 5–20 % | > 20 % | fraction of best | coverage bound | pick not run | tie with best |"
     )
     .ok();
-    writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|").ok();
+    writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|").ok();
     for r in rows {
         let share = |k: usize| format!("{k} ({:.0} %)", 100.0 * k as f64 / r.n as f64);
         writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.model,
             r.precision,
             r.n,
@@ -370,7 +380,8 @@ fn ranking(w: &mut String, dir: &Path, rows: &[RankingRow]) -> Result<()> {
             share(r.above_20),
             pct(r.mean_fraction),
             pct(r.coverage_bound),
-            r.pick_not_run
+            r.pick_not_run,
+            share(r.ties)
         )
         .ok();
     }
@@ -416,23 +427,25 @@ fn speed(w: &mut String, dir: &Path, rows: &[SpeedRow]) -> Result<()> {
     } else {
         writeln!(
             s,
-            "| precision | contender | matrices | geometric mean | worst (matrix) | best (matrix) | faster on |"
+            "| precision | contender | set | matrices | geometric mean | worst (matrix) | best (matrix) | faster on | tie (within spread) |"
         )
         .ok();
-        writeln!(s, "|---|---|---:|---:|---|---|---:|").ok();
+        writeln!(s, "|---|---|---|---:|---:|---|---|---:|---:|").ok();
         for x in &summary {
             writeln!(
                 s,
-                "| {} | {} | {} | {:.2}× | {:.2}× ({}) | {:.2}× ({}) | {} |",
+                "| {} | {} | {} | {} | {:.2}× | {:.2}× ({}) | {:.2}× ({}) | {} | {} |",
                 x.precision,
                 x.contender,
+                x.set,
                 x.n,
                 x.geomean,
                 x.worst.0,
                 short_name(&x.worst.1),
                 x.best.0,
                 short_name(&x.best.1),
-                x.faster
+                x.faster,
+                x.ties
             )
             .ok();
         }
@@ -572,7 +585,7 @@ fn skipped(w: &mut String, records: &[Record]) -> std::fmt::Result {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluate::record::{Prediction, SCHEMA};
+    use crate::evaluate::record::{test_record, Prediction};
     use crate::evaluate::REPORT;
 
     fn rec(matrix: &str, precision: Precision, config: &str, t: f64, pred: Option<f64>) -> Record {
@@ -583,42 +596,22 @@ mod tests {
         } else {
             ConfigKind::Ours
         };
-        Record {
-            schema: SCHEMA,
-            matrix: matrix.into(),
-            source: SourceInfo::Recipe("test".into()),
-            precision,
-            config: config.into(),
-            kind,
-            format: None,
-            status: Status::Ok,
-            reason: None,
-            backend: "cuda".into(),
-            device: "test GPU".into(),
-            runs: 30,
-            warmup: 5,
-            median_s: Some(t),
-            warm_mean_s: Some(t),
-            footprint_bytes: None,
-            effective_bytes: None,
-            max_rel_error: Some(0.0),
-            prepare_s: None,
-            features: None,
-            predictions: pred
-                .map(|p| {
-                    [(
-                        "analytical".to_string(),
-                        Prediction {
-                            seconds: Some(p),
-                            statistic: Statistic::WarmMean,
-                            note: None,
-                        },
-                    )]
-                    .into()
-                })
-                .unwrap_or_default(),
-            plan: None,
-        }
+        let mut r = test_record(matrix, precision, config, kind, Some(t));
+        r.max_rel_error = Some(0.0);
+        r.predictions = pred
+            .map(|p| {
+                [(
+                    "analytical".to_string(),
+                    Prediction {
+                        seconds: Some(p),
+                        statistic: Statistic::WarmMean,
+                        note: None,
+                    },
+                )]
+                .into()
+            })
+            .unwrap_or_default();
+        r
     }
 
     #[test]
@@ -649,9 +642,24 @@ mod tests {
             assert!(md.contains(s), "{s}");
         }
         // ell is 1.6× faster than cuSPARSE everywhere, the plan 2×.
-        assert!(md.contains("| f64 | best ours | 3 | 1.60× |"), "{md}");
-        assert!(md.contains("| f64 | plan-analytical | 3 | 2.00× |"), "{md}");
-        assert!(md.contains("| f32 | analytical pick | 3 | 1.60× |"), "{md}");
+        assert!(md.contains("| f64 | best ours | all | 3 | 1.60× |"), "{md}");
+        assert!(
+            md.contains("| f64 | plan-analytical | all | 3 | 2.00× |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| f32 | analytical pick | all | 3 | 1.60× |"),
+            "{md}"
+        );
+        // Files and generated matrices are also summarized apart.
+        assert!(
+            md.contains("| f64 | best ours | files | 2 | 1.60× |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| f64 | best ours | generated | 1 | 1.60× |"),
+            "{md}"
+        );
         // Every configuration's accuracy row: ell is off by 50 %, csr-vector by 10 %.
         assert!(md.contains("| f64 | ell | 3 | 50.0 % | 50.0 % | 50.0 % | 50.0 % | 0 | 0 |"));
         assert!(

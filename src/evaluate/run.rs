@@ -198,6 +198,10 @@ impl Ctx<'_> {
             warmup: self.opts.protocol.warmup,
             median_s: None,
             warm_mean_s: None,
+            protocol: Some(self.opts.protocol.clone()),
+            spread: None,
+            per_batch: None,
+            graph: None,
             footprint_bytes: None,
             effective_bytes: None,
             max_rel_error: None,
@@ -387,14 +391,21 @@ fn check_consistent(
     device: &str,
     p: &TimingProtocol,
 ) -> Result<()> {
-    if let Some(r) = existing.iter().find(|r| {
-        r.backend != backend || r.device != device || r.runs != p.runs || r.warmup != p.warmup
-    }) {
+    if let Some(r) = existing
+        .iter()
+        .find(|r| r.backend != backend || r.device != device || r.protocol.as_ref() != Some(p))
+    {
+        let theirs = r
+            .protocol
+            .as_ref()
+            .map_or("the old per-launch protocol".to_string(), |q| q.describe());
         return Err(Error::Invalid(format!(
-            "results.jsonl holds results of the {} backend on {} with {} runs ({} warm-up), but \
-             this run uses the {backend} backend on {device} with {} runs ({} warm-up); use \
-             another --out, or the same settings to resume",
-            r.backend, r.device, r.runs, r.warmup, p.runs, p.warmup
+            "results.jsonl holds results of the {} backend on {} timed with {theirs}, but this \
+             run uses the {backend} backend on {device} timed with {}; use another --out, or \
+             the same settings to resume",
+            r.backend,
+            r.device,
+            p.describe()
         )));
     }
     Ok(())

@@ -5,8 +5,11 @@
 //! * **Measured time** of a configuration: for a model's accuracy and ranking, the statistic
 //!   the model predicts ([`super::record::Prediction::statistic`]: the papers'
 //!   warm-up-excluding mean, or the median for profiles fitted on noisy hosts); for the speed
-//!   comparison, the warm-up-excluding mean ([`Record::time`]). Only records with status `ok`
-//!   have one.
+//!   comparison, the median over the timed batches ([`Record::time`]). Only records with status
+//!   `ok` have one.
+//! * **Ties**: each record carries its *spread* (the interquartile range of its timed batches
+//!   relative to their median). Two times `a ≤ b` whose difference `b − a` is at most
+//!   `a·spread(a) + b·spread(b)` are a tie: the measurement cannot order them.
 //! * **Difference rate** = `|predicted − measured| / measured` (004 §5.1). Per model ×
 //!   precision × configuration: mean, median (mean of the two middle values for an even count),
 //!   90th percentile (nearest rank: the `⌈0.9·n⌉`-th smallest), max, and the counts within 5 % and
@@ -203,6 +206,14 @@ pub struct RankingRow {
     pub coverage_bound: f64,
     /// Matrices whose unrestricted pick was not measured.
     pub pick_not_run: usize,
+    /// Matrices whose pick is the best or ties with it (within the measured spreads).
+    pub ties: usize,
+}
+
+/// Whether times `a` and `b` with relative spreads `sa` and `sb` are a tie (see the module
+/// documentation).
+pub fn tie(a: f64, sa: f64, b: f64, sb: f64) -> bool {
+    (a - b).abs() <= a * sa.max(0.0) + b * sb.max(0.0)
 }
 
 /// The statistic `model`'s predictions are of (the papers' warm mean if it predicted nothing).
@@ -255,14 +266,17 @@ pub fn ranking(records: &[Record]) -> Vec<RankingRow> {
                 mean_fraction: f64::NAN,
                 coverage_bound: f64::NAN,
                 pick_not_run: 0,
+                ties: 0,
             };
             let (mut frac, mut bound) = (Vec::new(), Vec::new());
             for ((_, p), g) in &groups {
                 if *p != precision {
                     continue;
                 }
-                let Some(best) = best_of(g, ConfigKind::Ours, stat).and_then(|r| r.measured(stat))
-                else {
+                let Some(best_rec) = best_of(g, ConfigKind::Ours, stat) else {
+                    continue;
+                };
+                let Some(best) = best_rec.measured(stat) else {
                     continue;
                 };
                 let unrestricted = g
@@ -275,9 +289,15 @@ pub fn ranking(records: &[Record]) -> Vec<RankingRow> {
                         row.pick_not_run += 1;
                     }
                 }
-                let Some(t) = pick(g, &model).and_then(|r| r.measured(stat)) else {
+                let Some(pick_rec) = pick(g, &model) else {
                     continue;
                 };
+                let Some(t) = pick_rec.measured(stat) else {
+                    continue;
+                };
+                if tie(t, pick_rec.spread(), best, best_rec.spread()) {
+                    row.ties += 1;
+                }
                 let covered = g
                     .iter()
                     .filter(|r| r.kind == ConfigKind::Ours && r.predicted(&model).is_some())
@@ -319,6 +339,8 @@ pub struct SpeedRow {
     pub plans: BTreeMap<String, f64>,
     /// Each model's pick: (configuration, seconds), by model.
     pub picks: BTreeMap<String, (String, f64)>,
+    /// The spread of every measured configuration, by configuration name.
+    pub spreads: BTreeMap<String, f64>,
 }
 
 /// Per-matrix speeds of every precision.
@@ -330,8 +352,13 @@ pub fn speed_rows(records: &[Record]) -> Vec<SpeedRow> {
             let named = |r: &Record| (r.config.clone(), r.time().unwrap_or(f64::NAN));
             SpeedRow {
                 nnz: g.iter().find_map(|r| r.features.as_ref().map(|f| f.nnz)),
-                best_ours: best_of(&g, ConfigKind::Ours, Statistic::WarmMean).map(named),
-                best_vendor: best_of(&g, ConfigKind::Vendor, Statistic::WarmMean).map(named),
+                best_ours: best_of(&g, ConfigKind::Ours, Statistic::Median).map(named),
+                best_vendor: best_of(&g, ConfigKind::Vendor, Statistic::Median).map(named),
+                spreads: g
+                    .iter()
+                    .filter(|r| r.time().is_some())
+                    .map(|r| (r.config.clone(), r.spread()))
+                    .collect(),
                 plans: g
                     .iter()
                     .filter(|r| r.kind == ConfigKind::Plan)
@@ -352,6 +379,9 @@ pub fn speed_rows(records: &[Record]) -> Vec<SpeedRow> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpeedSummary {
     pub precision: Precision,
+    /// The matrices summarized: `all`, or (where the results hold both) `files` (the corpus)
+    /// or `generated`.
+    pub set: &'static str,
     /// `best ours`, a plan configuration, or `<model> pick`.
     pub contender: String,
     pub n: usize,
@@ -362,6 +392,8 @@ pub struct SpeedSummary {
     pub best: (f64, String),
     /// Matrices where the contender is faster (speed-up > 1).
     pub faster: usize,
+    /// Matrices where the contender and cuSPARSE tie (within their measured spreads).
+    pub ties: usize,
 }
 
 /// The speed-up of `contender` in each row, where both it and cuSPARSE were measured.
@@ -379,6 +411,31 @@ pub fn speedups<'a>(
         })
         .filter(|(_, s)| s.is_finite() && *s > 0.0)
         .collect()
+}
+
+/// The configuration a contender stands for in a row.
+fn contender_config<'a>(r: &'a SpeedRow, contender: &'a str) -> Option<&'a str> {
+    if contender == "best ours" {
+        return r.best_ours.as_ref().map(|x| x.0.as_str());
+    }
+    if let Some(model) = contender.strip_suffix(" pick") {
+        return r.picks.get(model).map(|x| x.0.as_str());
+    }
+    r.plans.contains_key(contender).then_some(contender)
+}
+
+/// Whether `contender` ties with the best cuSPARSE algorithm in a row.
+pub fn ties_vendor(r: &SpeedRow, contender: &str) -> bool {
+    let spread = |c: Option<&str>| c.and_then(|c| r.spreads.get(c)).copied().unwrap_or(0.0);
+    match (r.best_vendor.as_ref(), contender_time(r, contender)) {
+        (Some((vc, v)), Some(t)) => tie(
+            t,
+            spread(contender_config(r, contender)),
+            *v,
+            spread(Some(vc)),
+        ),
+        _ => false,
+    }
 }
 
 /// A contender's time in a row: `best ours`, a plan configuration name, or `<model> pick`.
@@ -402,41 +459,73 @@ pub fn contenders(rows: &[SpeedRow]) -> Vec<String> {
     out
 }
 
-/// Speed-up summaries per precision and contender (only where cuSPARSE was measured).
+/// Which matrix set a matrix id belongs to: `generated` (`gen/…`) or `files`.
+pub fn matrix_set(matrix: &str) -> &'static str {
+    if matrix.starts_with("gen/") {
+        "generated"
+    } else {
+        "files"
+    }
+}
+
+/// Speed-up summaries per precision, contender and matrix set (`all`, then `files` and
+/// `generated` separately where the results hold both), only where cuSPARSE was measured.
 pub fn speed_summary(rows: &[SpeedRow]) -> Vec<SpeedSummary> {
     let mut out = Vec::new();
     let precisions: BTreeSet<Precision> = rows.iter().map(|r| r.precision).collect();
+    let sets: BTreeSet<&str> = rows.iter().map(|r| matrix_set(&r.matrix)).collect();
+    let mut choices = vec!["all"];
+    if sets.len() > 1 {
+        choices.extend(["files", "generated"]);
+    }
     for precision in [Precision::F32, Precision::F64] {
         if !precisions.contains(&precision) {
             continue;
         }
         for c in contenders(rows) {
-            let s = speedups(rows, precision, &c);
-            if s.is_empty() {
-                continue;
+            for &set in &choices {
+                let subset: Vec<SpeedRow> = rows
+                    .iter()
+                    .filter(|r| set == "all" || matrix_set(&r.matrix) == set)
+                    .cloned()
+                    .collect();
+                out.extend(summarize(&subset, precision, &c, set));
             }
-            let vals: Vec<f64> = s.iter().map(|x| x.1).collect();
-            let worst = s.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
-            let best = s.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
-            out.push(SpeedSummary {
-                precision,
-                contender: c,
-                n: s.len(),
-                geomean: geomean(&vals).unwrap_or(f64::NAN),
-                worst: (worst.1, worst.0.to_string()),
-                best: (best.1, best.0.to_string()),
-                faster: vals.iter().filter(|&&x| x > 1.0).count(),
-            });
         }
     }
     out
 }
 
+fn summarize(
+    rows: &[SpeedRow],
+    precision: Precision,
+    c: &str,
+    set: &'static str,
+) -> Option<SpeedSummary> {
+    let s = speedups(rows, precision, c);
+    let vals: Vec<f64> = s.iter().map(|x| x.1).collect();
+    let worst = s.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let best = s.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    Some(SpeedSummary {
+        precision,
+        set,
+        contender: c.to_string(),
+        n: s.len(),
+        geomean: geomean(&vals).unwrap_or(f64::NAN),
+        worst: (worst.1, worst.0.to_string()),
+        best: (best.1, best.0.to_string()),
+        faster: vals.iter().filter(|&&x| x > 1.0).count(),
+        ties: rows
+            .iter()
+            .filter(|r| r.precision == precision && ties_vendor(r, c))
+            .count(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::measure::Status;
-    use crate::evaluate::record::{Prediction, SourceInfo, SCHEMA};
+    use crate::evaluate::record::{test_record, Prediction};
 
     /// A record of `config` on `matrix` measured at `t` (None: skipped) with `analytical`
     /// predicting `p`.
@@ -459,34 +548,10 @@ mod tests {
                 },
             );
         }
-        Record {
-            schema: SCHEMA,
-            matrix: matrix.into(),
-            source: SourceInfo::Recipe("test".into()),
-            precision: Precision::F64,
-            config: config.into(),
-            kind,
-            format: None,
-            status: if t.is_some() {
-                Status::Ok
-            } else {
-                Status::Skipped
-            },
-            reason: None,
-            backend: "cpu".into(),
-            device: "d".into(),
-            runs: 3,
-            warmup: 1,
-            median_s: t,
-            warm_mean_s: t,
-            footprint_bytes: None,
-            effective_bytes: None,
-            max_rel_error: None,
-            prepare_s: None,
-            features: None,
-            predictions,
-            plan: None,
-        }
+        let mut r = test_record(matrix, Precision::F64, config, kind, t);
+        r.backend = "cpu".into();
+        r.predictions = predictions;
+        r
     }
 
     #[test]
@@ -551,8 +616,8 @@ mod tests {
         let rk = ranking(&recs);
         assert_eq!((rk[0].above_20, rk[0].below_5), (1, 0));
         assert!((rk[0].mean_fraction - 0.5 / 1.1).abs() < 1e-12);
-        // The speed comparison stays on warm means.
-        assert_eq!(speed_rows(&recs)[0].best_ours.as_ref().unwrap().1, 1.0);
+        // The speed comparison uses medians (the time the protocol reports): coo at 0.5.
+        assert_eq!(speed_rows(&recs)[0].best_ours.as_ref().unwrap().1, 0.5);
     }
 
     #[test]

@@ -8,17 +8,14 @@
 //! * **x** is set on every block: each block keeps its own copy of x on the device (the blocks are
 //!   independent kernels); y is assembled from the blocks' outputs by row range.
 //! * **Run** launches the blocks one after another, each waiting for the previous.
-//! * **Time**: run `k` of the plan runs every block once, in row order, each timed by the backend
-//!   as a one-run measurement of its own kernel (CUDA events around the kernel, or the host clock
-//!   on the CPU); the plan's sample `k` is the sum over the blocks, and the statistics (warm mean,
-//!   median, warm-up `α` excluded) are taken over those sums. This is the time of the blocks'
-//!   kernels back to back; it excludes any overlap between launches (none is attempted) and the
-//!   host's launch and synchronization gaps between blocks. The blocks are *interleaved* run by
-//!   run rather than each timed `β` times in a row, because a block repeated on its own keeps its
-//!   matrix in cache (the GPU's L2, the CPU's caches) when the whole matrix would not: summing
-//!   such per-block times flatters the plan. Interleaved, each block finds the cache as a real
-//!   SpMV with the plan leaves it — the same steady state in which the single formats are timed
-//!   (`β` consecutive whole SpMVs).
+//! * **Time**: one SpMV of the plan is every block's launches queued in row order
+//!   ([`PreparedSpmv::enqueue`]); the backend times that sequence with the same protocol as any
+//!   single kernel ([`Backend::time_spmv`]: on CUDA the whole sequence is captured into one graph
+//!   and replayed in batches). So the plan is timed as it runs, in the steady state in which the
+//!   single formats are timed, with its real launch gaps and no overlap between blocks (none is
+//!   attempted). [`PreparedPlan::time_blocks`] also times every block alone, for the report; a
+//!   block replayed alone may keep its part of the matrix in cache when the whole would not, so
+//!   the per-block times can sum to less than the plan's.
 //! * **Bytes**: the footprint is the blocks' formats summed; the effective bytes add x and y once
 //!   (not once per block), as for any other kernel.
 //! * **Config**: a plan has one configuration per block; [`PreparedSpmv::config`] returns the one
@@ -39,6 +36,7 @@ struct PreparedBlock<'a, T: Scalar> {
 
 /// A plan prepared on a backend.
 pub struct PreparedPlan<'a, T: Scalar> {
+    backend: &'a dyn Backend<T>,
     blocks: Vec<PreparedBlock<'a, T>>,
     nrows: usize,
     ncols: usize,
@@ -46,12 +44,12 @@ pub struct PreparedPlan<'a, T: Scalar> {
     dominant: usize,
 }
 
-/// The timing of a plan: each block's, and the plan's (the per-run sums).
+/// The timing of a plan: each block's alone, and the plan's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanTiming {
     /// Per block, in row order.
     pub blocks: Vec<Timing>,
-    /// Run `k` = Σ over blocks of their run `k`.
+    /// The whole plan (every block in row order per SpMV).
     pub total: Timing,
 }
 
@@ -112,6 +110,7 @@ impl<'a, T: Scalar> PreparedPlan<'a, T> {
             .max_by_key(|&k| (blocks[k].nnz, std::cmp::Reverse(k)))
             .unwrap_or(0);
         Ok(PreparedPlan {
+            backend,
             blocks,
             nrows: a.nrows,
             ncols: a.ncols,
@@ -127,48 +126,15 @@ impl<'a, T: Scalar> PreparedPlan<'a, T> {
             .collect()
     }
 
-    /// Time the plan with `protocol`: run `k` of the plan runs every block once, in row order,
-    /// each timed by its backend as a run of its own; the plan's sample `k` is their sum (see
-    /// the module documentation for why the blocks are interleaved).
+    /// Time the plan with `protocol` (see the module documentation), and then every block alone.
     pub fn time_blocks(&mut self, protocol: &TimingProtocol) -> Result<PlanTiming> {
-        if protocol.runs == 0 {
-            return Err(Error::Invalid(
-                "the timing protocol needs at least 1 run".into(),
-            ));
-        }
-        let one = TimingProtocol {
-            runs: 1,
-            warmup: 0,
-            cold: protocol.cold,
-        };
-        let mut per_block = vec![Vec::with_capacity(protocol.runs); self.blocks.len()];
-        let mut samples = Vec::with_capacity(protocol.runs);
-        for _ in 0..protocol.runs {
-            let mut sum = 0.0;
-            for (b, s) in self.blocks.iter_mut().zip(&mut per_block) {
-                let t = b.kernel.time(&one)?;
-                let v =
-                    t.samples.first().copied().ok_or_else(|| {
-                        Error::Invalid("a block's timing returned no sample".into())
-                    })?;
-                s.push(v);
-                sum += v;
-            }
-            samples.push(sum);
-        }
-        Ok(PlanTiming {
-            total: Timing {
-                samples,
-                warmup: protocol.warmup,
-            },
-            blocks: per_block
-                .into_iter()
-                .map(|samples| Timing {
-                    samples,
-                    warmup: protocol.warmup,
-                })
-                .collect(),
-        })
+        let total = self.time(protocol)?;
+        let blocks = self
+            .blocks
+            .iter_mut()
+            .map(|b| b.kernel.time(protocol))
+            .collect::<Result<Vec<Timing>>>()?;
+        Ok(PlanTiming { blocks, total })
     }
 }
 
@@ -223,7 +189,19 @@ impl<T: Scalar> PreparedSpmv<T> for PreparedPlan<'_, T> {
         Ok(y)
     }
 
+    fn enqueue(&mut self) -> Result<()> {
+        self.blocks.iter_mut().try_for_each(|b| b.kernel.enqueue())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        self.blocks.iter_mut().try_for_each(|b| b.kernel.finish())
+    }
+
+    /// The whole plan, every block in row order per SpMV (see the module documentation).
     fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing> {
-        Ok(self.time_blocks(protocol)?.total)
+        let backend = self.backend;
+        let t = backend.time_spmv(protocol, &mut || self.enqueue())?;
+        self.finish()?;
+        Ok(t)
     }
 }

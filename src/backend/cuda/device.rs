@@ -1,7 +1,7 @@
 //! Device description: the limits and sizes read from the driver, plus the measured
 //! device-to-device copy bandwidth, the ceiling every kernel's effective bandwidth is compared with.
 
-use super::timing::median;
+use crate::backend::timing::median;
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdevice_attribute as A;
 use cudarc::driver::{CudaContext, CudaStream};

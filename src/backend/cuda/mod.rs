@@ -43,8 +43,10 @@ impl CudaScalar for f64 {}
 
 /// One CUDA device with its context, stream, kernel modules and (lazily) a cuSPARSE handle.
 ///
-/// All work goes to the context's default stream, in order; only one stream is used, so cudarc's
-/// cross-stream event tracking never engages.
+/// All work goes to one stream of the backend's own, in order. It is a created (non-blocking)
+/// stream rather than the legacy default stream, because the timing protocol captures SpMVs into
+/// CUDA graphs and the default stream cannot be captured; since it is the only stream, cudarc's
+/// cross-stream event tracking is switched off (it would record events inside captures).
 pub struct CudaBackend {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
@@ -53,8 +55,6 @@ pub struct CudaBackend {
     copy_bw: OnceLock<f64>,
     cusparse: OnceLock<std::result::Result<cusparse::Handle, String>>,
     flush: Mutex<Option<timing::L2Flush>>,
-    /// When the last timing ended (the GPU was busy until then).
-    last_timed: Mutex<Option<std::time::Instant>>,
 }
 
 /// Turn a driver error into [`Error::Cuda`] saying `what` was being done.
@@ -145,7 +145,12 @@ impl CudaBackend {
         let nvrtc_version = nvrtc::version()?;
         let ctx = CudaContext::new(ordinal)
             .map_err(|e| Error::Cuda(format!("creating a context on device {ordinal}: {e:?}")))?;
-        let stream = ctx.default_stream();
+        // SAFETY: every allocation and launch of this backend goes to its one stream, so no
+        // cross-stream synchronization is needed (see the struct's documentation).
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx
+            .new_stream()
+            .map_err(|e| Error::Cuda(format!("creating a stream on device {ordinal}: {e:?}")))?;
         let info = device::read_static(&ctx, nvrtc_version)?;
         if info.warp_size != launch::WARP {
             return Err(Error::Unsupported(format!(
@@ -163,7 +168,6 @@ impl CudaBackend {
             copy_bw: OnceLock::new(),
             cusparse: OnceLock::new(),
             flush: Mutex::new(None),
-            last_timed: Mutex::new(None),
         })
     }
 
@@ -250,31 +254,21 @@ impl CudaBackend {
         h.as_ref().map_err(|m| Error::Unsupported(m.clone()))
     }
 
-    /// Before a timing that does not follow another one closely (the first of a process, or one
-    /// after more than [`timing::CLOCK_IDLE_MS`] of host work), keep the GPU busy for
-    /// [`timing::CLOCK_WARMUP_MS`] so that its clocks have left the idle state (an idle H200 runs
-    /// its SMs at a few hundred MHz and needs milliseconds of load to ramp up; a kernel of a few
-    /// microseconds timed right after idling would otherwise measure the ramp).
-    fn warm_up_clocks(&self) -> Result<()> {
-        let recent = self
-            .last_timed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some_and(|t| t.elapsed().as_millis() < timing::CLOCK_IDLE_MS as u128);
-        if recent {
-            return Ok(());
-        }
-        let mut g = self.l2_flush()?;
-        if let Some(f) = g.as_mut() {
-            timing::keep_busy(f, &self.stream, timing::CLOCK_WARMUP_MS)?;
-        }
-        Ok(())
-    }
-
-    /// Note the end of a timing (see [`CudaBackend::warm_up_clocks`]).
-    fn timed_now(&self) {
-        *self.last_timed.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(std::time::Instant::now());
+    /// Time one SpMV, queued by `enqueue`, with `protocol` ([`timing::time_spmv`]); in cold
+    /// mode the L2 is flushed before each SpMV.
+    pub fn time_spmv(
+        &self,
+        protocol: &crate::backend::TimingProtocol,
+        enqueue: &mut timing::Enqueue,
+    ) -> Result<crate::backend::Timing> {
+        let mut flush_guard;
+        let flush = if protocol.cold {
+            flush_guard = self.l2_flush()?;
+            flush_guard.as_mut()
+        } else {
+            None
+        };
+        timing::time_spmv(&self.ctx, &self.stream, protocol, flush, enqueue)
     }
 
     fn l2_flush(&self) -> Result<MutexGuard<'_, Option<timing::L2Flush>>> {
@@ -319,6 +313,14 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
 
     /// Generated in place by the fill kernels of `kernels/synthetic.cu` for CSR, ELL and COO;
     /// [`Error::Unsupported`] for the other variants.
+    fn time_spmv(
+        &self,
+        protocol: &crate::backend::TimingProtocol,
+        enqueue: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<crate::backend::Timing> {
+        CudaBackend::time_spmv(self, protocol, enqueue)
+    }
+
     fn prepare_synthetic<'a>(
         &'a self,
         rows: usize,

@@ -34,7 +34,7 @@ mod vendor;
 use super::launch;
 use super::memory;
 use super::sources::MERGE_ITEMS_PER_THREAD;
-use super::timing::{memset_u32, time_runs};
+use super::timing::memset_u32;
 use super::{cuda, zeros, CudaBackend, CudaScalar};
 use crate::backend::{KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant, VendorAlg};
 use crate::formats::{vector_bytes, AnyFormat, FormatKind, SparseFormat, Summary};
@@ -280,20 +280,21 @@ impl<T: CudaScalar> PreparedSpmv<T> for CudaPrepared<'_, T> {
         Ok(v)
     }
 
+    fn enqueue(&mut self) -> Result<()> {
+        self.launch()
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        self.be
+            .stream
+            .synchronize()
+            .map_err(cuda(format!("running {}", self.cfg.variant)))?;
+        self.check_kernel_error()
+    }
+
     fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing> {
         let be = self.be;
-        be.warm_up_clocks()?;
-        let mut flush_guard;
-        let flush = if protocol.cold {
-            flush_guard = be.l2_flush()?;
-            flush_guard.as_mut()
-        } else {
-            None
-        };
-        let ctx = be.ctx.clone();
-        let stream = be.stream.clone();
-        let t = time_runs(&ctx, &stream, protocol, flush, &mut || self.launch())?;
-        be.timed_now();
+        let t = be.time_spmv(protocol, &mut || self.launch())?;
         self.check_kernel_error()?;
         Ok(t)
     }
