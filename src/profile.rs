@@ -90,8 +90,12 @@ impl Profile {
     /// Parse and validate a profile held in memory; `name` is used in error messages.
     pub fn from_json(name: &str, text: &str) -> Result<Profile> {
         let at = |e: &serde_json::Error, msg: String| Error::parse(name, e.line() as u64, msg);
-        let v: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| at(&e, format!("not valid JSON: {e}")))?;
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            at(
+                &e,
+                format!("not a sparsecast profile: not valid JSON ({e})"),
+            )
+        })?;
         let version = v.get("schema_version").ok_or_else(|| {
             Error::parse(
                 name,
@@ -117,7 +121,7 @@ impl Profile {
 
     /// Read and validate a profile file.
     pub fn load(path: &Path) -> Result<Profile> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::util::read_json_text(path, "profile")?;
         Profile::from_json(&path.display().to_string(), &text)
     }
 

@@ -1,32 +1,152 @@
-//! Small shared helpers: atomic file writes.
+//! Small shared helpers: writing output files, notices, seconds.
 
 use crate::{Error, Result};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Write a file atomically: the content goes to a temporary file in the same directory, which is
-/// renamed over `path` only once everything was written and flushed. A failure midway leaves any
-/// existing file at `path` untouched.
+/// Write the output file `path`, never leaving a half-written one behind:
+///
+/// - `-` is standard output;
+/// - a regular file (or a new path) is written atomically: the content goes to a hidden
+///   temporary file in the same directory, which is renamed over `path` only once everything
+///   was written and synced, so a failure midway leaves any existing file untouched; the
+///   temporary file is removed on failure and when the process is interrupted (Ctrl-C, SIGTERM,
+///   SIGHUP);
+/// - a symbolic link is written through: its target is replaced (atomically, as above), the link
+///   stays;
+/// - a special file (a device such as `/dev/null` or `/dev/full`, a FIFO) is opened and written
+///   as it is, never replaced.
+///
+/// Errors name `path`, never the temporary file.
 pub fn write_atomic<F>(path: &Path, write: F) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
 {
-    let dir = match path.parent() {
+    if path.as_os_str() == "-" {
+        let mut out = std::io::stdout().lock();
+        return write(&mut out)
+            .and_then(|()| out.flush())
+            .map_err(|e| Error::io("standard output", e));
+    }
+    let target = resolve_links(path)?;
+    match std::fs::metadata(&target) {
+        Ok(m) if !m.is_file() && !m.is_dir() => write_special(path, &target, write),
+        _ => write_replacing(path, &target, write),
+    }
+}
+
+/// Check before long work that `path` can be written: `-`, a special file, or a file whose
+/// directory exists and is writable (by creating and removing a temporary file there). Nothing
+/// at `path` itself is changed.
+pub fn check_writable(path: &Path) -> Result<()> {
+    if path.as_os_str() == "-" {
+        return Ok(());
+    }
+    let target = resolve_links(path)?;
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_dir() => {
+            return Err(Error::Invalid(format!(
+                "{}: is a directory, expected a file name",
+                path.display()
+            )))
+        }
+        Ok(m) if !m.is_file() => return Ok(()),
+        _ => {}
+    }
+    let dir = parent_dir(&target);
+    tempfile::Builder::new()
+        .prefix(".sparsecast-check")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(|e| Error::io(path, without_path(e)))
+}
+
+/// Follow symbolic links from `path` to the path finally written (which may not exist yet).
+fn resolve_links(path: &Path) -> Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    // As the kernel does: give up after 40 links (a loop).
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&p).map_err(|e| Error::io(path, e))?;
+                p = if link.is_absolute() {
+                    link
+                } else {
+                    parent_dir(&p).join(link)
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(Error::Invalid(format!(
+        "{}: too many levels of symbolic links",
+        path.display()
+    )))
+}
+
+/// The directory of `path` (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
+    }
+}
+
+/// An I/O error without the temporary file's path that `tempfile` adds to its messages: the
+/// operating system's error where there is one, else the kind.
+fn without_path(e: std::io::Error) -> std::io::Error {
+    if let Some(code) = e.raw_os_error() {
+        return std::io::Error::from_raw_os_error(code);
+    }
+    // `tempfile` wraps the operating system's error in a private one whose message is
+    // "{error} at path {path:?}" (and which hides the original): keep the part before the path.
+    let text = e.to_string();
+    let text = text
+        .rsplit_once(" at path ")
+        .map_or(text.as_str(), |(m, _)| m);
+    std::io::Error::new(e.kind(), text.to_string())
+}
+
+/// Write a device or FIFO in place.
+fn write_special<F>(path: &Path, target: &Path, write: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
+{
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(target)
+        .map_err(|e| Error::io(path, e))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    write(&mut w)
+        .and_then(|()| w.flush())
+        .map_err(|e| Error::io(path, e))
+}
+
+/// Write `target` (a regular file or a new path; `path` is what the user named) through a
+/// temporary file and a rename.
+fn write_replacing<F>(path: &Path, target: &Path, write: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
+{
+    let dir = parent_dir(target);
+    let tmp = tempfile::Builder::new()
+        .prefix(".sparsecast-")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(path, without_path(e)))?;
+    let _guard = interrupt::register(tmp.path());
+    let mut tmp = tmp;
     {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
-        write(&mut w).map_err(|e| Error::io(path, e))?;
-        w.flush().map_err(|e| Error::io(path, e))?;
+        write(&mut w)
+            .and_then(|()| w.flush())
+            .map_err(|e| Error::io(path, e))?;
     }
     // The temporary file is created 0600; give the result the permissions a plain create would
     // (0666 less the umask, i.e. usually 0644), or keep those of the file it replaces.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let perms = match std::fs::metadata(path) {
+        let perms = match std::fs::metadata(target) {
             Ok(m) => m.permissions(),
             Err(_) => std::fs::Permissions::from_mode(0o644),
         };
@@ -35,8 +155,68 @@ where
             .map_err(|e| Error::io(path, e))?;
     }
     tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    tmp.persist(target)
+        .map_err(|e| Error::io(path, without_path(e.error)))?;
     Ok(())
+}
+
+/// Removal of the temporary files being written when the process is interrupted (SIGINT,
+/// SIGTERM, SIGHUP): the handler (installed with the first temporary file) deletes them and exits
+/// with status 130, as an interrupted shell command does.
+mod interrupt {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, Once};
+
+    static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+    /// Removes its path from the list when dropped (the file was renamed or deleted).
+    pub struct Registered(PathBuf);
+
+    impl Drop for Registered {
+        fn drop(&mut self) {
+            let mut p = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(i) = p.iter().position(|x| *x == self.0) {
+                p.swap_remove(i);
+            }
+        }
+    }
+
+    /// Remember `path` for removal on interruption while the returned guard lives.
+    pub fn register(path: &Path) -> Registered {
+        static HANDLER: Once = Once::new();
+        HANDLER.call_once(|| {
+            // Fails only when the program installed another handler; then the files stay, as
+            // before.
+            let _ = ctrlc::set_handler(|| {
+                let p = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+                for f in p.iter() {
+                    let _ = std::fs::remove_file(f);
+                }
+                eprintln!("interrupted");
+                std::process::exit(130);
+            });
+        });
+        PENDING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(path.to_path_buf());
+        Registered(path.to_path_buf())
+    }
+}
+
+/// Read a file expected to hold the JSON of a sparsecast `what` (a plan, a profile): a file that
+/// is not text is reported as "not a sparsecast {what}", with the line of its first invalid byte.
+pub fn read_json_text(path: &Path, what: &str) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() as u64;
+        Error::parse(
+            path.display().to_string(),
+            line,
+            format!("not a sparsecast {what}: binary data where JSON text was expected"),
+        )
+    })
 }
 
 /// Print a line on the process's real standard error, bypassing the test harness's output
@@ -46,6 +226,12 @@ where
 pub fn notice(line: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{line}");
+}
+
+/// `n` and the noun in the number it needs: `1 strip`, `0 strips`, `3 strips`.
+pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Seconds in a readable unit (µs below a millisecond, ms below a second); `missing` for a
@@ -85,5 +271,93 @@ mod tests {
             let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o644);
         }
+        // No temporary file is left beside it, and errors name the path asked for.
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1);
+        let missing = dir.path().join("no/such/dir/f.txt");
+        let e = write_atomic(&missing, |w| w.write_all(b"x"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(&missing.display().to_string()), "{e}");
+        assert!(
+            e.contains("No such file") && !e.contains(".sparsecast-"),
+            "{e}"
+        );
+        assert!(check_writable(&missing).is_err());
+        assert!(check_writable(&p).is_ok() && check_writable(dir.path()).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.txt");
+        std::fs::write(&target, b"old").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink("target.txt", &link).unwrap();
+        write_atomic(&link, |w| w.write_all(b"new")).unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        // A dangling link creates its target.
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink(dir.path().join("new.txt"), &dangling).unwrap();
+        write_atomic(&dangling, |w| w.write_all(b"made")).unwrap();
+        assert_eq!(std::fs::read(dir.path().join("new.txt")).unwrap(), b"made");
+        assert!(std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn devices_and_fifos_are_written_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        // /dev/full takes nothing: the error is reported, and the device stays a device (as
+        // root, a rename would have replaced it with a regular file).
+        let full = Path::new("/dev/full");
+        if full.exists() {
+            let e = write_atomic(full, |w| w.write_all(&[b'x'; 4096]))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("/dev/full: "), "{e}");
+            assert!(std::fs::metadata(full)
+                .unwrap()
+                .file_type()
+                .is_char_device());
+        }
+        write_atomic(Path::new("/dev/null"), |w| w.write_all(b"gone")).unwrap();
+        assert!(std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        // A FIFO is opened and written; a reader at the other end gets the content.
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_atomic(&fifo, |w| w.write_all(b"through the pipe")).unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn non_text_json_is_named_for_what_it_should_be() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("plan.json");
+        std::fs::write(&p, b"{\n\xff\xfe").unwrap();
+        let e = read_json_text(&p, "plan").unwrap_err().to_string();
+        assert!(e.contains("plan.json:2: not a sparsecast plan"), "{e}");
+        assert_eq!(count(1u64, "strip", "strips"), "1 strip");
+        assert_eq!(count(0u64, "strip", "strips"), "0 strips");
     }
 }

@@ -48,6 +48,11 @@ impl Reference {
             .zip(self.y.par_iter().zip(self.scale.par_iter()))
             .map(|(yi, (r, s))| {
                 let yi = yi.as_f64();
+                if !r.is_finite() {
+                    // NaN or ±Inf in the row (or x): a correct kernel gives the same class.
+                    let same = (yi.is_nan() && r.is_nan()) || yi == *r;
+                    return if same { 0.0 } else { f64::INFINITY };
+                }
                 if yi.is_nan() {
                     f64::INFINITY
                 } else {

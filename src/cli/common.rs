@@ -9,8 +9,10 @@ use std::path::Path;
 
 /// Read a Matrix Market file (plain or gzip) into an f64 CSR matrix.
 pub fn load_matrix(path: &Path) -> anyhow::Result<Csr<f64>> {
-    let m = crate::matrix::mm::read::<f64>(path)?;
-    Ok(m)
+    let pb = spinner(&format!("reading {}", path.display()));
+    let m = crate::matrix::mm::read::<f64>(path);
+    pb.finish_and_clear();
+    Ok(m?)
 }
 
 /// A vector of `n` values drawn uniformly from [-1, 1) with a seeded generator.
@@ -142,6 +144,21 @@ pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
         .progress_chars("=> "),
     );
     pb.set_prefix(what.to_string());
+    // Redrawn while one long step runs, so that elapsed time and ETA keep moving.
+    pb.enable_steady_tick(std::time::Duration::from_millis(500));
+    pb
+}
+
+/// A spinner with the elapsed time on stderr for work of unknown length (hidden when stderr is
+/// not a terminal); `finish_and_clear` it when done.
+pub fn spinner(what: &str) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new_spinner();
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .expect("static template"),
+    );
+    pb.set_message(what.to_string());
+    pb.enable_steady_tick(std::time::Duration::from_millis(200));
     pb
 }
 
@@ -150,16 +167,25 @@ pub fn fmt_seconds(s: f64) -> String {
     crate::util::fmt_seconds(s, "-")
 }
 
-/// The profile of `--profile`, or the embedded one (say which).
+/// The profile of `--profile`, or the embedded one; announced once on stderr (which, its backend
+/// and device).
 pub fn load_profile(
     path: Option<&std::path::Path>,
 ) -> anyhow::Result<(String, crate::profile::Profile)> {
-    if let Some(p) = path {
-        return Ok((p.display().to_string(), crate::profile::Profile::load(p)?));
+    let announce = |what: &str, p: &crate::profile::Profile| {
+        eprintln!("profile: {what} ({} backend, {})", p.backend, p.device_name);
+    };
+    if let Some(path) = path {
+        let p = crate::profile::Profile::load(path)?;
+        announce(&path.display().to_string(), &p);
+        return Ok((path.display().to_string(), p));
     }
     match crate::profile::Profile::load_embedded()? {
         Some((name, p)) => {
-            eprintln!("no --profile given: using the profile built into this binary ({name})");
+            announce(
+                &format!("{name}, built into this binary (no --profile given)"),
+                &p,
+            );
             Ok((format!("embedded {name}"), p))
         }
         None => anyhow::bail!(

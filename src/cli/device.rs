@@ -21,8 +21,8 @@ pub struct Args {
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     device: usize,
-    /// Also write the description as JSON to this file.
-    #[arg(long)]
+    /// Also write the description as JSON to this file (`--out` is another name of it).
+    #[arg(long, visible_alias = "out", value_name = "FILE")]
     json: Option<PathBuf>,
     /// Load every kernel module and report whether it came from the cache or was compiled, with
     /// the compiler's resource report (registers, spills, shared memory).

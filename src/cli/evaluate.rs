@@ -87,6 +87,21 @@ fn load_profile(a: &Args) -> anyhow::Result<Option<(String, Profile)>> {
         return Ok(Some((p.display().to_string(), Profile::load(p)?)));
     }
     match Profile::load_embedded()? {
+        // The default profile is of another backend (the embedded one is a GPU's; the default
+        // backend is the CPU): its predictions are no estimate of these times. Measure anyway.
+        Some((name, p)) if p.backend != a.backend.name() => {
+            eprintln!(
+                "note: the profile built into this binary ({name}) was measured with the {} \
+                 backend ({}), not {}: measuring without predictions (pass --profile with a \
+                 profile of this backend, from `sparsecast instrument --backend {}`, to \
+                 evaluate the models)",
+                p.backend,
+                p.device_name,
+                a.backend.name(),
+                a.backend.name()
+            );
+            Ok(None)
+        }
         Some((name, p)) => Ok(Some((format!("embedded {name}"), p))),
         None => bail!(
             "no --profile given and this build embeds no device profile: pass --profile FILE \
@@ -144,5 +159,22 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         a.out.join(evaluate::RESULTS).display(),
         a.out.join(evaluate::REPORT).display()
     );
+    // Like `predict`: everything readable was measured and reported; then the command fails,
+    // naming what could not be read (measured again by the next run once the file changes).
+    if !o.unreadable.is_empty() {
+        for (id, why) in &o.unreadable {
+            eprintln!("could not read {id}: {why}");
+        }
+        bail!(
+            "{} of {} matrices could not be read: {}",
+            o.unreadable.len(),
+            o.matrices,
+            o.unreadable
+                .iter()
+                .map(|(id, _)| id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     Ok(())
 }

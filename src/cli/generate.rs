@@ -1,7 +1,7 @@
 //! `sparsecast generate`: write a generated matrix to a Matrix Market file.
 
 use crate::matrix::generate::{GeneratorSpec, KronPattern, RowLength, Stencil};
-use anyhow::{bail, Context};
+use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -14,23 +14,23 @@ before anything is allocated.
 
 Examples:
   # Benchmark matrix of Guo et al.: 40 960 rows, every row 64 random non-zeros
-  sparsecast generate random --rows 40960 --per-row 64 -o bench.mtx
+  sparsecast generate random --rows 40960 --per-row 64 --out bench.mtx
   # Row lengths normal (mean 64, std 16), 10^6 columns
-  sparsecast generate random --rows 40960 --cols 1000000 --normal 64:16 --seed 7 -o normal.mtx
+  sparsecast generate random --rows 40960 --cols 1000000 --normal 64:16 --seed 7 --out normal.mtx
   # Row lengths uniform on 8..=120
-  sparsecast generate random --rows 40960 --uniform 8:120 -o uniform.mtx
+  sparsecast generate random --rows 40960 --uniform 8:120 --out uniform.mtx
   # 3-D 27-point Laplacian on a 160³ grid (about 1.1 × 10^8 non-zeros)
-  sparsecast generate stencil --points 27 --n 160 -o lap27.mtx
+  sparsecast generate stencil --points 27 --n 160 --out lap27.mtx
   # Band, dense diagonal blocks, power law
-  sparsecast generate banded --n 100000 --half-bandwidth 8 -o band.mtx
-  sparsecast generate block-diag --blocks 10000 --block-size 6 -o blocks.mtx
-  sparsecast generate power-law --n 1000000 --mean 12 --exponent 2.3 -o graph.mtx
+  sparsecast generate banded --n 100000 --half-bandwidth 8 --out band.mtx
+  sparsecast generate block-diag --blocks 10000 --block-size 6 --out blocks.mtx
+  sparsecast generate power-law --n 1000000 --mean 12 --exponent 2.3 --out graph.mtx
   # Grow a real matrix: every entry becomes a dense 4×4 block
-  sparsecast generate kron --matrix cage11.mtx.gz --pattern dense:4 -o cage11x4.mtx
+  sparsecast generate kron --matrix cage11.mtx.gz --pattern dense:4 --out cage11x4.mtx
   # Any generator from its JSON description
-  sparsecast generate spec '{\"family\":\"stencil\",\"stencil\":\"3d7\",\"n\":64}' -o s.mtx
+  sparsecast generate spec '{\"family\":\"stencil\",\"stencil\":\"3d7\",\"n\":64}' --out s.mtx
 
-Without -o the matrix is generated and summarized but not written (useful for timing).";
+Without --out the matrix is generated and summarized but not written (useful for timing).";
 
 /// Generate a matrix (benchmark, stencil, banded, block-diagonal, power-law, Kronecker).
 #[derive(clap::Args, Debug)]
@@ -38,8 +38,15 @@ Without -o the matrix is generated and summarized but not written (useful for ti
 pub struct Args {
     #[command(subcommand)]
     family: Family,
-    /// Output Matrix Market file (written atomically as `coordinate real general`).
-    #[arg(short, long, global = true, value_name = "FILE")]
+    /// Output Matrix Market file (written atomically as `coordinate real general`; `-` is
+    /// standard output). `-o` and `--output` are other names of it.
+    #[arg(
+        long = "out",
+        short = 'o',
+        visible_alias = "output",
+        global = true,
+        value_name = "FILE"
+    )]
     output: Option<PathBuf>,
     /// Random seed (families with random columns or values).
     #[arg(long, global = true, default_value_t = 1)]
@@ -231,12 +238,14 @@ impl Args {
 pub fn run(a: Args) -> anyhow::Result<()> {
     let spec = a.spec()?;
     if let Some(out) = &a.output {
-        if out.is_dir() {
-            bail!("{}: is a directory, expected a file name", out.display());
-        }
+        // Before generating (which can take minutes), not after.
+        crate::util::check_writable(out)?;
     }
     let t0 = Instant::now();
-    let m = spec.generate()?;
+    let pb = super::common::spinner(&format!("generating {}", spec.name()));
+    let m = spec.generate();
+    pb.finish_and_clear();
+    let m = m?;
     let gen_s = t0.elapsed().as_secs_f64();
     let mut line = format!(
         "{}: {} rows × {} cols, {} non-zeros, generated in {gen_s:.2} s",
@@ -248,16 +257,24 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     match &a.output {
         Some(out) => {
             let t1 = Instant::now();
-            crate::matrix::mm::write_csr(out, &m)?;
+            let pb = super::common::spinner(&format!("writing {}", out.display()));
+            let written = crate::matrix::mm::write_csr(out, &m);
+            pb.finish_and_clear();
+            written?;
             line += &format!(
                 ", written to {} in {:.2} s",
                 out.display(),
                 t1.elapsed().as_secs_f64()
             );
         }
-        None => line += " (not written: no -o given)",
+        None => line += " (not written: no --out given)",
     }
-    println!("{line}");
+    // With `--out -` the matrix is on standard output: the summary goes to stderr.
+    if a.output.as_deref() == Some(std::path::Path::new("-")) {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
     Ok(())
 }
 

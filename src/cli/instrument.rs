@@ -176,6 +176,8 @@ impl Args {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let suite = a.suite()?;
+    // Before the suite runs (minutes), not after.
+    crate::util::check_writable(&a.out)?;
     let opts = MeasureOptions {
         protocol: a.protocol(),
         block_size: a.block_size,

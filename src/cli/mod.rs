@@ -67,8 +67,39 @@ pub fn main() -> i32 {
     match res {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_message(&e));
             1
         }
+    }
+}
+
+/// The error and its causes on one line, each cause once: a cause whose text the message already
+/// holds (an I/O error that names its path and its operating-system error) is not repeated.
+fn error_message(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_are_printed_once() {
+        let io = std::io::Error::from_raw_os_error(2);
+        let e = anyhow::Error::from(crate::Error::io("/x/y.json", io)).context("writing the plan");
+        let m = error_message(&e);
+        assert_eq!(m.matches("os error 2").count(), 1, "{m}");
+        assert!(m.starts_with("writing the plan: /x/y.json: "), "{m}");
     }
 }

@@ -135,12 +135,6 @@ impl Runner {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let (profile_name, profile) = common::load_profile(a.profile.as_deref())?;
-    if !a.json {
-        eprintln!(
-            "profile: {profile_name} ({} backend, {})",
-            profile.backend, profile.device_name
-        );
-    }
     let precisions = match a.precision {
         Some(p) => p.list(),
         None => profile.precisions.iter().map(|s| s.precision()).collect(),
@@ -148,13 +142,29 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for &p in &precisions {
         profile.precision(p)?;
     }
+    // Whether measured times can be compared with the predictions (same backend).
+    let mut comparable = true;
     let runner = if a.measure {
         let kind = match a.backend {
             Some(k) => k,
             None if profile.backend == "cuda" => BackendKind::Cuda,
             None => BackendKind::Cpu,
         };
-        profile.check_backend(kind.name())?;
+        if profile.check_backend(kind.name()).is_err() {
+            comparable = false;
+            // Measure anyway (the times are real), but a prediction for another device is no
+            // estimate of them: no difference rate.
+            eprintln!(
+                "note: the profile was measured with the {} backend ({}); measuring on the {} \
+                 backend shows the measured times beside that device's predictions, without a \
+                 difference rate (for one, pass --profile with a profile of this backend: \
+                 `sparsecast instrument --backend {} --out FILE`)",
+                profile.backend,
+                profile.device_name,
+                kind.name(),
+                kind.name()
+            );
+        }
         Some(match kind {
             BackendKind::Cuda => Runner::Cuda(Box::new(CudaBackend::new(a.device)?)),
             BackendKind::Cpu => Runner::Cpu(CpuBackend::new()),
@@ -215,6 +225,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                     &protocol,
                 ),
             }?;
+            let mut r = r;
+            if !comparable {
+                for k in &mut r.kernels {
+                    k.difference_rate = None;
+                }
+            }
             let quiet = a.json || (a.summary_only && a.measure);
             if !quiet {
                 print_result(&r);
@@ -226,6 +242,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         .iter()
         .flat_map(|r| {
             r.kernels.iter().filter_map(move |k| {
+                k.difference_rate?;
                 Some(Sample {
                     input: r.input.clone(),
                     variant: k.ranked.variant,
@@ -418,11 +435,12 @@ fn print_result(r: &MatrixResult) {
         t.add_row(row);
     }
     println!("{t}");
+    // The tool's own cost, not an SpMV time: say so.
     println!(
-        "prediction: {:.1} µs for {} kernels (features: {:.2} ms)\n",
-        r.predict_seconds * 1e6,
-        r.kernels.len(),
-        r.features_seconds * 1e3
+        "(time sparsecast took: {} to compute the features, {} to predict {})\n",
+        common::fmt_seconds(r.features_seconds),
+        common::fmt_seconds(r.predict_seconds),
+        crate::util::count(r.kernels.len() as u64, "kernel", "kernels")
     );
 }
 

@@ -49,8 +49,8 @@ pub struct Args {
     /// Seed of the random matrices and vectors.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Also write every case as JSON to this file.
-    #[arg(long)]
+    /// Also write every case as JSON to this file (`--out` is another name of it).
+    #[arg(long, visible_alias = "out", value_name = "FILE")]
     json: Option<PathBuf>,
     /// List every failing case (default: the first 20).
     #[arg(long)]
@@ -80,8 +80,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             let be = match CudaBackend::new(a.device) {
                 Ok(b) => b,
                 Err(Error::NoCuda(msg)) => {
-                    println!("skipped: no CUDA device ({msg})");
-                    return Ok(());
+                    // A self-test that tested nothing has not passed.
+                    anyhow::bail!(
+                        "no CUDA device ({msg}): nothing was tested (`sparsecast selftest \
+                         --backend cpu` tests the CPU kernels)"
+                    );
                 }
                 Err(e) => return Err(e.into()),
             };

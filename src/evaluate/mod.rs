@@ -20,6 +20,7 @@
 
 pub mod corpus;
 pub mod generated;
+pub mod inputs;
 pub mod models;
 pub mod noise;
 pub mod plots;

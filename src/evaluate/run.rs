@@ -9,6 +9,7 @@
 
 use super::corpus::{self, CorpusEntry, MatrixSource};
 use super::generated::{generated_set, GeneratedSet, Recipe};
+use super::inputs::{self, Fingerprint};
 use super::models::EvalModel;
 use super::models::{self, plan_config};
 use super::record::{ConfigKind, Key, Prediction, Record, SourceInfo, SCHEMA};
@@ -67,7 +68,13 @@ pub struct Outcome {
     pub written: usize,
     /// Records in the file at the end.
     pub total: usize,
+    /// Matrices that could not be read or built, with the reason (the command fails on them,
+    /// after everything else was measured and reported).
+    pub unreadable: Vec<(String, String)>,
 }
+
+/// The start of the reason of every record of a matrix that could not be read or built.
+const CANNOT_BUILD: &str = "cannot build the matrix: ";
 
 /// The backend, one object for both precisions.
 enum Runner {
@@ -170,6 +177,10 @@ struct Ctx<'a> {
     appender: Appender,
     records: Vec<Record>,
     written: usize,
+    /// Records that replaced an earlier one that had not failed (a file that changed): the file
+    /// is rewritten at the end, one record per configuration. (A retried failure is appended,
+    /// and replaces its record when the file is read, as expected.)
+    replaced: usize,
     device: String,
     pb: indicatif::ProgressBar,
 }
@@ -214,16 +225,17 @@ impl Ctx<'_> {
 
     fn push(&mut self, r: Record, w: u64) -> Result<()> {
         self.appender.append(&r)?;
-        // A retried configuration replaces its failed record (as reading the file back does).
+        // A configuration measured again (retried, or its file changed) replaces its earlier
+        // record, as reading the file back does.
         let same =
             |x: &Record| x.matrix == r.matrix && x.precision == r.precision && x.config == r.config;
-        let earlier = if self.opts.retry_failed {
-            self.records.iter().position(same)
-        } else {
-            None
-        };
-        match earlier {
-            Some(i) => self.records[i] = r,
+        match self.records.iter().position(same) {
+            Some(i) => {
+                if self.records[i].status != Status::Failed {
+                    self.replaced += 1;
+                }
+                self.records[i] = r;
+            }
             None => self.records.push(r),
         }
         self.written += 1;
@@ -305,9 +317,14 @@ fn run_precision<T: EvalScalar>(
     let planners = models::planners::<T>(ctx.profile, p, &ctx.opts.params);
     let backend = T::backend(ctx.runner);
     let (mut ok, mut not_ok) = (0, 0);
-    for cfg in todo {
-        ctx.pb
-            .set_message(format!("{} {p} {}", entry.short_name(), cfg.name));
+    for (i, cfg) in todo.iter().enumerate() {
+        ctx.pb.set_message(format!(
+            "{} {p} {} ({}/{})",
+            entry.short_name(),
+            cfg.name,
+            i + 1,
+            todo.len()
+        ));
         let mut rec = ctx.base_record(entry, source, p, cfg);
         rec.features = Some(features.clone());
         match cfg.variant {
@@ -412,13 +429,29 @@ fn check_consistent(
 }
 
 /// Run the evaluation (resuming from `out/results.jsonl`), then write the report.
-/// `profile` is the profile's name and content; `command` is recorded in `run.json`.
+/// `profile` is the profile's name and content; `command` is recorded in `run.json`. An output
+/// directory this call created is removed again if it fails before any result was written.
 pub fn run(
     opts: &Options,
     profile: Option<(&str, &Profile)>,
     command: &[String],
 ) -> Result<Outcome> {
-    std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
+    let existed = opts.out.exists();
+    let r = run_in(opts, profile, command);
+    if r.is_err() && !existed {
+        let results = opts.out.join(super::RESULTS);
+        if std::fs::metadata(&results).map_or(true, |m| m.len() == 0) {
+            let _ = std::fs::remove_dir_all(&opts.out);
+        }
+    }
+    r
+}
+
+fn run_in(
+    opts: &Options,
+    profile: Option<(&str, &Profile)>,
+    command: &[String],
+) -> Result<Outcome> {
     let results = opts.out.join(super::RESULTS);
     let mut entries = corpus::discover(&opts.corpus)?;
     let generated = generated_set(opts.generated, &entries);
@@ -438,6 +471,7 @@ pub fn run(
         p.check_backend(opts.backend.name())
             .map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
     }
+    std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
 
     let loaded = store::load(&results)?;
     for w in &loaded.warnings {
@@ -449,10 +483,27 @@ pub fn run(
         &device,
         &opts.protocol,
     )?;
+    // A file that changed since its records were written (fixed, or replaced) is measured
+    // again.
+    let mut prints = inputs::load(&opts.out);
+    let changed: HashSet<&str> = entries
+        .iter()
+        .filter_map(|e| match &e.source {
+            MatrixSource::File(p) => {
+                let before = prints.get(&e.id)?;
+                (Fingerprint::of(p).as_ref() != Some(before)).then_some(e.id.as_str())
+            }
+            MatrixSource::Generated(_) => None,
+        })
+        .collect();
+    for id in &changed {
+        eprintln!("{id}: the file changed since it was measured; measuring it again");
+    }
     let done: HashSet<Key> = loaded
         .records
         .iter()
         .filter(|r| !(opts.retry_failed && r.status == Status::Failed))
+        .filter(|r| !changed.contains(r.matrix.as_str()))
         .map(Record::key)
         .collect();
     let resumed = done.len();
@@ -537,6 +588,8 @@ pub fn run(
         .expect("static template")
         .progress_chars("=> "),
     );
+    // Redrawn while one configuration of a large matrix runs, so the clock does not stop.
+    pb.enable_steady_tick(std::time::Duration::from_millis(500));
     let appender = Appender::open(&results, loaded.valid_len)?;
     let mut ctx = Ctx {
         opts,
@@ -546,6 +599,7 @@ pub fn run(
         appender,
         records: loaded.records,
         written: 0,
+        replaced: 0,
         device,
         pb,
     };
@@ -591,13 +645,19 @@ pub fn run(
         ctx.pb
             .set_message(format!("{} (loading)", entry.short_name()));
         let (built, source) = build(entry);
+        if let MatrixSource::File(p) = &entry.source {
+            if let Some(f) = Fingerprint::of(p) {
+                prints.insert(entry.id.clone(), f);
+                inputs::save(&opts.out, &prints)?;
+            }
+        }
         let (mut ok, mut not_ok) = (0, 0);
         match built {
             Err(e) => {
                 for (p, left) in &todo {
                     for cfg in left {
                         let mut rec = ctx.base_record(entry, &source, *p, cfg);
-                        rec.reason = Some(format!("cannot build the matrix: {e}"));
+                        rec.reason = Some(format!("{CANNOT_BUILD}{e}"));
                         ctx.push(rec, weight(entry))?;
                         not_ok += 1;
                     }
@@ -631,11 +691,24 @@ pub fn run(
     }
     info.save(&opts.out)?;
     let total = ctx.records.len();
+    if ctx.replaced > 0 {
+        store::rewrite(&results, &ctx.records)?;
+    }
     super::report::write(&opts.out, &ctx.records, Some(&info))?;
+    let unreadable: BTreeMap<String, String> = ctx
+        .records
+        .iter()
+        .filter_map(|r| {
+            let why = r.reason.as_deref()?.strip_prefix(CANNOT_BUILD)?;
+            Some((r.matrix.clone(), why.to_string()))
+        })
+        .collect();
+    let unreadable = unreadable.into_iter().collect();
     Ok(Outcome {
         matrices: n,
         resumed,
         written,
         total,
+        unreadable,
     })
 }

@@ -103,6 +103,18 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Loaded> {
     Ok(out)
 }
 
+/// Write `records` as the whole content of `path`, atomically (after records were replaced, so
+/// that the file holds one record per configuration again).
+pub fn rewrite(path: &Path, records: &[Record]) -> Result<()> {
+    let mut text = Vec::new();
+    for r in records {
+        serde_json::to_writer(&mut text, r)
+            .map_err(|e| Error::Invalid(format!("cannot serialize a record: {e}")))?;
+        text.push(b'\n');
+    }
+    crate::util::write_atomic(path, |w| w.write_all(&text))
+}
+
 /// Appends records to a results file.
 pub struct Appender {
     file: std::fs::File,

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 #[serde(default)]
 pub struct BsrParams {
     /// BSR block size (square blocks).
-    #[arg(id = "bsr_block", long = "bsr-block", value_name = "B", default_value_t = BsrParams::DEFAULT_BLOCK)]
+    #[arg(id = "bsr_block", long = "bsr-block", value_name = "B", default_value_t = BsrParams::DEFAULT_BLOCK, value_parser = super::at_least_one())]
     #[serde(rename = "bsr_block")]
     pub block: usize,
 }

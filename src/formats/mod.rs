@@ -228,6 +228,12 @@ pub fn default_max_bytes() -> u64 {
         .unwrap_or(4 << 30)
 }
 
+/// The option parser of a size that must be at least 1 (a size of 0 is an argument error, not a
+/// skipped kernel): SELL-C-σ's C, BSR's block size.
+pub(crate) fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+}
+
 /// Bytes of the vectors of one SpMV, `x` (`ncols` values) and `y` (`nrows` values), saturating:
 /// what a working set or the effective bytes add to a format's footprint.
 pub fn vector_bytes(nrows: u64, ncols: u64, value_bytes: u64) -> u64 {

@@ -17,7 +17,7 @@ use std::cmp::Reverse;
 #[serde(default)]
 pub struct SellParams {
     /// SELL-C-σ slice height C (rows per slice).
-    #[arg(id = "sell_c", long = "sell-c", value_name = "C", default_value_t = SellParams::DEFAULT_C)]
+    #[arg(id = "sell_c", long = "sell-c", value_name = "C", default_value_t = SellParams::DEFAULT_C, value_parser = super::at_least_one())]
     #[serde(rename = "sell_c")]
     pub c: usize,
     /// SELL-C-σ sorting window σ (rows; 1 = no sorting, else a multiple of C).

@@ -311,8 +311,8 @@ impl Plan {
     /// Parse and validate a plan held in memory; `name` is used in error messages.
     pub fn from_json(name: &str, text: &str) -> Result<Plan> {
         let at = |e: &serde_json::Error, msg: String| Error::parse(name, e.line() as u64, msg);
-        let v: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| at(&e, format!("not valid JSON: {e}")))?;
+        let v: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| at(&e, format!("not a sparsecast plan: not valid JSON ({e})")))?;
         let version = v.get("schema_version").ok_or_else(|| {
             Error::parse(name, 1, "not a sparsecast plan: no `schema_version` field")
         })?;
@@ -334,7 +334,7 @@ impl Plan {
 
     /// Read and validate a plan file.
     pub fn load(path: &Path) -> Result<Plan> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::util::read_json_text(path, "plan")?;
         Plan::from_json(&path.display().to_string(), &text)
     }
 

@@ -81,7 +81,11 @@ impl StripLayout {
                 self.nrows.div_ceil(self.requested_rows),
             )
         } else {
-            format!("{} strips of {} rows", self.strips, self.strip_rows)
+            format!(
+                "{} of {}",
+                crate::util::count(self.strips, "strip", "strips"),
+                crate::util::count(self.strip_rows, "row", "rows")
+            )
         }
     }
 }

@@ -81,8 +81,9 @@ pub struct Args {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
-    /// Also write the JSON report to this file (atomically), whatever is printed.
-    #[arg(long)]
+    /// Also write the JSON report to this file (atomically), whatever is printed (`--out` is
+    /// another name of it).
+    #[arg(long, visible_alias = "out", value_name = "FILE")]
     json_out: Option<PathBuf>,
     /// With several inputs: print only the summary table.
     #[arg(long)]
@@ -182,7 +183,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             });
         let r = match res {
             Ok(r) => r,
-            Err(e) if several => {
+            // With --json, the report is printed whatever happens to one input.
+            Err(e) if several || a.json => {
                 eprintln!("skipped {name}: {e:#}");
                 failed.push((name, format!("{e:#}")));
                 continue;
@@ -247,7 +249,11 @@ fn one<T: BackendScalar>(
     source: &str,
     m: &Csr<T>,
 ) -> anyhow::Result<MatrixReport> {
-    let opt = optimize(m, s.model.as_ref(), &s.opts).with_context(|| source.to_string())?;
+    // The DP over many strips can take a while: show that it is running.
+    let pb = super::common::spinner(&format!("optimizing {source}"));
+    let opt = optimize(m, s.model.as_ref(), &s.opts);
+    pb.finish_and_clear();
+    let opt = opt.with_context(|| source.to_string())?;
     let plan = Plan::from_optimum(&opt, MatrixIdentity::of(source, m), &s.by);
     if let Some(p) = &a.save_plan {
         plan.save(p)

@@ -148,7 +148,32 @@ pub fn parse_real<T: Scalar>(s: &[u8], p: usize) -> Option<(T, usize)> {
         }
     };
     let q = p + n;
-    token_ends(s, q).then_some((v, q))
+    if token_ends(s, q) {
+        return Some((v, q));
+    }
+    fortran_real(s, p)
+}
+
+/// A real with a Fortran exponent, `1.5D+00` or `2d-3` (written by Fortran programs; scipy reads
+/// them): the token with its `D` read as `E`. The rare slow path of [`parse_real`].
+#[cold]
+fn fortran_real<T: Scalar>(s: &[u8], p: usize) -> Option<(T, usize)> {
+    let mut q = p;
+    while !token_ends(s, q) {
+        q += 1;
+    }
+    let token = &s[p..q];
+    let d = token.iter().position(|&b| b == b'd' || b == b'D')?;
+    if d == 0 || !token[..d].iter().any(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut t = token.to_vec();
+    t[d] = b'e';
+    let v = match T::PRECISION {
+        Precision::F32 => T::cast_f64(fast_float2::parse::<f32, _>(&t).ok()? as f64),
+        Precision::F64 => T::cast_f64(fast_float2::parse::<f64, _>(&t).ok()?),
+    };
+    Some((v, q))
 }
 
 /// Parse an `integer`-field value at `p`: an optional sign and decimal digits, converted to `T`

@@ -26,8 +26,10 @@
 //! expected; nothing panics, and nothing is allocated from a declared count that the file does
 //! not back up. The one size the reader has to trust is the row count (a CSR has one row
 //! pointer per row even when rows are empty): a file may declare at most
-//! [`MAX_ROWS_PER_BYTE`] rows per byte of its length plus [`MAX_ROWS_FREE`]; more is
+//! [`MAX_ROWS_PER_BYTE`] rows per byte of its length plus [`MAX_ROWS_FREE`], or as many rows as
+//! a quarter of the machine's memory holds row pointers for, whichever is more; more is
 //! rejected as implausible rather than risking an allocation the machine cannot back.
+//! Real values may use a Fortran exponent (`1.5D+00`), as scipy's reader accepts.
 //!
 //! # Speed
 //!
@@ -188,9 +190,13 @@ fn parse_plain<T: Scalar>(name: &str, s: &[u8], chunks: Option<usize>) -> Result
     Ok((m, info))
 }
 
-/// Reject a row count far beyond what the file's size makes plausible (see the module docs).
+/// Reject a row count far beyond what the file's size makes plausible (see the module docs),
+/// unless the row pointers fit in a quarter of the machine's memory: a legitimate file may
+/// declare 10^8 × 10^8 with one entry.
 fn check_plausible_rows(name: &str, h: &header::Header, len: usize) -> Result<()> {
-    let max = MAX_ROWS_FREE.saturating_add((len as u64).saturating_mul(MAX_ROWS_PER_BYTE));
+    let by_size = MAX_ROWS_FREE.saturating_add((len as u64).saturating_mul(MAX_ROWS_PER_BYTE));
+    let by_memory = crate::formats::default_max_bytes() / 2 / std::mem::size_of::<usize>() as u64;
+    let max = by_size.max(by_memory);
     if h.nrows as u64 > max {
         return Err(Error::parse(
             name,

@@ -164,28 +164,25 @@ impl AnalyticalModel {
     /// What [`AnalyticalModel::predict_shape`] used: strip counts and `P_NZ`.
     pub fn explain_shape(&self, shape: &Shape, variant: Variant, params: &FormatParams) -> String {
         let strips = |n: u64, v: Variant| {
-            strip_size(&self.limits, v).map_or(0, |s| crate::instrument::strips(n, s))
+            let k = strip_size(&self.limits, v).map_or(0, |s| crate::instrument::strips(n, s));
+            crate::util::count(k, "strip", "strips")
         };
         match variant {
             Variant::Csr { .. } => format!(
-                "P_NZ {} (mode), {} strips",
+                "P_NZ {} (mode), {}",
                 shape.mode_row_len,
                 strips(shape.nrows, variant)
             ),
             Variant::Ell => format!(
-                "P_NZ {} (width), {} strips",
+                "P_NZ {} (width), {}",
                 shape.ell_width(params).unwrap_or(0),
                 strips(shape.nrows, variant)
             ),
-            Variant::Coo => format!("{} non-zero strips", strips(shape.nnz, variant)),
+            Variant::Coo => format!("{} of non-zeros", strips(shape.nnz, variant)),
             Variant::Hyb => match shape.hyb_split(params) {
                 Ok((k, over)) => format!(
-                    "ELL width {k} ({} strips) + COO {over} entries ({} strips)",
-                    if k > 0 {
-                        strips(shape.nrows, Variant::Ell)
-                    } else {
-                        0
-                    },
+                    "ELL width {k} ({}) + COO {over} entries ({})",
+                    strips(if k > 0 { shape.nrows } else { 0 }, Variant::Ell),
                     strips(over, Variant::Coo)
                 ),
                 Err(_) => String::new(),

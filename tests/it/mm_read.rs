@@ -414,3 +414,30 @@ fn reading_a_path_equals_reading_bytes() {
     let (from_bytes, _) = mm::read_bytes::<f64>("m", text.as_bytes()).unwrap();
     assert_eq!(from_path, from_bytes);
 }
+
+#[test]
+fn fortran_exponents_are_read_as_scipy_reads_them() {
+    let (m, _) = read::<f64>(
+        "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1.5D+00\n2 1 -2.5d-3\n2 2 4D2\n",
+    );
+    assert_eq!(dense(&m)[0][0], Some(1.5));
+    assert_eq!(dense(&m)[1][0], Some(-2.5e-3));
+    assert_eq!(dense(&m)[1][1], Some(400.0));
+    let (m, _) = read::<f32>("%%MatrixMarket matrix array real general\n2 1\n1.0D0\n-3.25D+01\n");
+    assert_eq!(m.values, vec![1.0f32, -32.5]);
+    // Still an error: a `D` that is not an exponent.
+    let bad = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 D+00\n";
+    assert!(sparsecast::matrix::mm::read_bytes::<f64>("bad.mtx", bad.as_bytes()).is_err());
+    let bad = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1.5D+0x\n";
+    assert!(sparsecast::matrix::mm::read_bytes::<f64>("bad.mtx", bad.as_bytes()).is_err());
+}
+
+/// A legitimate 10^8 × 10^8 file with one entry (76 bytes) reads; its row pointers fit in memory.
+#[test]
+fn a_huge_order_with_one_entry_is_read() {
+    let text = "%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n5 7 2.5\n";
+    let (m, _) = mm::read_bytes::<f64>("huge.mtx", text.as_bytes()).unwrap();
+    assert_eq!((m.nrows, m.ncols, m.nnz()), (100_000_000, 100_000_000, 1));
+    assert_eq!(m.row_ptr[5], 1);
+    assert_eq!(m.col_idx, vec![6]);
+}

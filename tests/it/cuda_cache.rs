@@ -1,21 +1,17 @@
 //! The on-disk module cache on a real device: a second backend loads every module from the cache,
-//! and a corrupt cache file is recompiled rather than fatal. Alone in its test binary because it
-//! sets `SPARSECAST_CACHE`. Prints "skipped: no CUDA device" without one.
+//! and a corrupt cache file is recompiled rather than fatal. It points `SPARSECAST_CACHE` at a temporary
+//! directory while holding the GPU lock, and restores it. Prints "skipped: no CUDA device" without one.
 
 use sparsecast::backend::cuda::{cache, CudaBackend, ModuleOrigin};
-use sparsecast::Error;
 
 #[test]
 fn second_backend_loads_from_cache_and_corruption_recompiles() {
+    // Every GPU test holds the lock, so none sees the cache pointed elsewhere.
+    let _serial = crate::common::gpu_serial();
     let dir = tempfile::tempdir().unwrap();
-    std::env::set_var("SPARSECAST_CACHE", dir.path());
-    let be = match CudaBackend::new(0) {
-        Ok(b) => b,
-        Err(Error::NoCuda(msg)) => {
-            sparsecast::util::notice(&format!("skipped: no CUDA device ({msg})"));
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let _cache = CacheDir::set(dir.path());
+    let Some(be) = crate::common::cuda() else {
+        return;
     };
     let first = be.load_all_modules().unwrap();
     assert!(
@@ -51,4 +47,25 @@ fn second_backend_loads_from_cache_and_corruption_recompiles() {
         cache::load(&victim).is_some(),
         "the corrupt file was rewritten"
     );
+}
+
+/// `SPARSECAST_CACHE` pointed at a directory while the guard lives; restored when dropped (also
+/// when the test fails), so that later tests of this binary use their usual cache.
+struct CacheDir(Option<std::ffi::OsString>);
+
+impl CacheDir {
+    fn set(dir: &std::path::Path) -> CacheDir {
+        let old = std::env::var_os("SPARSECAST_CACHE");
+        std::env::set_var("SPARSECAST_CACHE", dir);
+        CacheDir(old)
+    }
+}
+
+impl Drop for CacheDir {
+    fn drop(&mut self) {
+        match self.0.take() {
+            Some(v) => std::env::set_var("SPARSECAST_CACHE", v),
+            None => std::env::remove_var("SPARSECAST_CACHE"),
+        }
+    }
 }

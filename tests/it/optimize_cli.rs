@@ -1,14 +1,12 @@
 //! `sparsecast optimize` and `sparsecast spmv --plan` end to end on the CPU backend, with a profile
 //! measured by `sparsecast instrument --backend cpu --quick`.
 
+use crate::common::bin;
+use crate::common::shared_matrix;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 use std::sync::OnceLock;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sparsecast"))
-}
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("running sparsecast")
@@ -62,15 +60,6 @@ fn path(name: &str) -> String {
     workdir().join(name).to_str().unwrap().to_string()
 }
 
-/// `../shared` next to the crate, else `/work/shared`.
-fn shared_matrix(name: &str) -> Option<PathBuf> {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [here.join("../shared"), PathBuf::from("/work/shared")]
-        .into_iter()
-        .map(|s| s.join("matrices/suitesparse").join(name))
-        .find(|p| p.exists())
-}
-
 #[test]
 fn optimize_saves_a_plan_that_spmv_runs() {
     let plan = path("hetero-plan.json");
@@ -116,7 +105,6 @@ fn optimize_saves_a_plan_that_spmv_runs() {
 #[test]
 fn real_matrix_plan_runs_and_rejects_other_matrices() {
     let Some(m) = shared_matrix("cage11.mtx.gz") else {
-        eprintln!("SKIPPED: shared/matrices/suitesparse/cage11.mtx.gz not found");
         return;
     };
     let m = m.to_str().unwrap();

@@ -6,25 +6,10 @@ use sparsecast::backend::selftest::{self, Outcome, SelftestConfig};
 use sparsecast::backend::{Backend, KernelConfig, TimingProtocol, Variant};
 use sparsecast::{Csr, Error};
 
-/// The tests of this file run one at a time: the memory test compares the device's free memory
-/// before and after a refused preparation, which another test allocating at the same moment
-/// would disturb (it did, on the H200).
-static DEVICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    DEVICE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn backend() -> Option<CudaBackend> {
-    match CudaBackend::new(0) {
-        Ok(b) => Some(b),
-        Err(Error::NoCuda(msg)) => {
-            sparsecast::util::notice(&format!("skipped: no CUDA device ({msg})"));
-            None
-        }
-        Err(e) => panic!("CUDA backend failed to open: {e}"),
-    }
-}
+/// The memory test compares the device's free memory before and after a refused preparation,
+/// which another test allocating at the same moment would disturb (it did, on the H200): every GPU
+/// test holds [`gpu_serial`].
+use crate::common::{cuda as backend, gpu_serial as serial};
 
 #[test]
 fn no_device_error_is_one_clear_message() {

@@ -5,7 +5,6 @@ use sparsecast::backend::cpu::CpuBackend;
 use sparsecast::backend::{Backend, KernelConfig, TimingProtocol, Variant};
 use sparsecast::formats::{AnyFormat, EllParams, FormatKind, FormatParams};
 use sparsecast::{Csr, Error, Scalar};
-use std::path::PathBuf;
 
 fn small() -> Csr<f64> {
     Csr::from_triplets(
@@ -116,14 +115,6 @@ fn invalid_csr_and_refusals_are_errors() {
     ));
 }
 
-/// `CARGO_MANIFEST_DIR/../shared`, else `/work/shared`.
-fn shared_dir() -> Option<PathBuf> {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    [here, PathBuf::from("/work/shared")]
-        .into_iter()
-        .find(|p| p.join("matrices/suitesparse").is_dir())
-}
-
 /// Read with the crate's own Matrix Market reader.
 fn read_mtx_gz(path: &std::path::Path) -> Csr<f64> {
     sparsecast::matrix::mm::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -166,8 +157,7 @@ fn check_real<T: Scalar>(name: &str, m: &Csr<f64>, tol: f64, expect_dia: bool) {
 
 #[test]
 fn every_variant_on_real_matrices() {
-    let Some(dir) = shared_dir() else {
-        eprintln!("SKIPPED: shared/matrices not found beside the crate or at /work/shared");
+    let Some(dir) = crate::common::shared_dir() else {
         return;
     };
     // (name, whether DIA accepts it with the default fill limit of 10): west2021 is scattered;

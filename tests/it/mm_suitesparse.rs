@@ -4,18 +4,6 @@
 
 use sparsecast::matrix::mm::{self, Field, Symmetry};
 use sparsecast::Error;
-use std::path::PathBuf;
-
-/// `shared/matrices` beside the crate (CI and worktrees), or `/work/shared/matrices`.
-fn matrices_dir() -> Option<PathBuf> {
-    if let Ok(d) = std::env::var("SPARSECAST_SHARED") {
-        return Some(PathBuf::from(d).join("matrices"));
-    }
-    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/matrices");
-    [beside, PathBuf::from("/work/shared/matrices")]
-        .into_iter()
-        .find(|d| d.join("README.md").is_file())
-}
 
 /// One row of the README table.
 struct Entry {
@@ -49,8 +37,7 @@ fn table(readme: &str) -> Vec<Entry> {
 /// `SPARSECAST_SKIP_LARGE=1` to leave it out.
 #[test]
 fn every_suitesparse_matrix_reads_with_the_listed_nnz() {
-    let Some(dir) = matrices_dir() else {
-        eprintln!("SKIPPED: shared/matrices not found (set SPARSECAST_SHARED)");
+    let Some(dir) = crate::common::shared_dir().map(|d| d.join("matrices")) else {
         return;
     };
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();

@@ -3,14 +3,11 @@
 //! profile; then the report's structure, the kill-and-resume path, the refusal to mix settings
 //! and `--report-only`.
 
+use crate::common::bin;
 use sparsecast::backend::Variant;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sparsecast"))
-}
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,6 +27,24 @@ fn ok(cmd: &mut Command) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stderr).unwrap()
+}
+
+/// An evaluation of the tiny corpus: everything readable is measured and reported, then the
+/// command fails naming the broken file. Returns stderr.
+fn evaluated_but_broken(cmd: &mut Command) -> String {
+    let out = run(cmd);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        !out.status.success(),
+        "{cmd:?}: an unreadable matrix must fail it:\n{err}"
+    );
+    assert!(
+        err.contains("1 of 7 matrices could not be read: tiny/broken.mtx")
+            && err.contains("could not read tiny/broken.mtx: ")
+            && err.contains("records ("),
+        "{err}"
+    );
+    err
 }
 
 fn lines(path: &Path) -> Vec<serde_json::Value> {
@@ -114,7 +129,7 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
     };
 
     // First run.
-    ok(&mut evaluate("3"));
+    evaluated_but_broken(&mut evaluate("3"));
     let results = out.join("results.jsonl");
     let recs = lines(&results);
     // The CPU backend runs every kernel of ours (no cuSPARSE), and the optimizer's plan.
@@ -219,7 +234,7 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
         + 1;
     let cut = last_start + (original.len() - last_start) / 2;
     std::fs::write(&results, &original[..cut]).unwrap();
-    let log = ok(&mut evaluate("3"));
+    let log = evaluated_but_broken(&mut evaluate("3"));
     assert!(log.contains("the last line is incomplete"), "{log}");
     assert!(
         log.contains(&format!(
@@ -250,7 +265,7 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
     );
 
     // A finished evaluation measures nothing more.
-    let log = ok(&mut evaluate("3"));
+    let log = evaluated_but_broken(&mut evaluate("3"));
     assert!(log.contains("0 measured now"), "{log}");
     assert_eq!(std::fs::read(&results).unwrap(), resumed);
     let info: serde_json::Value =
@@ -267,12 +282,12 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
         .unwrap();
     ls[victim] = ls[victim].replace("\"status\":\"ok\"", "\"status\":\"failed\"");
     std::fs::write(&results, ls.join("\n") + "\n").unwrap();
-    let log = ok(&mut evaluate("3"));
+    let log = evaluated_but_broken(&mut evaluate("3"));
     assert!(
         log.contains("0 measured now"),
         "not retried by default: {log}"
     );
-    let log = ok(evaluate("3").arg("--retry-failed"));
+    let log = evaluated_but_broken(evaluate("3").arg("--retry-failed"));
     assert!(
         log.contains(&format!(
             "{} records ({} kept from before, 1 measured now)",
@@ -293,6 +308,43 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
     assert!(
         !md.contains("| failed |"),
         "the retried record replaced the failed one"
+    );
+
+    // The broken file is fixed (still the largest, so the generated set stays the same): its
+    // matrix is read and measured again, its records replace the old ones (the file is
+    // rewritten, one record per configuration), and the command succeeds.
+    let mut fixed = "%%MatrixMarket matrix coordinate real general\n".to_string();
+    fixed.push_str(&"% padding\n".repeat(8_001));
+    fixed.push_str("3 3 2\n1 1 1.0\n3 2 -2.0\n");
+    std::fs::write(corpus.join("broken.mtx"), fixed).unwrap();
+    let log = ok(&mut evaluate("3"));
+    assert!(
+        log.contains("tiny/broken.mtx: the file changed since it was measured"),
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!(
+            "{} records ({} kept from before, {} measured now)",
+            recs.len(),
+            recs.len() - 2 * configs,
+            2 * configs
+        )),
+        "{log}"
+    );
+    let now = lines(&results);
+    assert_eq!(now.len(), recs.len(), "one record per configuration");
+    let broken: Vec<_> = now
+        .iter()
+        .filter(|r| r["matrix"] == "tiny/broken.mtx")
+        .collect();
+    assert_eq!(broken.len(), 2 * configs);
+    assert!(broken
+        .iter()
+        .all(|r| !r["reason"].as_str().unwrap_or("").contains("cannot build")));
+    assert!(broken.iter().any(|r| r["status"] == "ok"));
+    assert!(
+        ok(&mut evaluate("3")).contains("0 measured now"),
+        "measured once"
     );
 
     // Other settings are refused rather than mixed in.
@@ -316,4 +368,71 @@ fn evaluate_cpu_tiny_corpus_report_and_resume() {
         .arg(&empty));
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no results"));
+}
+
+/// A temporary directory holding a corpus `one/` of one small real matrix.
+fn one_matrix_corpus() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("one");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::copy(data("bcsstk09.mtx.gz"), corpus.join("bcsstk09.mtx.gz")).unwrap();
+    (tmp, corpus)
+}
+
+/// `evaluate --corpus D --out O` as a new user types it: the default backend (cpu) with the
+/// profile built into the binary (a GPU's) measures without predictions, saying so.
+#[test]
+fn evaluate_defaults_measure_with_the_embedded_profile_of_another_backend() {
+    let (tmp, corpus) = one_matrix_corpus();
+    let out = tmp.path().join("eval");
+    let log = ok(bin()
+        .args([
+            "evaluate",
+            "--precision",
+            "f64",
+            "--runs",
+            "2",
+            "--warmup",
+            "1",
+        ])
+        .arg("--corpus")
+        .arg(&corpus)
+        .arg("--out")
+        .arg(&out));
+    assert!(
+        log.contains("measured with the cuda backend") && log.contains("without predictions"),
+        "{log}"
+    );
+    let recs = lines(&out.join("results.jsonl"));
+    assert!(recs.iter().any(|r| r["status"] == "ok"));
+    assert!(recs
+        .iter()
+        .all(|r| r["predictions"].as_object().unwrap().is_empty()));
+}
+
+/// A run that fails before measuring anything leaves no output directory behind.
+#[test]
+fn a_failed_evaluate_leaves_no_empty_output_directory() {
+    let (tmp, corpus) = one_matrix_corpus();
+    let out = tmp.path().join("eval");
+    // A profile of another backend, given explicitly, is refused.
+    let o = run(bin()
+        .args(["evaluate", "--backend", "cpu", "--corpus"])
+        .arg(&corpus)
+        .arg("--profile")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/h200.json"))
+        .arg("--out")
+        .arg(&out));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("measured with the cuda backend"), "{err}");
+    assert!(!out.exists(), "{} was left behind", out.display());
+    // So is a corpus with nothing to read.
+    let o = run(bin()
+        .args(["evaluate", "--no-profile", "--corpus"])
+        .arg(tmp.path().join("missing"))
+        .arg("--out")
+        .arg(&out));
+    assert!(!o.status.success());
+    assert!(!out.exists(), "{} was left behind", out.display());
 }

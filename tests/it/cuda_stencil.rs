@@ -8,9 +8,8 @@
 //! `SPARSECAST_STENCIL_FORMATS` restricts the kernels, comma-separated names.)
 
 use rand::{Rng, SeedableRng};
-use sparsecast::backend::cuda::CudaBackend;
 use sparsecast::backend::{Backend, KernelConfig, TimingProtocol, Variant};
-use sparsecast::{Csr, Error};
+use sparsecast::Csr;
 
 /// 27-point stencil on an n³ grid, random values in [-1, 1).
 fn stencil27(n: usize, seed: u64) -> Csr<f64> {
@@ -54,13 +53,9 @@ struct Best {
 #[test]
 #[ignore]
 fn stencil27_f64_reaches_bandwidth_and_beats_cusparse() {
-    let be = match CudaBackend::new(0) {
-        Ok(b) => b,
-        Err(Error::NoCuda(msg)) => {
-            sparsecast::util::notice(&format!("skipped: no CUDA device ({msg})"));
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let _serial = crate::common::gpu_serial();
+    let Some(be) = crate::common::cuda() else {
+        return;
     };
     let n: usize = std::env::var("SPARSECAST_STENCIL_N")
         .ok()

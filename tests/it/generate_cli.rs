@@ -1,7 +1,6 @@
 //! `sparsecast generate` end to end: summary line, argument errors, JSON specs, Kronecker growth
-//! of a real matrix, and (once the Matrix Market writer is available) the written file.
+//! of a real matrix, and the written file.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
@@ -17,32 +16,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// `true` (after saying so) when the Matrix Market reader/writer is still a stub.
-fn mm_missing(o: &Output) -> bool {
-    let missing = stderr(o).contains("not yet implemented");
-    if missing {
-        eprintln!("SKIPPED: Matrix Market I/O not implemented in this build");
-    }
-    missing
-}
-
-/// `shared/` beside the crate, `$SPARSECAST_SHARED`, or `/work/shared`.
-fn shared() -> Option<PathBuf> {
-    let cands = [
-        std::env::var_os("SPARSECAST_SHARED").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ];
-    let found = cands
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("matrices").is_dir());
-    if found.is_none() {
-        eprintln!("SKIPPED: shared/ matrices not found");
-    }
-    found
 }
 
 #[test]
@@ -151,8 +124,9 @@ fn json_spec_matches_subcommand() {
 
 #[test]
 fn kron_grows_a_real_matrix() {
-    let Some(shared) = shared() else { return };
-    let m = shared.join("matrices/suitesparse/bcsstk13.mtx.gz");
+    let Some(m) = crate::common::shared_matrix("bcsstk13.mtx.gz") else {
+        return;
+    };
     let o = run(&[
         "generate",
         "kron",
@@ -161,9 +135,6 @@ fn kron_grows_a_real_matrix() {
         "--pattern",
         "dense:3",
     ]);
-    if mm_missing(&o) {
-        return;
-    }
     assert!(o.status.success(), "{}", stderr(&o));
     // bcsstk13: 2003 × 2003, 83 883 non-zeros (symmetric, expanded); ⊗ 3×3 dense.
     assert!(
@@ -187,9 +158,6 @@ fn writes_a_matrix_market_file() {
         "-o",
         path.to_str().unwrap(),
     ]);
-    if mm_missing(&o) {
-        return;
-    }
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("written to"), "{}", stdout(&o));
     let back = sparsecast::matrix::mm::read::<f64>(&path).unwrap();

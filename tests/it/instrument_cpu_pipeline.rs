@@ -1,15 +1,12 @@
 //! The whole instrument → fit → predict pipeline on the CPU backend at small sizes, through the
 //! command line, as CI runs it.
 
+use crate::common::bin;
 use sparsecast::instrument::{plan, DeviceLimits, SuiteConfig};
 use sparsecast::profile::Profile;
 use sparsecast::Precision;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sparsecast"))
-}
 
 /// A matrix shipped in the repository.
 fn data(name: &str) -> PathBuf {
@@ -124,18 +121,54 @@ fn instrument_fit_predict_measure_on_the_cpu() {
             .arg(data("bcsstk09.mtx.gz")),
     );
     assert!(
-        table.contains("bcsstk09.mtx.gz") && table.contains("prediction:"),
+        table.contains("bcsstk09.mtx.gz") && table.contains("time sparsecast took"),
+        "{table}"
+    );
+    // The footer is the tool's own time, not a predicted SpMV time; counts are in the number.
+    assert!(!table.contains("prediction:"), "{table}");
+    assert!(
+        table.contains("to predict 4 kernels") && !table.contains(" 1 strips"),
         "{table}"
     );
 
-    // A CPU profile cannot be checked against CUDA measurements.
-    let e = run_err(
-        bin()
-            .args(["predict", "--measure", "--backend", "cuda", "--profile"])
-            .arg(&prof)
-            .arg(data("bcsstk09.mtx.gz")),
-    );
+    // A CPU profile is not checked against CUDA measurements: the command says so (and then
+    // measures on a GPU, or fails for want of one).
+    let out = bin()
+        .args(["predict", "--measure", "--backend", "cuda", "--profile"])
+        .arg(&prof)
+        .arg(data("bcsstk09.mtx.gz"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("measured with the cpu backend"), "{e}");
+    assert!(out.status.success() || e.contains("no CUDA device"), "{e}");
+}
+
+/// The README's `predict FILE --measure --backend cpu` with the embedded (CUDA) profile measures
+/// on the CPU, says the predictions are another device's, and gives no difference rate.
+#[test]
+fn predict_measures_on_another_backend_than_the_profile_s() {
+    let out = bin()
+        .args(["predict", "--measure", "--backend", "cpu", "--json"])
+        .args(["--precision", "f64", "--runs", "3", "--warmup", "1"])
+        .arg(data("bcsstk09.mtx.gz"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("measured with the cuda backend") && err.contains("without a difference rate"),
+        "{err}"
+    );
+    // The profile is announced once.
+    assert_eq!(err.matches("profile:").count(), 1, "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kernels = v["results"][0]["kernels"].as_array().unwrap();
+    assert!(kernels
+        .iter()
+        .any(|k| k["measured_seconds"].as_f64().is_some()));
+    assert!(kernels.iter().all(|k| k["difference_rate"].is_null()));
+    assert!(v["summary"].as_array().unwrap().is_empty());
 }
 
 #[test]
@@ -166,12 +199,7 @@ fn predict_without_profile_uses_the_embedded_h200_profile_and_says_so() {
 #[test]
 fn predict_reports_the_readable_inputs_and_fails_on_an_unreadable_one() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("short.mtx");
-    std::fs::write(
-        &bad,
-        "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n",
-    )
-    .unwrap();
+    let bad = crate::common::short_matrix(dir.path());
     let out = bin()
         .args(["predict", "--precision", "f64", "--json"])
         .arg(data("bcsstk09.mtx.gz"))

@@ -8,17 +8,6 @@ use sparsecast::backend::{Backend, KernelConfig, Variant};
 use sparsecast::instrument::synthetic;
 use sparsecast::Error;
 
-fn backend() -> Option<CudaBackend> {
-    match CudaBackend::new(0) {
-        Ok(b) => Some(b),
-        Err(Error::NoCuda(msg)) => {
-            sparsecast::util::notice(&format!("skipped: no CUDA device ({msg})"));
-            None
-        }
-        Err(e) => panic!("CUDA backend failed to open: {e}"),
-    }
-}
-
 #[test]
 fn synthetic_source_is_embedded_names_its_entry_points_and_compiles() {
     let f = sources::file_of("syn_csr_f64").expect("syn_csr_f64 is registered");
@@ -42,8 +31,9 @@ fn synthetic_source_is_embedded_names_its_entry_points_and_compiles() {
         assert!(f.source.contains(&c), "{c} missing from synthetic.cu");
     }
     if !nvrtc::present() {
-        sparsecast::util::notice(
-            "skipped: no NVRTC library (libnvrtc.so); synthetic.cu not compiled",
+        crate::common::skip(
+            crate::common::Lack::Gpu,
+            "no NVRTC library (libnvrtc.so); synthetic.cu not compiled",
         );
         return;
     }
@@ -127,7 +117,10 @@ fn check<T: CudaScalar>(be: &CudaBackend, variant: Variant, rows: usize, cols: u
 
 #[test]
 fn device_generated_matrices_match_the_host_ones() {
-    let Some(be) = backend() else { return };
+    let _serial = crate::common::gpu_serial();
+    let Some(be) = crate::common::cuda() else {
+        return;
+    };
     let variants = [
         Variant::Csr {
             threads_per_row: 32,

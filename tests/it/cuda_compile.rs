@@ -2,15 +2,20 @@
 //! present — no GPU needed — so a kernel that does not compile fails here, not on the device.
 //! Without NVRTC (CI) it prints "skipped: no NVRTC library" and checks nothing.
 
+use crate::common::{skip, Lack};
 use sparsecast::backend::cuda::{nvrtc, sources, CudaBackend};
 use sparsecast::Error;
 
 #[test]
 fn every_kernel_file_compiles_for_sm_90() {
     if !nvrtc::present() {
-        sparsecast::util::notice("skipped: no NVRTC library (libnvrtc.so); kernels not compiled");
+        skip(
+            Lack::Gpu,
+            "no NVRTC library (libnvrtc.so); kernels not compiled",
+        );
         return;
     }
+    let _serial = crate::common::gpu_serial();
     let version = nvrtc::version().expect("nvrtc version");
     println!("NVRTC {}.{}", version.0, version.1);
     let opts = nvrtc::options("sm_90");
@@ -66,9 +71,10 @@ fn every_kernel_file_compiles_for_sm_90() {
                 }
             }
         }
-        Err(Error::NoCuda(msg)) => sparsecast::util::notice(&format!(
-            "skipped: no CUDA device ({msg}); local-memory (spill) check not run"
-        )),
+        Err(Error::NoCuda(msg)) => skip(
+            Lack::Gpu,
+            &format!("no CUDA device ({msg}); local-memory (spill) check not run"),
+        ),
         Err(e) => panic!("CUDA backend failed to open: {e}"),
     }
 }

@@ -1,30 +1,14 @@
-//! `sparsecast features` end to end on a real matrix (skipped, visibly, while the Matrix Market
-//! reader is a stub or `shared/` is absent).
+//! `sparsecast features` end to end on a real matrix (skipped, visibly, when `../shared` is
+//! absent).
 
 use sparsecast::features::Features;
-use std::path::PathBuf;
 use std::process::Command;
-
-fn shared() -> Option<PathBuf> {
-    let cands = [
-        std::env::var_os("SPARSECAST_SHARED").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ];
-    let found = cands
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("matrices").is_dir());
-    if found.is_none() {
-        eprintln!("SKIPPED: shared/ matrices not found");
-    }
-    found
-}
 
 #[test]
 fn json_and_table_for_a_real_matrix() {
-    let Some(shared) = shared() else { return };
-    let path = shared.join("matrices/suitesparse/bcsstk13.mtx.gz");
+    let Some(path) = crate::common::shared_matrix("bcsstk13.mtx.gz") else {
+        return;
+    };
     let bin = env!("CARGO_BIN_EXE_sparsecast");
     let o = Command::new(bin)
         .args(["features", "--json"])
@@ -32,10 +16,6 @@ fn json_and_table_for_a_real_matrix() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    if err.contains("not yet implemented") {
-        eprintln!("SKIPPED: Matrix Market reader not implemented in this build");
-        return;
-    }
     assert!(o.status.success(), "{err}");
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let f: Features = serde_json::from_value(j["features"].clone()).unwrap();
@@ -67,10 +47,6 @@ fn missing_file_is_an_error() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    if err.contains("not yet implemented") {
-        eprintln!("SKIPPED: Matrix Market reader not implemented in this build");
-        return;
-    }
     assert!(!o.status.success());
     assert!(err.contains("/nonexistent/m.mtx"), "{err}");
 }
