@@ -6,7 +6,8 @@
 //! The crate follows the data:
 //!
 //! * [`matrix`] — the canonical CSR matrix, the Matrix Market reader/writer and the generators;
-//! * [`formats`] — one module per storage format (layout, conversion from CSR, footprint, CPU kernel);
+//! * [`formats`] — one module per storage format (layout, parameters, conversion from CSR, CPU
+//!   kernel, and its footprint and refusal rules on one matrix summary, [`formats::Summary`]);
 //! * [`features`] — one-pass matrix features used by every performance model;
 //! * [`backend`] — the [`backend::Backend`] trait with CPU and CUDA implementations, and timing;
 //! * [`instrument`] — the instrumenting phase: strip sizes, benchmark suites, timing;

@@ -14,7 +14,7 @@
 //! - cuSPARSE variants are not supported.
 
 use super::{Backend, KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant};
-use crate::formats::AnyFormat;
+use crate::formats::{vector_bytes, AnyFormat};
 use crate::{Csr, Error, Result, Scalar};
 
 /// The CPU backend (rayon's global thread pool).
@@ -106,7 +106,7 @@ impl<T: Scalar> PreparedSpmv<T> for CpuPrepared<T> {
     /// Footprint + `(ncols + nrows) × sizeof T` (x read once, y written once).
     fn effective_bytes(&self) -> u64 {
         let f = self.format.as_dyn();
-        f.footprint_bytes() + (f.ncols() as u64 + f.nrows() as u64) * T::BYTES as u64
+        f.footprint_bytes() + vector_bytes(f.nrows() as u64, f.ncols() as u64, T::BYTES as u64)
     }
 
     fn set_x(&mut self, x: &[T]) -> Result<()> {

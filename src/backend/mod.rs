@@ -177,12 +177,16 @@ pub struct KernelConfig {
 }
 
 impl KernelConfig {
-    /// A configuration with default parameters and a block size of 256.
+    /// The default threads per CUDA block.
+    pub const DEFAULT_BLOCK_SIZE: u32 = 256;
+
+    /// A configuration with default parameters and a block size of
+    /// [`KernelConfig::DEFAULT_BLOCK_SIZE`].
     pub fn new(variant: Variant) -> Self {
         KernelConfig {
             variant,
             params: FormatParams::default(),
-            block_size: 256,
+            block_size: Self::DEFAULT_BLOCK_SIZE,
         }
     }
 }

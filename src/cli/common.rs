@@ -49,28 +49,11 @@ pub fn input_vector<T: Scalar>(
 #[derive(clap::Args, Debug, Clone)]
 pub struct KernelArgs {
     /// Threads per CUDA block.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = KernelConfig::DEFAULT_BLOCK_SIZE)]
     pub block_size: u32,
-    /// ELL width (default: the longest row).
-    #[arg(long)]
-    pub ell_width: Option<usize>,
-    /// Width of HYB's ELL part (default: Bell & Garland's rule).
-    #[arg(long)]
-    pub hyb_width: Option<usize>,
-    /// SELL-C-σ slice height C.
-    #[arg(long, default_value_t = 32, value_parser = at_least_one())]
-    pub sell_c: usize,
-    /// SELL-C-σ sorting window σ (1 = no sorting; else a multiple of C).
-    #[arg(long, default_value_t = 256)]
-    pub sell_sigma: usize,
-    /// BSR block size.
-    #[arg(long, default_value_t = 4, value_parser = at_least_one())]
-    pub bsr_block: usize,
-}
-
-/// A whole number of at least 1 (a size of 0 is an argument error, not a skipped kernel).
-fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
-    clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+    // Every format's parameters, as the formats declare them.
+    #[command(flatten)]
+    pub params: FormatParams,
 }
 
 impl KernelArgs {
@@ -78,14 +61,7 @@ impl KernelArgs {
     pub fn config(&self, variant: Variant) -> KernelConfig {
         KernelConfig {
             variant,
-            params: FormatParams {
-                ell_width: self.ell_width,
-                hyb_width: self.hyb_width,
-                sell_c: self.sell_c,
-                sell_sigma: self.sell_sigma,
-                bsr_block: self.bsr_block,
-                ..FormatParams::default()
-            },
+            params: self.params.clone(),
             block_size: self.block_size,
         }
     }

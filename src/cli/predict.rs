@@ -6,7 +6,7 @@ use crate::backend::cpu::CpuBackend;
 use crate::backend::cuda::CudaBackend;
 use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol, Variant};
 use crate::features::Features;
-use crate::formats::FormatParams;
+use crate::formats::{EllParams, FormatParams, HybParams};
 use crate::instrument::{synthetic, Statistic};
 use crate::matrix::generate::GeneratorSpec;
 use crate::model::accuracy::{difference_rate, summarize, Sample};
@@ -71,12 +71,12 @@ pub struct Args {
     /// α for --measure (default: the profile's).
     #[arg(long)]
     warmup: Option<usize>,
-    /// Width of HYB's ELL part (default: Bell & Garland's rule).
-    #[arg(long)]
-    hyb_width: Option<usize>,
-    /// ELL width (default: the longest row).
-    #[arg(long)]
-    ell_width: Option<usize>,
+    // --hyb-width, as HYB declares it.
+    #[command(flatten)]
+    hyb: HybParams,
+    // --ell-width, as ELL declares it.
+    #[command(flatten)]
+    ell: EllParams,
     /// With --measure and several inputs: print only the accuracy summary.
     #[arg(long)]
     summary_only: bool,
@@ -196,8 +196,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
     }
     let params = FormatParams {
-        ell_width: a.ell_width,
-        hyb_width: a.hyb_width,
+        ell: a.ell.clone(),
+        hyb: a.hyb.clone(),
         ..FormatParams::default()
     };
     let mut results = Vec::new();
@@ -348,11 +348,9 @@ fn one<T: Scalar>(
     let t = Instant::now();
     let mut features = Features::compute(a);
     let features_seconds = t.elapsed().as_secs_f64();
-    if let Some(w) = params.hyb_width {
+    if let Some(w) = params.hyb.width {
         // The features hold HYB's split at Bell & Garland's width; re-split at the one asked for.
-        features.hyb_width = w;
-        features.hyb_coo_nnz = (0..a.nrows).map(|i| a.row_len(i).saturating_sub(w)).sum();
-        features.hyb_coo_share = features.hyb_coo_nnz as f64 / features.nnz.max(1) as f64;
+        features.split_hyb_at(a, w);
     }
     let models = section.bounded_models(names)?;
     let stat = section.statistic;

@@ -129,6 +129,16 @@ impl Features {
         }
     }
 
+    /// These features (of `m`) with HYB split at `width` instead of Bell & Garland's rule: the
+    /// split the HYB conversion makes with that width parameter.
+    pub fn split_hyb_at<T: Scalar>(&mut self, m: &Csr<T>, width: usize) {
+        self.hyb_width = width;
+        self.hyb_coo_nnz = (0..m.nrows)
+            .map(|i| m.row_len(i).saturating_sub(width))
+            .sum();
+        self.hyb_coo_share = self.hyb_coo_nnz as f64 / self.nnz.max(1) as f64;
+    }
+
     /// Number of row strips `⌈nrows / strip_rows⌉` — the `I_CSR` / `I_ELL` of Guo et al. (TPDS
     /// 2014 §3.4.1). This is the hook the instrument work uses with the device's strip sizes
     /// `S_CSR` (SMs × warps per SM) and `S_ELL` (SMs × threads per SM). A `strip_rows` of 0 is

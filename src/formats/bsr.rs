@@ -1,9 +1,98 @@
 //! BSR: square dense `b × b` blocks in a CSR structure over block rows; blocks stored row-major.
 
-use super::util::{check_bytes, check_rows, check_u32, csr_from_rows, row_cuts, split_at_cuts};
-use super::{FormatKind, FormatParams, SparseFormat};
-use crate::{Csr, Error, Result, Scalar};
+use super::refusal::{budget, offsets32, rows32};
+use super::util::{csr_from_rows, row_cuts, split_at_cuts};
+use super::{
+    FormatKind, FormatParams, Missing, ParamError, Reason, Refusal, SparseFormat, Summary,
+};
+use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// BSR's parameter.
+#[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BsrParams {
+    /// BSR block size (square blocks).
+    #[arg(id = "bsr_block", long = "bsr-block", value_name = "B", default_value_t = BsrParams::DEFAULT_BLOCK, value_parser = super::at_least_one())]
+    #[serde(rename = "bsr_block")]
+    pub block: usize,
+}
+
+impl BsrParams {
+    /// Default block size.
+    pub const DEFAULT_BLOCK: usize = 4;
+}
+
+impl Default for BsrParams {
+    fn default() -> Self {
+        BsrParams {
+            block: Self::DEFAULT_BLOCK,
+        }
+    }
+}
+
+/// What BSR's rules need beyond the matrix's size: its blocks for one block size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BsrCount {
+    /// Block size.
+    pub block: usize,
+    /// Stored blocks.
+    pub blocks: u64,
+}
+
+/// The blocks of every block row of `csr` for block size `b ≥ 1` (a parallel pass over the block
+/// rows), and their total.
+pub(crate) fn count<T: Scalar>(csr: &Csr<T>, b: usize) -> (Vec<usize>, BsrCount) {
+    let nbrows = csr.nrows.div_ceil(b);
+    let counts: Vec<usize> = (0..nbrows)
+        .into_par_iter()
+        .map_init(Vec::new, |scratch, br| {
+            block_columns(csr, b, br, scratch);
+            scratch.len()
+        })
+        .collect();
+    let blocks = counts.par_iter().sum::<usize>() as u64;
+    (counts, BsrCount { block: b, blocks })
+}
+
+/// The summary's block count for `params`' block size, refusing a size of 0.
+fn blocks(s: &Summary, params: &FormatParams) -> Result<BsrCount, Refusal> {
+    let b = params.bsr.block;
+    let kind = FormatKind::Bsr;
+    if b == 0 {
+        return Err(Refusal::new(kind, Reason::Param(ParamError::BsrBlock)));
+    }
+    match s.counts.bsr {
+        Some(n) if n.block == b => Ok(n),
+        _ => Err(Refusal::new(
+            kind,
+            Reason::Unknown(Missing::BsrBlocks { block: b }),
+        )),
+    }
+}
+
+/// The device footprint of the matrix summarized by `s`, which must hold its blocks for
+/// `params`' block size (see [`FormatKind::footprint`]).
+pub fn footprint(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<u64, Refusal> {
+    let n = blocks(s, params)?;
+    let nbrows = s.nrows.div_ceil(n.block as u64);
+    Ok(bytes_for(nbrows, n.blocks, n.block as u64, value_bytes))
+}
+
+/// Block size at least 1, rows within 32-bit row indices, stored slots `blocks × b²` within
+/// 32-bit offsets, footprint within `params.max_bytes` (see [`FormatKind::admit`]).
+pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(), Refusal> {
+    let kind = FormatKind::Bsr;
+    if params.bsr.block == 0 {
+        return Err(Refusal::new(kind, Reason::Param(ParamError::BsrBlock)));
+    }
+    rows32(kind, s.nrows)?;
+    let n = blocks(s, params)?;
+    let b = n.block as u128;
+    offsets32(kind, "stored slots (blocks × b²)", n.blocks as u128 * b * b)?;
+    budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
+}
 
 /// Block sparse row. Device footprint: `(nbrows+1) × 4 + nblocks × 4 + nblocks × b² × sizeof T`.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,11 +111,17 @@ pub struct Bsr<T> {
     pub values: Vec<T>,
 }
 
-/// Footprint: `(nbrows + 1) × 4 + nblocks × 4 + nblocks × b² × sizeof T`.
-fn bytes_for(nbrows: usize, nblocks: usize, b: usize, value_bytes: usize) -> u128 {
-    (nbrows as u128 + 1) * 4
-        + nblocks as u128 * 4
-        + nblocks as u128 * (b as u128 * b as u128) * value_bytes as u128
+/// Footprint: `(nbrows + 1) × 4 + nblocks × 4 + nblocks × b² × value`, saturating.
+fn bytes_for(nbrows: u64, nblocks: u64, b: u64, value_bytes: u64) -> u64 {
+    nbrows
+        .saturating_add(1)
+        .saturating_mul(4)
+        .saturating_add(nblocks.saturating_mul(4))
+        .saturating_add(
+            nblocks
+                .saturating_mul(b.saturating_mul(b))
+                .saturating_mul(value_bytes),
+        )
 }
 
 /// Sorted distinct block columns of block row `br` of `csr`, written into `out` (cleared first).
@@ -51,36 +146,27 @@ fn block_columns<T: Scalar>(csr: &Csr<T>, b: usize, br: usize, out: &mut Vec<u32
 }
 
 impl<T: Scalar> Bsr<T> {
-    /// Convert from CSR (which must satisfy [`Csr::validate`]) with `b = params.bsr_block`.
+    /// Convert from CSR (which must satisfy [`Csr::validate`]) with `b = params.bsr.block`.
     ///
     /// The last block row and block column may be partial (`nrows` or `ncols` not a multiple of
     /// `b`): their blocks are still `b × b`, zero-filled outside the matrix. Blocks are counted
-    /// first (a parallel pass over block rows); the conversion is refused, before allocating,
-    /// when `b` is 0, when the stored slots `nblocks × b²` exceed 32-bit offsets or when the
-    /// footprint exceeds `params.max_bytes`.
+    /// first (a parallel pass over block rows); the conversion is refused, before allocating, as
+    /// [`admit`] says.
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
-        let b = params.bsr_block;
+        let b = params.bsr.block;
+        let kind = FormatKind::Bsr;
         if b == 0 {
-            return Err(Error::refused("bsr", "block size must be at least 1"));
+            return Err(Refusal::new(kind, Reason::Param(ParamError::BsrBlock)).into());
         }
         let nrows = csr.nrows;
-        check_rows("bsr", nrows)?;
+        rows32(kind, nrows as u64)?;
         let nbrows = nrows.div_ceil(b);
-        let counts: Vec<usize> = (0..nbrows)
-            .into_par_iter()
-            .map_init(Vec::new, |scratch, br| {
-                block_columns(csr, b, br, scratch);
-                scratch.len()
-            })
-            .collect();
-        let nblocks: usize = counts.par_iter().sum();
-        let slots = nblocks as u128 * b as u128 * b as u128;
-        check_u32("bsr", "stored slots (blocks × b²)", slots)?;
-        check_bytes(
-            "bsr",
-            bytes_for(nbrows, nblocks, b, T::BYTES),
-            params.max_bytes,
-        )?;
+        let (counts, count) = count(csr, b);
+        let mut s = Summary::of(csr, None);
+        s.counts.bsr = Some(count);
+        admit(&s, params, T::BYTES as u64)?;
+        let nblocks = count.blocks as usize;
+        let slots = nblocks * b * b;
         let mut row_ptr = Vec::with_capacity(nbrows + 1);
         row_ptr.push(0u32);
         let mut acc = 0usize;
@@ -90,7 +176,7 @@ impl<T: Scalar> Bsr<T> {
         }
         let bb = b.saturating_mul(b);
         let mut col_idx = vec![0u32; nblocks];
-        let mut values = vec![T::zero(); slots as usize];
+        let mut values = vec![T::zero(); slots];
         let cuts = row_cuts(nbrows, nblocks, |br| row_ptr[br] as usize);
         let pos: Vec<usize> = cuts.iter().map(|&br| row_ptr[br] as usize).collect();
         let vpos: Vec<usize> = pos.iter().map(|&p| p * bb).collect();
@@ -191,11 +277,11 @@ impl<T: Scalar> SparseFormat<T> for Bsr<T> {
     }
     fn footprint_bytes(&self) -> u64 {
         bytes_for(
-            self.row_ptr.len().saturating_sub(1),
-            self.nblocks(),
-            self.block,
-            T::BYTES,
-        ) as u64
+            self.row_ptr.len().saturating_sub(1) as u64,
+            self.nblocks() as u64,
+            self.block as u64,
+            T::BYTES as u64,
+        )
     }
     /// Parallel over chunks of block rows (about equal blocks each); each block multiplies its
     /// rows inside the matrix by its columns inside the matrix.

@@ -1,7 +1,8 @@
 //! COO: one (row, column, value) triplet per entry, sorted by row then column.
 
-use super::util::{check_bytes, check_rows, check_u32, csr_from_rows, row_cuts, split_at_cuts};
-use super::{FormatKind, FormatParams, SparseFormat};
+use super::refusal::{budget, offsets32, rows32};
+use super::util::{csr_from_rows, row_cuts, split_at_cuts};
+use super::{FormatKind, FormatParams, Refusal, SparseFormat, Summary};
 use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
 
@@ -17,23 +18,34 @@ pub struct Coo<T> {
     pub values: Vec<T>,
 }
 
-/// Footprint of `nnz` triplets: `nnz × (4 + 4 + sizeof T)`.
-fn bytes_for(nnz: usize, value_bytes: usize) -> u128 {
-    nnz as u128 * (8 + value_bytes as u128)
+/// Footprint of `nnz` triplets: `nnz × (4 + 4 + value)`, saturating.
+pub(crate) fn bytes_for(nnz: u64, value_bytes: u64) -> u64 {
+    nnz.saturating_mul(8 + value_bytes)
+}
+
+/// The device footprint of the matrix summarized by `s` (see [`FormatKind::footprint`]).
+pub fn footprint(s: &Summary, _: &FormatParams, value_bytes: u64) -> Result<u64, Refusal> {
+    Ok(bytes_for(s.nnz, value_bytes))
+}
+
+/// Rows within 32-bit row indices, non-zeros within 32-bit offsets (the device kernels index
+/// entries with 32-bit integers, like every other format's offsets), footprint within
+/// `params.max_bytes` (see [`FormatKind::admit`]).
+pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(), Refusal> {
+    let kind = FormatKind::Coo;
+    rows32(kind, s.nrows)?;
+    offsets32(kind, "non-zeros", s.nnz as u128)?;
+    budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
 }
 
 impl<T: Scalar> Coo<T> {
     /// Convert from CSR (which must satisfy [`Csr::validate`]). Row indices are filled in parallel;
     /// columns and values are the CSR's arrays.
     ///
-    /// Refused when the rows or the entry count exceed 32-bit indices (the device kernels index
-    /// entries with 32-bit integers, like every other format's offsets) or the footprint exceeds
-    /// `params.max_bytes`.
+    /// Refused as [`admit`] says, before allocating.
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let nnz = csr.nnz();
-        check_rows("coo", csr.nrows)?;
-        check_u32("coo", "non-zeros", nnz as u128)?;
-        check_bytes("coo", bytes_for(nnz, T::BYTES), params.max_bytes)?;
+        admit(&Summary::of(csr, None), params, T::BYTES as u64)?;
         let mut rows = vec![0u32; nnz];
         let cuts = row_cuts(csr.nrows, nnz, |i| csr.row_ptr[i]);
         let pos: Vec<usize> = cuts.iter().map(|&r| csr.row_ptr[r]).collect();
@@ -116,7 +128,7 @@ impl<T: Scalar> SparseFormat<T> for Coo<T> {
         self.values.len()
     }
     fn footprint_bytes(&self) -> u64 {
-        bytes_for(self.values.len(), T::BYTES) as u64
+        bytes_for(self.values.len() as u64, T::BYTES as u64)
     }
     fn spmv(&self, x: &[T], y: &mut [T]) {
         y.par_iter_mut().for_each(|v| *v = T::zero());

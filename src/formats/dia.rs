@@ -1,14 +1,101 @@
 //! DIA: one dense array of length `nrows` per occupied diagonal. Refused when the stored slots
-//! exceed `FormatParams::dia_max_fill` times the non-zeros (most of it would be padding).
+//! exceed `DiaParams::max_fill` times the non-zeros (most of it would be padding).
 
-use super::util::{
-    check_bytes, check_rows, check_u32, column_major_pieces, csr_from_rows, row_cuts,
-    split_at_cuts, uniform_cuts,
-};
-use super::{FormatKind, FormatParams, SparseFormat};
-use crate::{Csr, Error, Result, Scalar};
+use super::refusal::{budget, offsets32, rows32};
+use super::util::{column_major_pieces, csr_from_rows, row_cuts, split_at_cuts, uniform_cuts};
+use super::{FormatKind, FormatParams, Missing, Reason, Refusal, SparseFormat, Summary};
+use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// DIA's parameter.
+#[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DiaParams {
+    /// DIA is refused when its stored slots exceed this many times the non-zeros.
+    #[arg(id = "dia_max_fill", long = "dia-max-fill", value_name = "RATIO", default_value_t = DiaParams::DEFAULT_MAX_FILL)]
+    #[serde(rename = "dia_max_fill")]
+    pub max_fill: f64,
+}
+
+impl DiaParams {
+    /// Default fill limit.
+    pub const DEFAULT_MAX_FILL: f64 = 10.0;
+}
+
+impl Default for DiaParams {
+    fn default() -> Self {
+        DiaParams {
+            max_fill: Self::DEFAULT_MAX_FILL,
+        }
+    }
+}
+
+/// What DIA's rules need beyond the matrix's size: its occupied diagonals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiaCount {
+    /// Occupied diagonals.
+    pub diagonals: u64,
+    /// Smallest and largest occupied offset (column − row); `(0, 0)` without entries.
+    pub offsets: (i64, i64),
+}
+
+/// The occupied diagonals of `csr` (one parallel pass over its entries).
+pub(crate) fn count<T: Scalar>(csr: &Csr<T>) -> DiaCount {
+    Occupancy::of(csr).summary()
+}
+
+/// Footprint: `ndiag × 4 + ndiag × nrows × value`, saturating.
+fn bytes_for(ndiag: u64, nrows: u64, value_bytes: u64) -> u64 {
+    ndiag
+        .saturating_mul(4)
+        .saturating_add(ndiag.saturating_mul(nrows).saturating_mul(value_bytes))
+}
+
+/// The summary's diagonal count.
+fn diagonals(s: &Summary) -> Result<DiaCount, Refusal> {
+    s.counts.dia.ok_or(Refusal::new(
+        FormatKind::Dia,
+        Reason::Unknown(Missing::Diagonals),
+    ))
+}
+
+/// The device footprint of the matrix summarized by `s`, which must hold its diagonals (see
+/// [`FormatKind::footprint`]).
+pub fn footprint(s: &Summary, _: &FormatParams, value_bytes: u64) -> Result<u64, Refusal> {
+    Ok(bytes_for(diagonals(s)?.diagonals, s.nrows, value_bytes))
+}
+
+/// Rows within 32-bit row indices; stored slots `diagonals × rows` within
+/// `params.dia.max_fill × nnz` and within 32-bit offsets; offsets within `i32`; footprint within
+/// `params.max_bytes` (see [`FormatKind::admit`]). A matrix without entries has no diagonals and
+/// is accepted.
+pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(), Refusal> {
+    let kind = FormatKind::Dia;
+    rows32(kind, s.nrows)?;
+    let d = diagonals(s)?;
+    let slots = d.diagonals as u128 * s.nrows as u128;
+    let limit = params.dia.max_fill;
+    if slots as f64 > limit * s.nnz as f64 {
+        return Err(Refusal::new(
+            kind,
+            Reason::Fill {
+                diagonals: d.diagonals,
+                rows: s.nrows,
+                nnz: s.nnz,
+                limit,
+            },
+        ));
+    }
+    offsets32(kind, "stored slots (diagonals × rows)", slots)?;
+    for o in [d.offsets.0, d.offsets.1] {
+        if i32::try_from(o).is_err() {
+            return Err(Refusal::new(kind, Reason::DiagonalOffset(o)));
+        }
+    }
+    budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
+}
 
 /// Diagonal format. Device footprint: `ndiag × 4 (offsets) + ndiag × nrows × sizeof T`.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,11 +108,6 @@ pub struct Dia<T> {
     pub offsets: Vec<i32>,
     /// Diagonal-major: `values[d * nrows + i] = A[i, i + offsets[d]]` (0 where absent or outside).
     pub values: Vec<T>,
-}
-
-/// Footprint: `ndiag × 4 + ndiag × nrows × sizeof T`.
-fn bytes_for(ndiag: usize, nrows: usize, value_bytes: usize) -> u128 {
-    ndiag as u128 * 4 + ndiag as u128 * nrows as u128 * value_bytes as u128
 }
 
 /// The occupied diagonals of a matrix as a bitset over `column − row + nrows − 1`
@@ -90,6 +172,23 @@ impl Occupancy {
         self.before[b / 64] + (self.words[b / 64] & mask).count_ones() as usize
     }
 
+    /// The count DIA's rules read.
+    fn summary(&self) -> DiaCount {
+        let first = self.words.iter().position(|&w| w != 0);
+        let last = self.words.iter().rposition(|&w| w != 0);
+        let offsets = match (first, last) {
+            (Some(a), Some(b)) => (
+                (a * 64 + self.words[a].trailing_zeros() as usize) as i64 - self.shift,
+                (b * 64 + 63 - self.words[b].leading_zeros() as usize) as i64 - self.shift,
+            ),
+            _ => (0, 0),
+        };
+        DiaCount {
+            diagonals: self.count() as u64,
+            offsets,
+        }
+    }
+
     /// Offsets (column − row) of the occupied diagonals, increasing.
     fn offsets(&self) -> Vec<i64> {
         let mut out = Vec::with_capacity(self.count());
@@ -110,38 +209,18 @@ impl<T: Scalar> Dia<T> {
     ///
     /// The occupied diagonals are counted first (one parallel pass, a bitset of
     /// `nrows + ncols` bits); then, before any value array is allocated, the conversion is refused
-    /// when `ndiag × nrows > params.dia_max_fill × nnz`, when `ndiag × nrows` exceeds 32-bit
-    /// offsets, when an offset does not fit `i32`, or when the footprint exceeds
-    /// `params.max_bytes`. A matrix without entries has 0 diagonals and is accepted.
+    /// as [`admit`] says (fill beyond `params.dia.max_fill`, 32-bit offsets, the memory budget).
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let (nrows, nnz) = (csr.nrows, csr.nnz());
-        check_rows("dia", nrows)?;
+        rows32(FormatKind::Dia, nrows as u64)?;
         let occ = Occupancy::of(csr);
+        let mut s = Summary::of(csr, None);
+        s.counts.dia = Some(occ.summary());
+        admit(&s, params, T::BYTES as u64)?;
         let ndiag = occ.count();
-        let slots = ndiag as u128 * nrows as u128;
-        if slots as f64 > params.dia_max_fill * nnz as f64 {
-            return Err(Error::refused(
-                "dia",
-                format!(
-                    "{ndiag} occupied diagonals × {nrows} rows = {slots} stored slots for {nnz} \
-                     non-zeros: fill {:.2} exceeds the limit dia_max_fill = {}",
-                    slots as f64 / nnz as f64,
-                    params.dia_max_fill
-                ),
-            ));
-        }
-        check_u32("dia", "stored slots (diagonals × rows)", slots)?;
+        let slots = ndiag * nrows;
         let offsets = occ.offsets();
-        for &o in [offsets.first(), offsets.last()].iter().flatten() {
-            if i32::try_from(*o).is_err() {
-                return Err(Error::refused(
-                    "dia",
-                    format!("diagonal offset {o} does not fit 32-bit signed offsets"),
-                ));
-            }
-        }
-        check_bytes("dia", bytes_for(ndiag, nrows, T::BYTES), params.max_bytes)?;
-        let mut values = vec![T::zero(); slots as usize];
+        let mut values = vec![T::zero(); slots];
         let cuts = row_cuts(nrows, nnz, |i| csr.row_ptr[i]);
         column_major_pieces(&mut values, nrows, ndiag, &cuts)
             .into_par_iter()
@@ -212,7 +291,11 @@ impl<T: Scalar> SparseFormat<T> for Dia<T> {
         self.offsets.len() * self.nrows
     }
     fn footprint_bytes(&self) -> u64 {
-        bytes_for(self.offsets.len(), self.nrows, T::BYTES) as u64
+        bytes_for(
+            self.offsets.len() as u64,
+            self.nrows as u64,
+            T::BYTES as u64,
+        )
     }
     /// Each chunk of rows accumulates diagonal by diagonal over the rows where the diagonal lies
     /// inside the matrix (contiguous reads of values and x).

@@ -1,13 +1,22 @@
 //! ELL (ELLPACK): every row padded to one width, stored column-major (entry k of row i at
 //! `k * nrows + i`), so that consecutive threads (rows) read consecutive addresses.
 
-use super::util::{
-    check_bytes, check_rows, check_u32, column_major_pieces, csr_from_rows, max_row_len,
-    split_at_cuts, uniform_cuts,
-};
-use super::{FormatKind, FormatParams, SparseFormat, PAD};
-use crate::{Csr, Error, Result, Scalar};
+use super::refusal::{budget, offsets32, rows32};
+use super::util::{column_major_pieces, csr_from_rows, split_at_cuts, uniform_cuts};
+use super::{FormatKind, FormatParams, Reason, Refusal, SparseFormat, Summary, PAD};
+use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// ELL's parameter.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EllParams {
+    /// ELL width (entries per row). Default: the longest row.
+    #[arg(id = "ell_width", long = "ell-width", value_name = "N")]
+    #[serde(rename = "ell_width")]
+    pub width: Option<usize>,
+}
 
 /// ELLPACK. Device footprint: `width × nrows × (4 + sizeof T)`.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,58 +33,66 @@ pub struct Ell<T> {
     pub values: Vec<T>,
 }
 
-/// Footprint of a `width × nrows` ELL: `width × nrows × (4 + sizeof T)`.
-pub(crate) fn bytes_for(width: usize, nrows: usize, value_bytes: usize) -> u128 {
-    width as u128 * nrows as u128 * (4 + value_bytes as u128)
+/// Footprint of a `width × nrows` ELL: `width × nrows × (4 + value)`, saturating.
+pub(crate) fn bytes_for(width: u64, nrows: u64, value_bytes: u64) -> u64 {
+    width.saturating_mul(nrows).saturating_mul(4 + value_bytes)
 }
+
+/// The ELL width for `params`: the given width, or the longest row. Refused when a row is longer
+/// than the given width.
+pub fn width(s: &Summary, params: &FormatParams) -> Result<u64, Refusal> {
+    let longest = s.max_row_len;
+    match params.ell.width {
+        None => Ok(longest),
+        Some(w) if w as u64 >= longest => Ok(w as u64),
+        Some(w) => Err(Refusal::new(
+            FormatKind::Ell,
+            Reason::RowLongerThanWidth {
+                longest,
+                width: w as u64,
+            },
+        )),
+    }
+}
+
+/// The device footprint of the matrix summarized by `s`: the given width (or the longest row)
+/// × rows × (4 + value) (see [`FormatKind::footprint`]).
+pub fn footprint(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<u64, Refusal> {
+    let w = params.ell.width.map_or(s.max_row_len, |w| w as u64);
+    Ok(bytes_for(w, s.nrows, value_bytes))
+}
+
+/// Rows within 32-bit row indices, no row longer than a given width ([`width`]), `width × rows`
+/// slots within 32-bit offsets, footprint within `params.max_bytes` (see
+/// [`FormatKind::admit`]).
+pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(), Refusal> {
+    let kind = FormatKind::Ell;
+    rows32(kind, s.nrows)?;
+    let w = width(s, params)?;
+    offsets32(kind, SLOTS, w as u128 * s.nrows as u128)?;
+    budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
+}
+
+/// What ELL's 32-bit slot offsets count.
+pub(crate) const SLOTS: &str = "ELL slots (width × rows)";
 
 impl<T: Scalar> Ell<T> {
     /// Convert from CSR (which must satisfy [`Csr::validate`]).
     ///
-    /// The width is `params.ell_width`, or the longest row when that is `None`. Refused, before
-    /// anything is allocated, when a row is longer than a given width, when `width × nrows` slots
-    /// exceed 32-bit offsets, or when the footprint exceeds `params.max_bytes`.
+    /// The width is `params.ell.width`, or the longest row when that is `None`. Refused, before
+    /// anything is allocated, as [`admit`] says.
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
-        check_rows("ell", csr.nrows)?;
-        let longest = max_row_len(csr);
-        let width = match params.ell_width {
-            None => longest,
-            Some(w) if longest > w => {
-                let i = (0..csr.nrows)
-                    .into_par_iter()
-                    .find_first(|&i| csr.row_len(i) > w)
-                    .unwrap_or(0);
-                return Err(Error::refused(
-                    "ell",
-                    format!(
-                        "row {i} has {} entries, more than the requested ELL width {w}",
-                        csr.row_len(i)
-                    ),
-                ));
-            }
-            Some(w) => w,
-        };
-        check_u32(
-            "ell",
-            "ELL slots (width × rows)",
-            width as u128 * csr.nrows as u128,
-        )?;
-        check_bytes(
-            "ell",
-            bytes_for(width, csr.nrows, T::BYTES),
-            params.max_bytes,
-        )?;
-        Self::build(csr, width, "ell")
+        let s = Summary::of(csr, None);
+        admit(&s, params, T::BYTES as u64)?;
+        Ok(Self::build(csr, width(&s, params)? as usize))
     }
 
     /// Build an ELL of exactly `width` entries per row from the first `min(len, width)` entries of
-    /// each row (HYB puts the rest in its COO part). Checks 32-bit offsets; the caller checks the
-    /// memory budget.
-    pub(crate) fn build(csr: &Csr<T>, width: usize, format: &str) -> Result<Self> {
+    /// each row (HYB puts the rest in its COO part). The caller has checked the slots against
+    /// 32-bit offsets and the memory budget ([`admit`], or HYB's).
+    pub(crate) fn build(csr: &Csr<T>, width: usize) -> Self {
         let nrows = csr.nrows;
-        let slots = width as u128 * nrows as u128;
-        check_u32(format, "ELL slots (width × rows)", slots)?;
-        let slots = slots as usize;
+        let slots = width * nrows;
         let nnz: usize = csr
             .row_ptr
             .par_windows(2)
@@ -105,14 +122,14 @@ impl<T: Scalar> Ell<T> {
                     }
                 }
             });
-        Ok(Ell {
+        Ell {
             nrows,
             ncols: csr.ncols,
             width,
             nnz,
             col_idx,
             values,
-        })
+        }
     }
 
     /// Convert back to CSR (padding dropped); the exact inverse of [`Ell::from_csr`].
@@ -157,7 +174,7 @@ impl<T: Scalar> SparseFormat<T> for Ell<T> {
         self.width * self.nrows
     }
     fn footprint_bytes(&self) -> u64 {
-        bytes_for(self.width, self.nrows, T::BYTES) as u64
+        bytes_for(self.width as u64, self.nrows as u64, T::BYTES as u64)
     }
     /// Each chunk of rows accumulates column by column, reading contiguous pieces of every ELL
     /// column (the CPU-friendly order of the column-major layout).

@@ -1,12 +1,23 @@
 //! HYB (Bell & Garland): the first `width` entries of each row in an ELL part, the rest of each
 //! row in a COO part.
 
-use super::util::{
-    check_bytes, check_rows, check_u32, csr_from_rows, row_cuts, row_lengths, split_at_cuts,
-};
-use super::{FormatKind, FormatParams, SparseFormat};
+use super::refusal::{budget, offsets32, rows32};
+use super::summary::length_histogram;
+use super::util::{csr_from_rows, row_cuts, row_lengths, split_at_cuts};
+use super::{FormatKind, FormatParams, Missing, Reason, Refusal, SparseFormat, Summary};
 use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// HYB's parameter.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HybParams {
+    /// Width of HYB's ELL part. Default: Bell & Garland's rule (`formats::hyb::auto_width`).
+    #[arg(id = "hyb_width", long = "hyb-width", value_name = "N")]
+    #[serde(rename = "hyb_width")]
+    pub width: Option<usize>,
+}
 
 use super::{Coo, Ell};
 
@@ -22,9 +33,9 @@ pub struct Hyb<T> {
 }
 
 /// ELL speed relative to COO assumed by the rule (cusp's `relative_speed`).
-const RELATIVE_SPEED: usize = 3;
+pub(crate) const RELATIVE_SPEED: u64 = 3;
 /// Fewest rows for which an ELL column pays off (cusp's `breakeven_threshold`).
-const BREAKEVEN_ROWS: usize = 4096;
+pub(crate) const BREAKEVEN_ROWS: u64 = 4096;
 
 /// The ELL width rule of Bell & Garland (cusp's `compute_optimal_entries_per_row`): the largest K
 /// such that at least `max(4096, nrows / 3)` rows have K or more entries.
@@ -40,52 +51,92 @@ const BREAKEVEN_ROWS: usize = 4096;
 /// a float product; the two differ only beyond 2^24 rows, by rounding). Consequence worth knowing:
 /// a matrix with fewer than 4096 rows gets width 0, i.e. it is stored entirely in the COO part.
 pub fn auto_width(row_lengths: &[usize]) -> usize {
-    let nrows = row_lengths.len();
-    let longest = row_lengths.iter().copied().max().unwrap_or(0);
-    let mut histogram = vec![0usize; longest + 1];
-    for &l in row_lengths {
-        histogram[l] += 1;
-    }
+    auto_width_of(row_lengths.len(), &length_histogram(row_lengths)) as usize
+}
+
+/// [`auto_width`] from the `(length, rows)` histogram of `nrows` rows (lengths increasing).
+/// The count of rows longer than `i` only changes at the lengths present, so the first `i` the
+/// rule stops at is 0 or one of them.
+pub(crate) fn auto_width_of(nrows: usize, hist: &[(u64, u64)]) -> u64 {
+    let nrows = nrows as u64;
+    let longest = hist.last().map_or(0, |&(l, _)| l);
+    let stops = |longer: u64| RELATIVE_SPEED * longer < nrows || longer < BREAKEVEN_ROWS;
     // `longer` = number of rows with length > i.
     let mut longer = nrows;
-    for (i, &h) in histogram.iter().enumerate().take(longest) {
-        longer -= h;
-        if RELATIVE_SPEED * longer < nrows || longer < BREAKEVEN_ROWS {
-            return i;
+    let mut rest = hist;
+    if let Some((&(0, c), tail)) = hist.split_first() {
+        longer -= c;
+        rest = tail;
+    }
+    if longest > 0 && stops(longer) {
+        return 0;
+    }
+    for &(l, c) in rest {
+        if l >= longest {
+            break;
+        }
+        longer -= c;
+        if stops(longer) {
+            return l;
         }
     }
     longest
 }
 
-/// Footprint of a HYB with an ELL part of `width` and a COO part of `coo_nnz` entries.
-fn bytes_for(width: usize, nrows: usize, coo_nnz: usize, value_bytes: usize) -> u128 {
-    super::ell::bytes_for(width, nrows, value_bytes) + coo_nnz as u128 * (8 + value_bytes as u128)
+/// Footprint of a HYB with an ELL part of `width` and a COO part of `coo_nnz` entries,
+/// saturating.
+fn bytes_for(width: u64, nrows: u64, coo_nnz: u64, value_bytes: u64) -> u64 {
+    super::ell::bytes_for(width, nrows, value_bytes)
+        .saturating_add(super::coo::bytes_for(coo_nnz, value_bytes))
+}
+
+/// The HYB split `(width, COO entries)` for `params`: the summary's. A width other than the one
+/// the summary was built with cannot be derived from it ([`Missing::HybSplit`]).
+pub fn split(s: &Summary, params: &FormatParams) -> Result<(u64, u64), Refusal> {
+    match params.hyb.width {
+        Some(w) if w as u64 != s.hyb_width => Err(Refusal::new(
+            FormatKind::Hyb,
+            Reason::Unknown(Missing::HybSplit {
+                held: s.hyb_width,
+                wanted: w as u64,
+            }),
+        )),
+        _ => Ok((s.hyb_width, s.hyb_coo_nnz)),
+    }
+}
+
+/// The device footprint of the matrix summarized by `s`: its ELL part and its COO part (see
+/// [`FormatKind::footprint`]).
+pub fn footprint(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<u64, Refusal> {
+    let (w, over) = split(s, params)?;
+    Ok(bytes_for(w, s.nrows, over, value_bytes))
+}
+
+/// Rows within 32-bit row indices, the ELL slots and the COO entries within 32-bit offsets, the
+/// footprint of both parts within `params.max_bytes` (see [`FormatKind::admit`]).
+pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(), Refusal> {
+    let kind = FormatKind::Hyb;
+    rows32(kind, s.nrows)?;
+    let (w, over) = split(s, params)?;
+    offsets32(kind, super::ell::SLOTS, w as u128 * s.nrows as u128)?;
+    offsets32(kind, "COO entries", over as u128)?;
+    budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
 }
 
 impl<T: Scalar> Hyb<T> {
-    /// Convert from CSR (which must satisfy [`Csr::validate`]). The width is `params.hyb_width`,
+    /// Convert from CSR (which must satisfy [`Csr::validate`]). The width is `params.hyb.width`,
     /// or [`auto_width`] of the row lengths when that is `None`.
     ///
-    /// Refused, before allocating, when the ELL slots or the COO entries exceed 32-bit offsets or
-    /// the total footprint exceeds `params.max_bytes`.
+    /// Refused, before allocating, as [`admit`] says.
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
-        check_rows("hyb", csr.nrows)?;
-        let lens = row_lengths(csr);
-        let width = params.hyb_width.unwrap_or_else(|| auto_width(&lens));
-        let rest: Vec<usize> = lens.par_iter().map(|&l| l.saturating_sub(width)).collect();
-        let coo_nnz: usize = rest.par_iter().sum();
-        check_u32(
-            "hyb",
-            "ELL slots (width × rows)",
-            width as u128 * csr.nrows as u128,
-        )?;
-        check_u32("hyb", "COO entries", coo_nnz as u128)?;
-        check_bytes(
-            "hyb",
-            bytes_for(width, csr.nrows, coo_nnz, T::BYTES),
-            params.max_bytes,
-        )?;
-        let ell = Ell::build(csr, width, "hyb")?;
+        let s = Summary::of(csr, params.hyb.width);
+        admit(&s, params, T::BYTES as u64)?;
+        let (width, coo_nnz) = (s.hyb_width as usize, s.hyb_coo_nnz as usize);
+        let rest: Vec<usize> = row_lengths(csr)
+            .par_iter()
+            .map(|&l| l.saturating_sub(width))
+            .collect();
+        let ell = Ell::build(csr, width);
         let coo = Self::remainder(csr, width, &rest, coo_nnz);
         Ok(Hyb {
             nrows: csr.nrows,
@@ -176,11 +227,11 @@ impl<T: Scalar> SparseFormat<T> for Hyb<T> {
     }
     fn footprint_bytes(&self) -> u64 {
         bytes_for(
-            self.ell.width,
-            self.ell.nrows,
-            self.coo.values.len(),
-            T::BYTES,
-        ) as u64
+            self.ell.width as u64,
+            self.ell.nrows as u64,
+            self.coo.values.len() as u64,
+            T::BYTES as u64,
+        )
     }
     /// The ELL kernel writes every element of `y`, then the COO kernel adds the remainder.
     fn spmv(&self, x: &[T], y: &mut [T]) {

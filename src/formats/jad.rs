@@ -1,8 +1,9 @@
 //! JAD (jagged diagonals): rows permuted by decreasing length; jagged diagonal d holds entry d of
 //! every row that has more than d entries, in permuted row order.
 
-use super::util::{check_bytes, check_rows, check_u32, csr_from_rows, row_cuts, row_lengths};
-use super::{FormatKind, FormatParams, SparseFormat};
+use super::refusal::{budget, offsets32, rows32};
+use super::util::{csr_from_rows, row_cuts, row_lengths};
+use super::{FormatKind, FormatParams, Refusal, SparseFormat, Summary};
 use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
 
@@ -23,9 +24,27 @@ pub struct Jad<T> {
     pub values: Vec<T>,
 }
 
-/// Footprint: `nrows × 4 + (ndiag + 1) × 4 + nnz × (4 + sizeof T)`.
-fn bytes_for(nrows: usize, ndiag: usize, nnz: usize, value_bytes: usize) -> u128 {
-    nrows as u128 * 4 + (ndiag as u128 + 1) * 4 + nnz as u128 * (4 + value_bytes as u128)
+/// Footprint: `nrows × 4 + (ndiag + 1) × 4 + nnz × (4 + value)`, saturating.
+fn bytes_for(nrows: u64, ndiag: u64, nnz: u64, value_bytes: u64) -> u64 {
+    nrows
+        .saturating_mul(4)
+        .saturating_add(ndiag.saturating_add(1).saturating_mul(4))
+        .saturating_add(nnz.saturating_mul(4 + value_bytes))
+}
+
+/// The device footprint of the matrix summarized by `s` (its jagged diagonals are as many as
+/// the longest row's entries; see [`FormatKind::footprint`]).
+pub fn footprint(s: &Summary, _: &FormatParams, value_bytes: u64) -> Result<u64, Refusal> {
+    Ok(bytes_for(s.nrows, s.max_row_len, s.nnz, value_bytes))
+}
+
+/// Rows within 32-bit row indices, non-zeros within 32-bit offsets, footprint within
+/// `params.max_bytes` (see [`FormatKind::admit`]).
+pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(), Refusal> {
+    let kind = FormatKind::Jad;
+    rows32(kind, s.nrows)?;
+    offsets32(kind, "non-zeros", s.nnz as u128)?;
+    budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
 }
 
 /// The pieces of a jagged-diagonal array each chunk of permuted rows owns: element `j` holds, for
@@ -61,19 +80,12 @@ impl<T: Scalar> Jad<T> {
     /// Convert from CSR (which must satisfy [`Csr::validate`]): a stable counting sort of the rows
     /// by decreasing length, then a parallel fill of the diagonals by chunks of permuted rows.
     ///
-    /// Refused when the rows or the non-zeros exceed 32-bit offsets or the footprint exceeds
-    /// `params.max_bytes`.
+    /// Refused, before allocating, as [`admit`] says.
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let (nrows, nnz) = (csr.nrows, csr.nnz());
-        check_rows("jad", nrows)?;
-        check_u32("jad", "non-zeros", nnz as u128)?;
+        admit(&Summary::of(csr, None), params, T::BYTES as u64)?;
         let lens = row_lengths(csr);
         let ndiag = lens.par_iter().copied().max().unwrap_or(0);
-        check_bytes(
-            "jad",
-            bytes_for(nrows, ndiag, nnz, T::BYTES),
-            params.max_bytes,
-        )?;
         // Stable counting sort by decreasing length (O(nrows + ndiag)): bucket L starts after
         // every row longer than L; rows of one length keep their original order.
         let mut hist = vec![0usize; ndiag + 1];
@@ -189,7 +201,12 @@ impl<T: Scalar> SparseFormat<T> for Jad<T> {
         self.values.len()
     }
     fn footprint_bytes(&self) -> u64 {
-        bytes_for(self.nrows, self.ndiag(), self.values.len(), T::BYTES) as u64
+        bytes_for(
+            self.nrows as u64,
+            self.ndiag() as u64,
+            self.values.len() as u64,
+            T::BYTES as u64,
+        )
     }
     /// Chunks of permuted rows accumulate diagonal by diagonal (contiguous reads) into a temporary
     /// in permuted order, in parallel; the result is then scattered to `y` through `perm`. The

@@ -1,20 +1,37 @@
 //! Storage formats. CSR ([`crate::Csr`]) is canonical; every other format is converted from it.
 //!
-//! One module per format holds its layout, its conversion from CSR, its exact storage footprint
-//! and its parallel CPU kernel. The CUDA backend uploads exactly these arrays, so the footprint
-//! reported here is the number the GPU memory check uses: it counts the arrays as they are stored
-//! on the device, with 32-bit indices and offsets (`u32`/`i32`) and `T` values.
+//! One module per format holds everything about it: its layout, its parameters with their
+//! defaults (one type per format, e.g. [`EllParams`], gathered in [`FormatParams`], which is also
+//! the command-line options and a plan block's `params`), its conversion from CSR, its parallel
+//! CPU kernel, and its two sizing rules, computed from a [`Summary`] of the matrix:
+//!
+//! * `footprint`: the exact bytes of its arrays as stored on the device, with 32-bit indices and
+//!   offsets (`u32`/`i32`) and `T` values, saturating ([`FormatKind::footprint`]);
+//! * `admit`: whether its conversion accepts the matrix — the conversion calls it before
+//!   allocating — as a [`Refusal`] whose message is written only when shown
+//!   ([`FormatKind::admit`]).
+//!
+//! Everything else that sizes a format — the CUDA memory check, the benchmark suite's memory
+//! bound, the models' working sets, the optimizer's admissions — calls these two rules; the CUDA
+//! backend uploads exactly these arrays. A format is registered once: one entry of the registry
+//! below (`formats!`), which generates [`FormatKind`], the rules' dispatch, [`AnyFormat`] and
+//! [`FormatParams`].
 //!
 //! Padding entries (ELL, HYB's ELL part, SELL-C-σ) carry the column index [`PAD`] and the value 0;
 //! kernels skip them.
 
 pub mod bsr;
 pub mod coo;
+pub mod csr;
 pub mod dia;
 pub mod ell;
 pub mod hyb;
 pub mod jad;
+mod refusal;
 pub mod sell;
+mod summary;
+#[cfg(test)]
+mod tests;
 mod util;
 
 use crate::matrix::Csr;
@@ -22,66 +39,169 @@ use crate::scalar::Scalar;
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
-pub use bsr::Bsr;
+pub use bsr::{Bsr, BsrParams};
 pub use coo::Coo;
-pub use dia::Dia;
-pub use ell::Ell;
-pub use hyb::Hyb;
+pub use csr::csr_spmv;
+pub use dia::{Dia, DiaParams};
+pub use ell::{Ell, EllParams};
+pub use hyb::{Hyb, HybParams};
 pub use jad::Jad;
-pub use sell::Sell;
+pub use refusal::{Missing, ParamError, Reason, Refusal};
+pub use sell::{Sell, SellParams};
+pub use summary::{Counts, Summary};
 
 /// Column index marking a padding slot.
 pub const PAD: u32 = u32::MAX;
 
-/// The storage formats sparsecast knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FormatKind {
+/// The registry of the storage formats: one entry per format — its kind (with its description),
+/// its module and type, and, if it has parameters, their field in [`FormatParams`] and their type.
+/// [`FormatKind`] (with its name, the module's), the dispatch of the rules
+/// ([`FormatKind::footprint`], [`FormatKind::admit`]), [`AnyFormat`] and [`FormatParams`] are
+/// generated from it, so registering a format is one entry here.
+macro_rules! formats {
+    ($(
+        $(#[$doc:meta])*
+        $kind:ident => $module:ident::$ty:ident $({ $field:ident: $params:ident })?
+    ),* $(,)?) => {
+        /// The storage formats sparsecast knows.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum FormatKind {
+            $( $(#[$doc])* $kind, )*
+        }
+
+        impl FormatKind {
+            /// Every format, in display order.
+            pub const ALL: [FormatKind; [$(FormatKind::$kind),*].len()] = [$(FormatKind::$kind),*];
+
+            /// Lower-case name used on the command line and in reports (its module's name).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( FormatKind::$kind => stringify!($module), )*
+                }
+            }
+
+            /// Bytes of the format's arrays as stored on the device (32-bit indices and offsets,
+            /// `value_bytes` per value), for the matrix summarized by `s` with `params`;
+            /// saturating at `u64::MAX`. The conversion's own [`SparseFormat::footprint_bytes`]
+            /// uses the same formula. `Err` only with [`Reason::Unknown`] (the summary lacks a
+            /// count this format needs) or [`Reason::Param`] (a parameter the size cannot be
+            /// computed with).
+            #[inline]
+            pub fn footprint(
+                self,
+                s: &Summary,
+                params: &FormatParams,
+                value_bytes: u64,
+            ) -> std::result::Result<u64, Refusal> {
+                match self {
+                    $( FormatKind::$kind => $module::footprint(s, params, value_bytes), )*
+                }
+            }
+
+            /// Whether the conversion to this format accepts the matrix summarized by `s` with
+            /// `params` and `value_bytes`-byte values: exactly the checks the conversion makes
+            /// before allocating (it calls this), in its order. Cheap: a few multiplications, and
+            /// a refusal builds no message until it is shown.
+            #[inline]
+            pub fn admit(
+                self,
+                s: &Summary,
+                params: &FormatParams,
+                value_bytes: u64,
+            ) -> std::result::Result<(), Refusal> {
+                match self {
+                    $( FormatKind::$kind => $module::admit(s, params, value_bytes), )*
+                }
+            }
+        }
+
+        /// A matrix in any storage format.
+        #[derive(Clone, Debug)]
+        pub enum AnyFormat<T> {
+            $( $(#[$doc])* $kind($ty<T>), )*
+        }
+
+        impl<T: Scalar> AnyFormat<T> {
+            /// Convert a CSR matrix to `kind` with `params`. Refuses (with a reason) where the
+            /// format cannot or should not hold the matrix ([`FormatKind::admit`]). `csr` must
+            /// satisfy [`Csr::validate`] (every constructor and reader guarantees it; the CPU
+            /// backend checks it before converting).
+            pub fn convert(csr: &Csr<T>, kind: FormatKind, params: &FormatParams) -> Result<Self> {
+                Ok(match kind {
+                    $( FormatKind::$kind => AnyFormat::$kind(<$ty<T>>::from_csr(csr, params)?), )*
+                })
+            }
+
+            /// Convert back to CSR (the inverse of [`AnyFormat::convert`]; see each format's
+            /// `to_csr` for what survives the round trip).
+            pub fn to_csr(&self) -> Csr<T> {
+                match self {
+                    $( AnyFormat::$kind(m) => m.to_csr(), )*
+                }
+            }
+
+            /// The format as a trait object.
+            pub fn as_dyn(&self) -> &dyn SparseFormat<T> {
+                match self {
+                    $( AnyFormat::$kind(m) => m, )*
+                }
+            }
+        }
+
+        /// The parameters of every format that has any, each format's own type (declared in its
+        /// file, with its defaults). The same type is the command-line options
+        /// (`#[command(flatten)]`: `--ell-width`, `--hyb-width`, `--sell-c`, `--sell-sigma`,
+        /// `--dia-max-fill`, `--bsr-block`) and a plan block's `params` (`#[serde(flatten)]`:
+        /// `ell_width`, `hyb_width`, `sell_c`, `sell_sigma`, `dia_max_fill`, `bsr_block`; absent
+        /// fields take their defaults, unknown ones are refused).
+        #[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct FormatParams {
+            $($(
+                #[command(flatten)]
+                #[serde(flatten)]
+                pub $field: $params,
+            )?)*
+            /// Any conversion whose footprint would exceed this many bytes is refused before
+            /// allocating. A property of the host, not of the matrix: neither an option nor
+            /// stored in a plan.
+            #[arg(skip = default_max_bytes())]
+            #[serde(skip, default = "default_max_bytes")]
+            pub max_bytes: u64,
+        }
+
+        impl Default for FormatParams {
+            fn default() -> Self {
+                FormatParams {
+                    $($( $field: $params::default(), )?)*
+                    max_bytes: default_max_bytes(),
+                }
+            }
+        }
+    };
+}
+
+formats! {
     /// Compressed sparse row (canonical).
-    Csr,
+    Csr => csr::Csr,
     /// Coordinate (row, column, value) triplets sorted by row.
-    Coo,
+    Coo => coo::Coo,
     /// ELLPACK: every row padded to the same width, column-major.
-    Ell,
+    Ell => ell::Ell { ell: EllParams },
     /// Hybrid: ELL part of a chosen width plus a COO remainder (Bell & Garland).
-    Hyb,
+    Hyb => hyb::Hyb { hyb: HybParams },
     /// Jagged diagonals: rows sorted by length, stored diagonal by diagonal.
-    Jad,
+    Jad => jad::Jad,
     /// SELL-C-σ: slices of C rows, rows sorted by length within windows of σ rows.
-    Sell,
+    Sell => sell::Sell { sell: SellParams },
     /// Diagonal format: one dense array per occupied diagonal.
-    Dia,
+    Dia => dia::Dia { dia: DiaParams },
     /// Block sparse row with square dense blocks.
-    Bsr,
+    Bsr => bsr::Bsr { bsr: BsrParams },
 }
 
 impl FormatKind {
-    /// Every format, in display order.
-    pub const ALL: [FormatKind; 8] = [
-        FormatKind::Csr,
-        FormatKind::Coo,
-        FormatKind::Ell,
-        FormatKind::Hyb,
-        FormatKind::Jad,
-        FormatKind::Sell,
-        FormatKind::Dia,
-        FormatKind::Bsr,
-    ];
-
-    /// Lower-case name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            FormatKind::Csr => "csr",
-            FormatKind::Coo => "coo",
-            FormatKind::Ell => "ell",
-            FormatKind::Hyb => "hyb",
-            FormatKind::Jad => "jad",
-            FormatKind::Sell => "sell",
-            FormatKind::Dia => "dia",
-            FormatKind::Bsr => "bsr",
-        }
-    }
-
     /// Parse a name as produced by [`FormatKind::name`].
     pub fn parse(s: &str) -> Option<FormatKind> {
         FormatKind::ALL.into_iter().find(|f| f.name() == s)
@@ -91,39 +211,6 @@ impl FormatKind {
 impl std::fmt::Display for FormatKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// Parameters of the formats that have any. `None` means "choose automatically".
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FormatParams {
-    /// ELL width (entries per row). Default: the longest row.
-    pub ell_width: Option<usize>,
-    /// Width of HYB's ELL part. Default: the rule of Bell & Garland (see [`hyb::auto_width`]).
-    pub hyb_width: Option<usize>,
-    /// SELL-C-σ slice height C (rows per slice).
-    pub sell_c: usize,
-    /// SELL-C-σ sorting window σ (rows); 1 means no sorting. Must be a multiple of C or 1.
-    pub sell_sigma: usize,
-    /// BSR block size (square blocks).
-    pub bsr_block: usize,
-    /// DIA is refused when its stored entries exceed this many times the non-zeros.
-    pub dia_max_fill: f64,
-    /// Any conversion whose footprint would exceed this many bytes is refused before allocating.
-    pub max_bytes: u64,
-}
-
-impl Default for FormatParams {
-    fn default() -> Self {
-        FormatParams {
-            ell_width: None,
-            hyb_width: None,
-            sell_c: 32,
-            sell_sigma: 256,
-            bsr_block: 4,
-            dia_max_fill: 10.0,
-            max_bytes: default_max_bytes(),
-        }
     }
 }
 
@@ -139,6 +226,18 @@ pub fn default_max_bytes() -> u64 {
         })
         .map(|kb| kb * 1024 / 2)
         .unwrap_or(4 << 30)
+}
+
+/// The option parser of a size that must be at least 1 (a size of 0 is an argument error, not a
+/// skipped kernel): SELL-C-σ's C, BSR's block size.
+pub(crate) fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+}
+
+/// Bytes of the vectors of one SpMV, `x` (`ncols` values) and `y` (`nrows` values), saturating:
+/// what a working set or the effective bytes add to a format's footprint.
+pub fn vector_bytes(nrows: u64, ncols: u64, value_bytes: u64) -> u64 {
+    nrows.saturating_add(ncols).saturating_mul(value_bytes)
 }
 
 /// What every storage format reports and does.
@@ -166,125 +265,4 @@ pub trait SparseFormat<T: Scalar>: Send + Sync {
     /// `y = A·x` on the CPU, in parallel. `x.len() == ncols`, `y.len() == nrows`; every element
     /// of `y` is written.
     fn spmv(&self, x: &[T], y: &mut [T]);
-}
-
-impl<T: Scalar> SparseFormat<T> for Csr<T> {
-    fn kind(&self) -> FormatKind {
-        FormatKind::Csr
-    }
-    fn nrows(&self) -> usize {
-        self.nrows
-    }
-    fn ncols(&self) -> usize {
-        self.ncols
-    }
-    fn nnz(&self) -> usize {
-        Csr::nnz(self)
-    }
-    fn stored_entries(&self) -> usize {
-        Csr::nnz(self)
-    }
-    fn footprint_bytes(&self) -> u64 {
-        (self.nrows as u64 + 1) * 4 + Csr::nnz(self) as u64 * (4 + T::BYTES as u64)
-    }
-    fn spmv(&self, x: &[T], y: &mut [T]) {
-        csr_spmv(self, x, y)
-    }
-}
-
-/// Parallel CSR SpMV on the CPU: rows are split into chunks of roughly equal work (rows plus
-/// non-zeros) so that a few long rows do not serialize the work.
-pub fn csr_spmv<T: Scalar>(a: &Csr<T>, x: &[T], y: &mut [T]) {
-    use rayon::prelude::*;
-    assert_eq!(x.len(), a.ncols, "x has the wrong length");
-    assert_eq!(y.len(), a.nrows, "y has the wrong length");
-    let cuts = util::row_cuts(a.nrows, a.nnz(), |i| a.row_ptr[i]);
-    util::split_at_cuts(y, &cuts)
-        .into_par_iter()
-        .zip(cuts.par_windows(2))
-        .for_each(|(ys, w)| {
-            for (yi, i) in ys.iter_mut().zip(w[0]..w[1]) {
-                let (c, v) = a.row(i);
-                let mut s = T::zero();
-                for (&c, &v) in c.iter().zip(v) {
-                    s += v * x[c as usize];
-                }
-                *yi = s;
-            }
-        });
-}
-
-/// The checks every other format makes, for CSR itself: rows and non-zeros within 32-bit device
-/// offsets, footprint within `params.max_bytes` (the copy is refused before it is made).
-fn check_csr<T: Scalar>(csr: &Csr<T>, params: &FormatParams) -> Result<()> {
-    util::check_rows("csr", csr.nrows)?;
-    util::check_u32("csr", "non-zeros", csr.nnz() as u128)?;
-    util::check_bytes(
-        "csr",
-        SparseFormat::footprint_bytes(csr) as u128,
-        params.max_bytes,
-    )
-}
-
-/// A matrix in any storage format.
-#[derive(Clone, Debug)]
-pub enum AnyFormat<T> {
-    Csr(Csr<T>),
-    Coo(Coo<T>),
-    Ell(Ell<T>),
-    Hyb(Hyb<T>),
-    Jad(Jad<T>),
-    Sell(Sell<T>),
-    Dia(Dia<T>),
-    Bsr(Bsr<T>),
-}
-
-impl<T: Scalar> AnyFormat<T> {
-    /// Convert a CSR matrix to `kind` with `params`. Refuses (with a reason) where the format
-    /// cannot or should not hold the matrix. `csr` must satisfy [`Csr::validate`] (every
-    /// constructor and reader guarantees it; the CPU backend checks it before converting).
-    pub fn convert(csr: &Csr<T>, kind: FormatKind, params: &FormatParams) -> Result<Self> {
-        Ok(match kind {
-            FormatKind::Csr => {
-                check_csr(csr, params)?;
-                AnyFormat::Csr(csr.clone())
-            }
-            FormatKind::Coo => AnyFormat::Coo(Coo::from_csr(csr, params)?),
-            FormatKind::Ell => AnyFormat::Ell(Ell::from_csr(csr, params)?),
-            FormatKind::Hyb => AnyFormat::Hyb(Hyb::from_csr(csr, params)?),
-            FormatKind::Jad => AnyFormat::Jad(Jad::from_csr(csr, params)?),
-            FormatKind::Sell => AnyFormat::Sell(Sell::from_csr(csr, params)?),
-            FormatKind::Dia => AnyFormat::Dia(Dia::from_csr(csr, params)?),
-            FormatKind::Bsr => AnyFormat::Bsr(Bsr::from_csr(csr, params)?),
-        })
-    }
-
-    /// Convert back to CSR (the inverse of [`AnyFormat::convert`]; see each format's `to_csr` for
-    /// what survives the round trip).
-    pub fn to_csr(&self) -> Csr<T> {
-        match self {
-            AnyFormat::Csr(m) => m.clone(),
-            AnyFormat::Coo(m) => m.to_csr(),
-            AnyFormat::Ell(m) => m.to_csr(),
-            AnyFormat::Hyb(m) => m.to_csr(),
-            AnyFormat::Jad(m) => m.to_csr(),
-            AnyFormat::Sell(m) => m.to_csr(),
-            AnyFormat::Dia(m) => m.to_csr(),
-            AnyFormat::Bsr(m) => m.to_csr(),
-        }
-    }
-
-    /// The format as a trait object.
-    pub fn as_dyn(&self) -> &dyn SparseFormat<T> {
-        match self {
-            AnyFormat::Csr(m) => m,
-            AnyFormat::Coo(m) => m,
-            AnyFormat::Ell(m) => m,
-            AnyFormat::Hyb(m) => m,
-            AnyFormat::Jad(m) => m,
-            AnyFormat::Sell(m) => m,
-            AnyFormat::Dia(m) => m,
-            AnyFormat::Bsr(m) => m,
-        }
-    }
 }

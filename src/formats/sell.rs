@@ -2,11 +2,145 @@
 //! slices of C rows; each slice padded to its longest row and stored column-major (entry k of lane
 //! r of slice s at `slice_ptr[s] + k * C + r`).
 
-use super::util::{check_bytes, check_rows, check_u32, csr_from_rows, row_cuts, split_at_cuts};
-use super::{FormatKind, FormatParams, SparseFormat, PAD};
-use crate::{Csr, Error, Result, Scalar};
+use super::refusal::{budget, offsets32, rows32};
+use super::util::{csr_from_rows, row_cuts, split_at_cuts};
+use super::{
+    FormatKind, FormatParams, Missing, ParamError, Reason, Refusal, SparseFormat, Summary, PAD,
+};
+use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
+
+/// SELL-C-σ's parameters.
+#[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SellParams {
+    /// SELL-C-σ slice height C (rows per slice).
+    #[arg(id = "sell_c", long = "sell-c", value_name = "C", default_value_t = SellParams::DEFAULT_C, value_parser = super::at_least_one())]
+    #[serde(rename = "sell_c")]
+    pub c: usize,
+    /// SELL-C-σ sorting window σ (rows; 1 = no sorting, else a multiple of C).
+    #[arg(id = "sell_sigma", long = "sell-sigma", value_name = "SIGMA", default_value_t = SellParams::DEFAULT_SIGMA)]
+    #[serde(rename = "sell_sigma")]
+    pub sigma: usize,
+}
+
+impl SellParams {
+    /// Default slice height C.
+    pub const DEFAULT_C: usize = 32;
+    /// Default sorting window σ.
+    pub const DEFAULT_SIGMA: usize = 256;
+}
+
+impl Default for SellParams {
+    fn default() -> Self {
+        SellParams {
+            c: Self::DEFAULT_C,
+            sigma: Self::DEFAULT_SIGMA,
+        }
+    }
+}
+
+/// What SELL-C-σ's rules need beyond the matrix's size: its slices for one C and σ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SellCount {
+    /// C.
+    pub c: usize,
+    /// σ.
+    pub sigma: usize,
+    /// Stored slots, padding included (`Σ slice width × C`), saturating.
+    pub slots: u64,
+}
+
+/// C ≥ 1, and σ 1 or a multiple of C.
+pub(crate) fn check_params(p: &SellParams) -> Result<(), ParamError> {
+    if p.c == 0 {
+        return Err(ParamError::SellC);
+    }
+    if p.sigma == 0 || (p.sigma != 1 && p.sigma % p.c != 0) {
+        return Err(ParamError::SellSigma {
+            sigma: p.sigma,
+            c: p.c,
+        });
+    }
+    Ok(())
+}
+
+/// Rows sorted by decreasing length within windows of σ rows (stably, in parallel) and the width
+/// of every slice of C rows, with the count the rules read. `p` must pass [`check_params`] and
+/// the rows must fit 32-bit row indices.
+pub(crate) fn sorted_slices<T: Scalar>(
+    csr: &Csr<T>,
+    p: &SellParams,
+) -> (Vec<u32>, Vec<usize>, SellCount) {
+    let (c, sigma, nrows) = (p.c, p.sigma, csr.nrows);
+    let mut perm: Vec<u32> = (0..nrows as u32).collect();
+    if sigma > 1 {
+        perm.par_chunks_mut(sigma)
+            .for_each(|w| w.sort_by_key(|&r| Reverse(csr.row_len(r as usize))));
+    }
+    let nslices = nrows.div_ceil(c);
+    let lanes = |s: usize| s * c..(s * c).saturating_add(c).min(nrows);
+    let widths: Vec<usize> = (0..nslices)
+        .into_par_iter()
+        .map(|s| {
+            lanes(s)
+                .map(|p| csr.row_len(perm[p] as usize))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let slots = widths.iter().fold(0u64, |acc, &w| {
+        acc.saturating_add((w as u64).saturating_mul(c as u64))
+    });
+    (perm, widths, SellCount { c, sigma, slots })
+}
+
+/// Footprint: `(nslices + 1) × 4 + nslices × 4 + nrows × 4 + slots × (4 + value)`, saturating.
+fn bytes_for(nslices: u64, nrows: u64, slots: u64, value_bytes: u64) -> u64 {
+    nslices
+        .saturating_add(1)
+        .saturating_mul(4)
+        .saturating_add(nslices.saturating_mul(4))
+        .saturating_add(nrows.saturating_mul(4))
+        .saturating_add(slots.saturating_mul(4 + value_bytes))
+}
+
+/// The summary's count for `params`' C and σ, refusing parameters out of range.
+fn count(s: &Summary, params: &FormatParams) -> Result<SellCount, Refusal> {
+    let p = &params.sell;
+    let kind = FormatKind::Sell;
+    check_params(p).map_err(|e| Refusal::new(kind, Reason::Param(e)))?;
+    match s.counts.sell {
+        Some(n) if n.c == p.c && n.sigma == p.sigma => Ok(n),
+        _ => Err(Refusal::new(
+            kind,
+            Reason::Unknown(Missing::SellSlots {
+                c: p.c,
+                sigma: p.sigma,
+            }),
+        )),
+    }
+}
+
+/// The device footprint of the matrix summarized by `s`, which must hold the slices for
+/// `params`' C and σ (see [`FormatKind::footprint`]).
+pub fn footprint(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<u64, Refusal> {
+    let n = count(s, params)?;
+    let nslices = s.nrows.div_ceil(n.c as u64);
+    Ok(bytes_for(nslices, s.nrows, n.slots, value_bytes))
+}
+
+/// C ≥ 1 and σ 1 or a multiple of C, rows within 32-bit row indices, stored slots within
+/// 32-bit offsets, footprint within `params.max_bytes` (see [`FormatKind::admit`]).
+pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(), Refusal> {
+    let kind = FormatKind::Sell;
+    check_params(&params.sell).map_err(|e| Refusal::new(kind, Reason::Param(e)))?;
+    rows32(kind, s.nrows)?;
+    offsets32(kind, "stored slots", count(s, params)?.slots as u128)?;
+    budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
+}
 
 /// SELL-C-σ. Device footprint: `(nslices+1) × 4 (slice_ptr) + nslices × 4 (slice_width) +
 /// nrows × 4 (perm) + stored × (4 + sizeof T)`.
@@ -33,62 +167,27 @@ pub struct Sell<T> {
     pub values: Vec<T>,
 }
 
-/// Footprint: `(nslices + 1) × 4 + nslices × 4 + nrows × 4 + stored × (4 + sizeof T)`.
-fn bytes_for(nslices: usize, nrows: usize, stored: u128, value_bytes: usize) -> u128 {
-    (nslices as u128 + 1) * 4
-        + nslices as u128 * 4
-        + nrows as u128 * 4
-        + stored * (4 + value_bytes as u128)
-}
-
 impl<T: Scalar> Sell<T> {
-    /// Convert from CSR (which must satisfy [`Csr::validate`]) with `C = params.sell_c` and
-    /// `σ = params.sell_sigma`.
+    /// Convert from CSR (which must satisfy [`Csr::validate`]) with `C = params.sell.c` and
+    /// `σ = params.sell.sigma`.
     ///
     /// Windows of σ consecutive rows (the last one possibly shorter) are each sorted by decreasing
     /// row length (stably: equal lengths keep their order), in parallel. Because σ is 1 or a
     /// multiple of C, every slice lies inside one window. Every slice stores all C lanes, so the
     /// last slice's lanes beyond `nrows` are padding too (counted in `stored_entries`).
     ///
-    /// Refused when C is 0, when σ is neither 1 nor a multiple of C, when the stored slots exceed
-    /// 32-bit offsets or when the footprint exceeds `params.max_bytes` (checked before the value
-    /// arrays are allocated).
+    /// Refused, before the value arrays are allocated, as [`admit`] says.
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
-        let (c, sigma) = (params.sell_c, params.sell_sigma);
-        if c == 0 {
-            return Err(Error::refused("sell", "slice height C must be at least 1"));
-        }
-        if sigma == 0 || (sigma != 1 && sigma % c != 0) {
-            return Err(Error::refused(
-                "sell",
-                format!("sorting window σ = {sigma} must be 1 or a multiple of C = {c}"),
-            ));
-        }
-        let nrows = csr.nrows;
-        check_rows("sell", nrows)?;
-        let mut perm: Vec<u32> = (0..nrows as u32).collect();
-        if sigma > 1 {
-            perm.par_chunks_mut(sigma)
-                .for_each(|w| w.sort_by_key(|&r| Reverse(csr.row_len(r as usize))));
-        }
-        let nslices = nrows.div_ceil(c);
-        let lanes = |s: usize| s * c..(s * c).saturating_add(c).min(nrows);
-        let widths: Vec<usize> = (0..nslices)
-            .into_par_iter()
-            .map(|s| {
-                lanes(s)
-                    .map(|p| csr.row_len(perm[p] as usize))
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let stored: u128 = widths.iter().map(|&w| w as u128 * c as u128).sum();
-        check_u32("sell", "stored slots", stored)?;
-        check_bytes(
-            "sell",
-            bytes_for(nslices, nrows, stored, T::BYTES),
-            params.max_bytes,
-        )?;
+        let p = &params.sell;
+        let (c, sigma, nrows) = (p.c, p.sigma, csr.nrows);
+        let kind = FormatKind::Sell;
+        check_params(p).map_err(|e| Refusal::new(kind, Reason::Param(e)))?;
+        rows32(kind, nrows as u64)?;
+        let (perm, widths, count) = sorted_slices(csr, p);
+        let mut s = Summary::of(csr, None);
+        s.counts.sell = Some(count);
+        admit(&s, params, T::BYTES as u64)?;
+        let nslices = widths.len();
         let mut slice_ptr = Vec::with_capacity(nslices + 1);
         slice_ptr.push(0u32);
         let mut acc = 0usize;
@@ -152,6 +251,14 @@ impl<T: Scalar> Sell<T> {
         self.slice_width.len()
     }
 
+    /// Footprint of this matrix as cuSPARSE's sliced ELL stores it: no row permutation and no
+    /// slice widths, only the slice offsets, the columns and the values.
+    pub fn sliced_ell_bytes(&self) -> u64 {
+        (self.slice_ptr.len() as u64)
+            .saturating_mul(4)
+            .saturating_add((self.values.len() as u64).saturating_mul(4 + T::BYTES as u64))
+    }
+
     /// Convert back to CSR (padding dropped); the exact inverse of [`Sell::from_csr`].
     pub fn to_csr(&self) -> Csr<T> {
         let c = self.c;
@@ -202,11 +309,11 @@ impl<T: Scalar> SparseFormat<T> for Sell<T> {
     }
     fn footprint_bytes(&self) -> u64 {
         bytes_for(
-            self.nslices(),
-            self.nrows,
-            self.values.len() as u128,
-            T::BYTES,
-        ) as u64
+            self.nslices() as u64,
+            self.nrows as u64,
+            self.values.len() as u64,
+            T::BYTES as u64,
+        )
     }
     /// Parallel over groups of whole sorting windows (σ rows; C rows when σ = 1): a window's
     /// permutation stays inside the window, so each task owns the contiguous piece of `y` its

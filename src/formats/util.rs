@@ -1,63 +1,16 @@
-//! Helpers shared by the format modules: refusal checks (32-bit offsets, memory budget) and the
-//! work splitting behind every parallel conversion and CPU kernel.
+//! Helpers shared by the format modules: the work splitting behind every parallel conversion and
+//! CPU kernel (the refusal checks are in `refusal.rs`).
 //!
 //! Parallel work is split into contiguous *chunks of rows* (or slices, block rows …): each chunk
 //! owns a contiguous piece of every output array, so the pieces are handed to rayon as disjoint
 //! `&mut` slices and no `unsafe` is needed.
 
 use crate::scalar::Scalar;
-use crate::{Csr, Error, Result};
+use crate::Csr;
 use rayon::prelude::*;
 
 /// Work units (rows + entries) below which a chunk is not split further.
 const GRAIN: usize = 1 << 14;
-
-/// Largest value a 32-bit device offset or index can hold.
-const U32_LIMIT: u128 = u32::MAX as u128;
-
-/// Refuse when `nrows` does not fit the 32-bit row indices / permutations used on the device.
-pub(crate) fn check_rows(format: &str, nrows: usize) -> Result<()> {
-    if nrows as u128 > U32_LIMIT {
-        return Err(Error::refused(
-            format,
-            format!(
-                "{nrows} rows exceed 32-bit row indices (at most {})",
-                u32::MAX
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Refuse when `value` (a count used as a 32-bit offset on the device) exceeds `u32::MAX`.
-pub(crate) fn check_u32(format: &str, what: &str, value: u128) -> Result<()> {
-    if value > U32_LIMIT {
-        return Err(Error::refused(
-            format,
-            format!(
-                "{what} = {value} exceeds 32-bit offsets (at most {})",
-                u32::MAX
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Refuse when a footprint of `bytes` exceeds the budget `max_bytes`.
-pub(crate) fn check_bytes(format: &str, bytes: u128, max_bytes: u64) -> Result<()> {
-    if bytes > max_bytes as u128 {
-        return Err(Error::refused(
-            format,
-            format!(
-                "needs {bytes} bytes ({:.2} GiB), more than the limit of {max_bytes} bytes \
-                 ({:.2} GiB)",
-                bytes as f64 / (1u64 << 30) as f64,
-                max_bytes as f64 / (1u64 << 30) as f64
-            ),
-        ));
-    }
-    Ok(())
-}
 
 /// How many chunks to cut `work` units into: about four per rayon thread, none smaller than
 /// [`GRAIN`] units, at least one.
@@ -188,15 +141,6 @@ pub(crate) fn csr_from_rows<T: Scalar>(
 /// Length of every row of `csr`, in parallel.
 pub(crate) fn row_lengths<T>(csr: &Csr<T>) -> Vec<usize> {
     csr.row_ptr.par_windows(2).map(|w| w[1] - w[0]).collect()
-}
-
-/// Length of the longest row of `csr` (0 for a matrix without rows).
-pub(crate) fn max_row_len<T: Sync>(csr: &Csr<T>) -> usize {
-    csr.row_ptr
-        .par_windows(2)
-        .map(|w| w[1] - w[0])
-        .max()
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -14,11 +14,13 @@
 //! Each matrix must fit the papers' global-memory bound (004 §3.2.1), which we apply to the
 //! whole working set rather than to the matrix alone: format arrays with 32-bit indices + `x` +
 //! `y` ≤ [`SuiteConfig::memory_fraction`] × `G_M`. The formats store 32-bit offsets and refuse
-//! more than `u32::MAX` stored entries, so a benchmark must hold no more. Points outside either
+//! more than `u32::MAX` stored entries, so a benchmark must be one its format admits
+//! ([`crate::formats::FormatKind::admit`], without the host's byte limit). Points outside either
 //! bound are skipped (and counted).
 
 use super::{strip_size, DeviceLimits};
 use crate::backend::Variant;
+use crate::formats::{FormatParams, Summary};
 use crate::{Error, Precision, Result};
 use serde::{Deserialize, Serialize};
 
@@ -163,19 +165,24 @@ pub struct Plan {
     pub skipped: usize,
 }
 
-/// Bytes of a benchmark's working set on the device: the format's arrays (32-bit indices and
-/// offsets, `T` values) plus `x` and `y`.
+/// Bytes of a benchmark's working set on the device: the format's arrays (its footprint,
+/// [`crate::formats::FormatKind::footprint`], with the default parameters: ELL's width is `pnz`)
+/// plus `x` and `y`; saturating.
 pub fn working_set_bytes(variant: Variant, rows: u64, cols: u64, pnz: u64, val: u64) -> u64 {
-    let nnz = rows.saturating_mul(pnz);
-    let arrays = match variant {
-        Variant::Coo => nnz.saturating_mul(8 + val),
-        Variant::Ell => nnz.saturating_mul(4 + val),
-        // CSR: row pointers + (column, value) per non-zero.
-        _ => (rows + 1) * 4 + nnz.saturating_mul(4 + val),
+    Summary::constant(rows, cols, pnz)
+        .working_set(variant.format(), &FormatParams::default(), val)
+        .unwrap_or(u64::MAX)
+}
+
+/// Whether the format of `variant` holds the benchmark matrix (its 32-bit offsets; no byte
+/// limit: the memory bound is the device's, above).
+fn admitted(variant: Variant, rows: u64, cols: u64, pnz: u64, val: u64) -> bool {
+    let unlimited = FormatParams {
+        max_bytes: u64::MAX,
+        ..FormatParams::default()
     };
-    arrays
-        .saturating_add(cols.saturating_mul(val))
-        .saturating_add(rows.saturating_mul(val))
+    let s = Summary::constant(rows, cols, pnz);
+    variant.format().admit(&s, &unlimited, val).is_ok()
 }
 
 /// Lay out the suite for a device and precision.
@@ -224,7 +231,7 @@ pub fn plan(limits: &DeviceLimits, suite: &SuiteConfig, precision: Precision) ->
                 let rows = s * i;
                 let cols = rows.max(2 * pnz);
                 let fits = working_set_bytes(variant, rows, cols, pnz, val) <= budget
-                    && rows.checked_mul(pnz).is_some_and(|n| n <= u32::MAX as u64)
+                    && admitted(variant, rows, cols, pnz, val)
                     && cols <= u32::MAX as u64;
                 if !fits {
                     skipped += 1;

@@ -102,8 +102,7 @@ pub fn build_csr<T: Scalar>(
 ) -> Result<Csr<T>> {
     check_shape(rows, cols, pnz)?;
     let nnz = rows * pnz;
-    let bytes = (rows as u64 + 1) * std::mem::size_of::<usize>() as u64
-        + nnz as u64 * (4 + T::BYTES as u64);
+    let bytes = Csr::<T>::host_bytes(rows as u64, nnz as u64);
     if bytes > max_bytes {
         return Err(Error::Invalid(format!(
             "benchmark matrix {rows}×{cols} with {pnz} non-zeros per row needs {bytes} bytes on \

@@ -241,6 +241,16 @@ impl<T: Scalar> Csr<T> {
         }
     }
 
+    /// Bytes of a `Csr<T>` of `nrows` rows and `nnz` entries as held in host memory (`usize` row
+    /// pointers, `u32` columns, `T` values), saturating. (Its device footprint, with 32-bit row
+    /// pointers, is the CSR format's: [`crate::formats::FormatKind::footprint`].)
+    pub fn host_bytes(nrows: u64, nnz: u64) -> u64 {
+        nrows
+            .saturating_add(1)
+            .saturating_mul(std::mem::size_of::<usize>() as u64)
+            .saturating_add(nnz.saturating_mul(4 + T::BYTES as u64))
+    }
+
     /// Number of stored entries (explicit zeros included).
     #[inline]
     pub fn nnz(&self) -> usize {

@@ -145,137 +145,36 @@ impl<M: Model + ?Sized> Model for &M {
 }
 
 /// The few numbers of a matrix the analytical model reads: its size, the mode and maximum of its
-/// row lengths (the papers' target `P_NZ` for CSR and ELL) and its HYB split.
+/// row lengths (the papers' target `P_NZ` for CSR and ELL) and its HYB split — the formats' own
+/// matrix summary ([`crate::formats::Summary`]), under the models' name.
 ///
 /// Usually taken from [`Features`] ([`Shape::from_features`]); built directly for benchmark
 /// matrices ([`Shape::constant`]) and from row lengths where a HYB width other than Bell &
 /// Garland's is wanted ([`Shape::from_row_lengths`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Shape {
-    /// Rows.
-    pub nrows: u64,
-    /// Columns.
-    pub ncols: u64,
-    /// Stored entries.
-    pub nnz: u64,
-    /// Most frequent row length; among equally frequent lengths, the shortest (as
-    /// [`Features::mode_nnz`]).
-    pub mode_row_len: u64,
-    /// Longest row.
-    pub max_row_len: u64,
-    /// Width of HYB's ELL part.
-    pub hyb_width: u64,
-    /// Entries beyond `hyb_width` in their row (HYB's COO part).
-    pub hyb_coo_nnz: u64,
-}
+pub use crate::formats::Summary as Shape;
 
 impl Shape {
-    /// The shape of a matrix with these features.
-    pub fn from_features(f: &Features) -> Shape {
-        Shape {
-            nrows: f.nrows as u64,
-            ncols: f.ncols as u64,
-            nnz: f.nnz as u64,
-            mode_row_len: f.mode_nnz as u64,
-            max_row_len: f.max_nnz as u64,
-            hyb_width: f.hyb_width as u64,
-            hyb_coo_nnz: f.hyb_coo_nnz as u64,
-        }
-    }
-
-    /// The shape of a matrix with `ncols` columns and the given row lengths, its HYB split at
-    /// `hyb_width` (default: Bell & Garland's rule, [`crate::formats::hyb::auto_width`]).
-    pub fn from_row_lengths(ncols: u64, lens: &[usize], hyb_width: Option<usize>) -> Shape {
-        let mut counts: std::collections::HashMap<usize, u64> = Default::default();
-        for &l in lens {
-            *counts.entry(l).or_default() += 1;
-        }
-        let mode = counts
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-            .map_or(0, |(&l, _)| l as u64);
-        let w = hyb_width.unwrap_or_else(|| crate::formats::hyb::auto_width(lens));
-        Shape {
-            nrows: lens.len() as u64,
-            ncols,
-            nnz: lens.iter().map(|&l| l as u64).sum(),
-            mode_row_len: mode,
-            max_row_len: lens.iter().copied().max().unwrap_or(0) as u64,
-            hyb_width: w as u64,
-            hyb_coo_nnz: lens.iter().map(|&l| l.saturating_sub(w) as u64).sum(),
-        }
-    }
-
-    /// A matrix of `rows` rows of `pnz` entries each (a benchmark matrix). Bell & Garland's
-    /// rule gives such a matrix a HYB width of `pnz` (every row is full) once it has 4096 rows,
-    /// and 0 below.
-    pub fn constant(rows: u64, cols: u64, pnz: u64) -> Shape {
-        let w = if rows >= 4096 { pnz } else { 0 };
-        Shape {
-            nrows: rows,
-            ncols: cols,
-            nnz: rows * pnz,
-            mode_row_len: if rows > 0 { pnz } else { 0 },
-            max_row_len: if rows > 0 { pnz } else { 0 },
-            hyb_width: w,
-            hyb_coo_nnz: rows * (pnz - w),
-        }
-    }
-
-    /// The ELL width for `params`: the given width, or the longest row. A width shorter than the
-    /// longest row is refused.
-    pub fn ell_width(&self, params: &FormatParams) -> Result<u64> {
-        let max = self.max_row_len;
-        match params.ell_width {
-            None => Ok(max),
-            Some(w) if (w as u64) >= max => Ok(w as u64),
-            Some(w) => Err(Error::refused(
-                "ell",
-                format!("width {w} is shorter than the longest row ({max} entries)"),
-            )),
-        }
-    }
-
-    /// The HYB split `(width, COO entries)` for `params`. A width other than the one this
-    /// shape was built with cannot be derived from it.
-    pub fn hyb_split(&self, params: &FormatParams) -> Result<(u64, u64)> {
-        match params.hyb_width {
-            Some(w) if w as u64 != self.hyb_width => Err(Error::Unsupported(format!(
-                "HYB width {w}: the matrix summary holds the split at width {} only (compute \
-                 the features or shape with that width)",
-                self.hyb_width
-            ))),
-            _ => Ok((self.hyb_width, self.hyb_coo_nnz)),
-        }
-    }
-
-    /// Bytes one SpMV must move at least: the format's arrays as stored on the device (32-bit
-    /// indices and offsets, `value_bytes` per value, as [`crate::formats`] counts them), `x`
-    /// once and `y` once. The numerator of the effective bandwidth.
+    /// Bytes one SpMV must move at least: the format's arrays as stored on the device
+    /// ([`crate::formats::FormatKind::footprint`]), `x` once and `y` once. The numerator of the
+    /// effective bandwidth. An ELL width shorter than the longest row is refused; a cuSPARSE
+    /// variant (its layout is the library's) or a count the summary lacks is
+    /// [`Error::Unsupported`].
     pub fn working_set_bytes(
         &self,
         variant: Variant,
         params: &FormatParams,
         value_bytes: u64,
     ) -> Result<u64> {
-        let vectors = (self.ncols + self.nrows) * value_bytes;
-        let arrays = match variant {
-            Variant::Csr { .. } | Variant::CsrMerge => {
-                (self.nrows + 1) * 4 + self.nnz * (4 + value_bytes)
-            }
-            Variant::Coo => self.nnz * (8 + value_bytes),
-            Variant::Ell => self.nrows * self.ell_width(params)? * (4 + value_bytes),
-            Variant::Hyb => {
-                let (w, over) = self.hyb_split(params)?;
-                self.nrows * w * (4 + value_bytes) + over * (8 + value_bytes)
-            }
-            other => {
-                return Err(Error::Unsupported(format!(
-                    "no working-set size for {other} from the matrix summary"
-                )))
-            }
-        };
-        Ok(arrays + vectors)
+        if variant.is_vendor() {
+            return Err(Error::Unsupported(format!(
+                "no working-set size for {variant} from the matrix summary"
+            )));
+        }
+        let kind = variant.format();
+        if kind == crate::formats::FormatKind::Ell {
+            self.ell_width(params)?;
+        }
+        Ok(self.working_set(kind, params, value_bytes)?)
     }
 }
 
@@ -340,13 +239,13 @@ mod tests {
         // ELL: 3 rows × width 4 × 12 B + vectors.
         assert_eq!(s.working_set_bytes(Variant::Ell, &p, 8).unwrap(), 144 + 104);
         let mut narrow = p.clone();
-        narrow.ell_width = Some(2);
+        narrow.ell.width = Some(2);
         assert!(s.working_set_bytes(Variant::Ell, &narrow, 8).is_err());
         // HYB of 3 rows: width 0, all 8 entries in COO.
         assert_eq!(s.working_set_bytes(Variant::Hyb, &p, 8).unwrap(), 128 + 104);
         // Width 2: ELL 3 × 2 × 12 B + COO 2 entries × 16 B + vectors.
         let s2 = Shape::from_row_lengths(10, &[2, 2, 4], Some(2));
-        narrow.hyb_width = Some(2);
+        narrow.hyb.width = Some(2);
         assert_eq!(
             s2.working_set_bytes(Variant::Hyb, &narrow, 8).unwrap(),
             72 + 32 + 104

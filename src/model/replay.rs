@@ -120,6 +120,7 @@ fn shape_from_notes(r: &RecordedMatrix) -> Option<Shape> {
         max_row_len: max,
         hyb_width: width,
         hyb_coo_nnz: coo,
+        counts: Default::default(),
     })
 }
 

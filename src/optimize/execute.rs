@@ -149,7 +149,8 @@ impl<T: Scalar> PreparedSpmv<T> for PreparedPlan<'_, T> {
     }
 
     fn effective_bytes(&self) -> u64 {
-        self.footprint_bytes() + (self.ncols + self.nrows) as u64 * T::BYTES as u64
+        self.footprint_bytes()
+            + crate::formats::vector_bytes(self.nrows as u64, self.ncols as u64, T::BYTES as u64)
     }
 
     fn set_x(&mut self, x: &[T]) -> Result<()> {

@@ -27,15 +27,12 @@
 //! With a fixed width (`--hyb-width w`) the entries beyond `w` are a per-strip sum instead.
 
 use super::strips::StripLayout;
+use crate::formats::hyb::{
+    BREAKEVEN_ROWS as HYB_BREAKEVEN_ROWS, RELATIVE_SPEED as HYB_RELATIVE_SPEED,
+};
 use crate::model::Shape;
 use crate::{Error, Result};
 use rayon::prelude::*;
-
-/// Rows longer than the HYB width must number at least this many to keep them in the ELL part
-/// (cusp's `breakeven_threshold`).
-const HYB_BREAKEVEN_ROWS: u64 = 4096;
-/// cusp's `relative_speed`: ELL must keep at least a third of the rows.
-const HYB_RELATIVE_SPEED: u64 = 3;
 
 /// One entry of a strip's compressed histogram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,6 +267,7 @@ impl<'t> Sweep<'t> {
                     mode_row_len: lens[mode_id as usize],
                     hyb_width,
                     hyb_coo_nnz,
+                    counts: Default::default(),
                 },
             );
         }

@@ -43,7 +43,7 @@ pub use admit::format_refusal;
 pub use execute::{PlanTiming, PreparedPlan};
 pub use features::{StripTable, Sweep};
 pub use identity::MatrixIdentity;
-pub use plan::{BlockParams, Plan, PlanBlock, Provenance, SingleFormat};
+pub use plan::{Plan, PlanBlock, Provenance, SingleFormat};
 pub use predictor::{block_model, AnalyticalBlocks, BlockModel, MODEL_NAMES};
 pub use solve::{features_for, optimize, OptimalBlock, OptimizeOptions, Optimum};
 pub use stack::{stack_rows, StackSpec};

@@ -83,9 +83,10 @@ pub struct PlanBlock {
     /// The kernel, by name (`csr-vector`, `ell`, …).
     #[serde(with = "variant_name")]
     pub kernel: Variant,
-    /// Format parameters (defaults where absent).
+    /// Format parameters, each format's own (defaults where absent; the host-dependent byte
+    /// limit [`FormatParams::max_bytes`] is not stored and is this host's when loaded).
     #[serde(default)]
-    pub params: BlockParams,
+    pub params: FormatParams,
     /// CUDA threads per block.
     #[serde(default = "default_block_size")]
     pub block_size: u32,
@@ -98,55 +99,12 @@ fn default_block_size() -> u32 {
     KernelConfig::new(Variant::Coo).block_size
 }
 
-/// The format parameters a plan stores: [`FormatParams`] without the host-dependent byte limit.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct BlockParams {
-    /// ELL width.
-    pub ell_width: Option<usize>,
-    /// Width of HYB's ELL part.
-    pub hyb_width: Option<usize>,
-    /// SELL-C-σ slice height.
-    pub sell_c: usize,
-    /// SELL-C-σ sorting window.
-    pub sell_sigma: usize,
-    /// BSR block size.
-    pub bsr_block: usize,
-    /// DIA fill limit.
-    pub dia_max_fill: f64,
-}
-
-impl Default for BlockParams {
-    fn default() -> Self {
-        BlockParams::from(&FormatParams::default())
-    }
-}
-
-impl From<&FormatParams> for BlockParams {
-    fn from(p: &FormatParams) -> Self {
-        BlockParams {
-            ell_width: p.ell_width,
-            hyb_width: p.hyb_width,
-            sell_c: p.sell_c,
-            sell_sigma: p.sell_sigma,
-            bsr_block: p.bsr_block,
-            dia_max_fill: p.dia_max_fill,
-        }
-    }
-}
-
-impl BlockParams {
-    /// Full format parameters (the byte limit of this host).
-    pub fn to_format_params(&self) -> FormatParams {
-        FormatParams {
-            ell_width: self.ell_width,
-            hyb_width: self.hyb_width,
-            sell_c: self.sell_c,
-            sell_sigma: self.sell_sigma,
-            bsr_block: self.bsr_block,
-            dia_max_fill: self.dia_max_fill,
-            ..FormatParams::default()
-        }
+/// `p` as a plan stores it: without the caller's byte limit, which a loaded plan takes from this
+/// host ([`crate::formats::default_max_bytes`]).
+fn as_stored(p: &FormatParams) -> FormatParams {
+    FormatParams {
+        max_bytes: crate::formats::default_max_bytes(),
+        ..p.clone()
     }
 }
 
@@ -187,7 +145,7 @@ impl PlanBlock {
     pub fn kernel_config(&self) -> KernelConfig {
         KernelConfig {
             variant: self.kernel,
-            params: self.params.to_format_params(),
+            params: self.params.clone(),
             block_size: self.block_size,
         }
     }
@@ -216,7 +174,7 @@ impl Plan {
                     strips: [b.strips.0 as u64 + 1, b.strips.1 as u64 + 1],
                     rows: [b.rows.start as u64, b.rows.end as u64],
                     kernel: b.variant,
-                    params: BlockParams::from(&b.params),
+                    params: as_stored(&b.params),
                     block_size,
                     predicted_seconds: Some(b.predicted),
                 })
@@ -258,7 +216,7 @@ impl Plan {
                     strips: [r.start as u64 + 1, r.end as u64],
                     rows: [r.start as u64, r.end as u64],
                     kernel: cfg.variant,
-                    params: BlockParams::from(&cfg.params),
+                    params: as_stored(&cfg.params),
                     block_size: cfg.block_size,
                     predicted_seconds: None,
                 })

@@ -16,7 +16,7 @@
 
 use super::admit::format_refusal;
 use crate::backend::Variant;
-use crate::formats::FormatParams;
+use crate::formats::{ell, FormatKind, FormatParams};
 use crate::instrument::strip_size;
 use crate::model::analytical::AnalyticalModel;
 use crate::model::{Model, Shape};
@@ -99,30 +99,19 @@ impl AnalyticalBlocks<'_> {
     /// Whether the model would refuse `variant` on `shape` for its working set or an ELL width
     /// shorter than the longest row — decided without building the error, which costs far more
     /// than a prediction and would otherwise be built for every refused block. The sizes are
-    /// [`Shape::working_set_bytes`], saturating instead of overflowing.
+    /// [`Shape::working_set`] (the formats' saturating footprints plus x and y).
     fn refused(&self, s: &Shape, variant: Variant, params: &FormatParams) -> bool {
         let val = self.0.precision.bytes() as u64;
-        let ell_width = match params.ell_width {
-            // Only ELL refuses a width shorter than the longest row; the others ignore it.
-            Some(w) if (w as u64) < s.max_row_len && variant == Variant::Ell => return true,
-            Some(w) => w as u64,
-            None => s.max_row_len,
-        };
-        let arrays = match variant {
-            Variant::Csr { .. } | Variant::CsrMerge => (s.nrows + 1)
-                .saturating_mul(4)
-                .saturating_add(s.nnz.saturating_mul(4 + val)),
-            Variant::Coo => s.nnz.saturating_mul(8 + val),
-            Variant::Ell => s.nrows.saturating_mul(ell_width).saturating_mul(4 + val),
-            Variant::Hyb => s
-                .nrows
-                .saturating_mul(s.hyb_width)
-                .saturating_mul(4 + val)
-                .saturating_add(s.hyb_coo_nnz.saturating_mul(8 + val)),
-            _ => return false,
-        };
-        let vectors = (s.ncols + s.nrows).saturating_mul(val);
-        arrays.saturating_add(vectors) > self.0.limits.global_mem_bytes
+        let kind = variant.format();
+        // Only ELL refuses a width shorter than the longest row; the others ignore it.
+        if kind == FormatKind::Ell && ell::width(s, params).is_err() {
+            return true;
+        }
+        match s.working_set(kind, params, val) {
+            Ok(bytes) => bytes > self.0.limits.global_mem_bytes,
+            // A count the block's summary lacks: the model covers no such format.
+            Err(_) => true,
+        }
     }
 }
 

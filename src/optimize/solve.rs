@@ -29,7 +29,7 @@ pub struct OptimizeOptions {
     pub strip_rows: Option<u64>,
     /// Cap on the number of strips; taller matrices get taller strips.
     pub max_strips: u64,
-    /// Format parameters; `ell_width` / `hyb_width` fixed for every block when given.
+    /// Format parameters; the ELL and HYB widths fixed for every block when given.
     pub params: FormatParams,
 }
 
@@ -123,7 +123,7 @@ pub fn optimize<T: Scalar>(
         &a.row_ptr,
         a.ncols as u64,
         &layout,
-        params.hyb_width.map(|w| w as u64),
+        params.hyb.width.map(|w| w as u64),
     )?;
     let seconds_table = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
@@ -172,7 +172,7 @@ pub fn optimize<T: Scalar>(
                 .windows(2)
                 .map(|w| w[1] - w[0])
                 .collect();
-            let shape = Shape::from_row_lengths(a.ncols as u64, &lens, params.hyb_width);
+            let shape = Shape::from_row_lengths(a.ncols as u64, &lens, params.hyb.width);
             let variant = variants[b.format as usize];
             OptimalBlock {
                 strips: (b.first, b.last),
@@ -208,14 +208,12 @@ pub fn optimize<T: Scalar>(
     })
 }
 
-/// The features of `a` as the model ranks them: with HYB split at `params.hyb_width` when one is
+/// The features of `a` as the model ranks them: with HYB split at `params.hyb.width` when one is
 /// fixed (the features hold Bell & Garland's split otherwise).
 pub fn features_for<T: Scalar>(a: &Csr<T>, params: &FormatParams) -> Features {
     let mut f = Features::compute(a);
-    if let Some(w) = params.hyb_width {
-        f.hyb_width = w;
-        f.hyb_coo_nnz = (0..a.nrows).map(|i| a.row_len(i).saturating_sub(w)).sum();
-        f.hyb_coo_share = f.hyb_coo_nnz as f64 / f.nnz.max(1) as f64;
+    if let Some(w) = params.hyb.width {
+        f.split_hyb_at(a, w);
     }
     f
 }
@@ -229,7 +227,7 @@ fn singles(model: &dyn BlockModel, features: &Features, params: &FormatParams) -
     let mut rows = rank(model.model(), features, params).rows;
     for r in &mut rows {
         if let Some(why) = format_refusal(&shape, r.variant, params, val) {
-            r.note = format!("format {} refuses the matrix: {why}", r.variant.format());
+            r.note = format!("format {} refuses the matrix: {}", why.format, why.reason);
             (r.seconds, r.bytes, r.effective_gbs, r.rank) = (None, None, None, None);
         }
     }
@@ -254,8 +252,8 @@ fn singles(model: &dyn BlockModel, features: &Features, params: &FormatParams) -
 fn resolve_params(shape: &Shape, variant: Variant, params: &FormatParams) -> FormatParams {
     let mut p = params.clone();
     match variant {
-        Variant::Ell => p.ell_width = Some(shape.ell_width(params).unwrap_or(0) as usize),
-        Variant::Hyb => p.hyb_width = Some(shape.hyb_width as usize),
+        Variant::Ell => p.ell.width = Some(shape.ell_width(params).unwrap_or(0) as usize),
+        Variant::Hyb => p.hyb.width = Some(shape.hyb_width as usize),
         _ => {}
     }
     p

@@ -3,7 +3,7 @@
 
 use sparsecast::backend::cpu::CpuBackend;
 use sparsecast::backend::{Backend, KernelConfig, TimingProtocol, Variant};
-use sparsecast::formats::{AnyFormat, FormatKind, FormatParams};
+use sparsecast::formats::{AnyFormat, EllParams, FormatKind, FormatParams};
 use sparsecast::{Csr, Error, Scalar};
 
 fn small() -> Csr<f64> {
@@ -104,7 +104,7 @@ fn invalid_csr_and_refusals_are_errors() {
     ));
     let cfg = KernelConfig {
         params: FormatParams {
-            ell_width: Some(1),
+            ell: EllParams { width: Some(1) },
             ..FormatParams::default()
         },
         ..KernelConfig::new(Variant::Ell)

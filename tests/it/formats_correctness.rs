@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sparsecast::backend::cpu::CpuBackend;
 use sparsecast::backend::{Backend, KernelConfig, Variant};
-use sparsecast::formats::{FormatKind, FormatParams};
+use sparsecast::formats::{BsrParams, EllParams, FormatKind, FormatParams, HybParams, SellParams};
 use sparsecast::{Csr, Error, Scalar};
 use std::collections::BTreeSet;
 
@@ -61,18 +61,18 @@ fn banded(n: usize, band: &[i64]) -> Csr<f64> {
 fn param_sets(m: &Csr<f64>) -> Vec<(&'static str, FormatParams)> {
     let longest = (0..m.nrows).map(|i| m.row_len(i)).max().unwrap_or(0);
     let small = FormatParams {
-        sell_c: 4,
-        sell_sigma: 8,
-        bsr_block: 3,
-        hyb_width: Some(2),
+        sell: SellParams { c: 4, sigma: 8 },
+        bsr: BsrParams { block: 3 },
+        hyb: HybParams { width: Some(2) },
         ..FormatParams::default()
     };
     let unsorted = FormatParams {
-        sell_c: 3,
-        sell_sigma: 1,
-        bsr_block: 1,
-        hyb_width: Some(1),
-        ell_width: Some(longest + 3),
+        sell: SellParams { c: 3, sigma: 1 },
+        bsr: BsrParams { block: 1 },
+        hyb: HybParams { width: Some(1) },
+        ell: EllParams {
+            width: Some(longest + 3),
+        },
         ..FormatParams::default()
     };
     vec![
@@ -249,19 +249,22 @@ fn refusals_by_parameter() {
         ..KernelConfig::new(v)
     };
     let ell = FormatParams {
-        ell_width: Some(8),
+        ell: EllParams { width: Some(8) },
         ..FormatParams::default()
     };
     match backend.prepare(&m, &cfg(Variant::Ell, ell)) {
         Err(Error::FormatRefused { format, reason }) => {
             assert_eq!(format, "ell");
-            assert!(reason.contains("row 3 has 9 entries"), "{reason}");
+            // The width the matrix needs: its longest row (row 3).
+            assert!(
+                reason.contains("longest row has 9 entries") && reason.contains("width 8"),
+                "{reason}"
+            );
         }
         other => panic!("expected an ELL refusal, got {:?}", other.map(|_| ())),
     }
     let sell = FormatParams {
-        sell_c: 4,
-        sell_sigma: 6,
+        sell: SellParams { c: 4, sigma: 6 },
         ..FormatParams::default()
     };
     match backend.prepare(&m, &cfg(Variant::Sell, sell)) {

@@ -4,7 +4,8 @@
 
 use sparsecast::formats::hyb::auto_width;
 use sparsecast::formats::{
-    AnyFormat, Bsr, Coo, Dia, Ell, FormatKind, FormatParams, Hyb, Jad, Sell, SparseFormat, PAD,
+    AnyFormat, Bsr, BsrParams, Coo, Dia, DiaParams, Ell, EllParams, FormatKind, FormatParams, Hyb,
+    HybParams, Jad, Sell, SellParams, SparseFormat, PAD,
 };
 use sparsecast::{Csr, Error};
 use std::time::Instant;
@@ -30,10 +31,9 @@ fn hand() -> Csr<f64> {
 
 fn params() -> FormatParams {
     FormatParams {
-        sell_c: 2,
-        sell_sigma: 4,
-        bsr_block: 2,
-        hyb_width: Some(1),
+        sell: SellParams { c: 2, sigma: 4 },
+        bsr: BsrParams { block: 2 },
+        hyb: HybParams { width: Some(1) },
         ..FormatParams::default()
     }
 }
@@ -84,7 +84,7 @@ fn ell_layout_and_footprint() {
     assert_eq!(g.footprint_bytes(), 15 * 8);
     // A wider requested width pads every row.
     let wide = FormatParams {
-        ell_width: Some(4),
+        ell: EllParams { width: Some(4) },
         ..params()
     };
     assert_eq!(Ell::from_csr(&m, &wide).unwrap().stored_entries(), 20);
@@ -141,7 +141,10 @@ fn sell_layout_and_footprint() {
     assert_eq!(g.footprint_bytes(), 16 + 12 + 20 + 80);
     // σ = 1: no sorting.
     let unsorted = FormatParams {
-        sell_sigma: 1,
+        sell: SellParams {
+            sigma: 1,
+            ..params().sell
+        },
         ..params()
     };
     let u = Sell::from_csr(&m, &unsorted).unwrap();
@@ -191,7 +194,7 @@ fn bsr_layout_and_footprint() {
     let b4 = Bsr::from_csr(
         &m,
         &FormatParams {
-            bsr_block: 4,
+            bsr: BsrParams { block: 4 },
             ..params()
         },
     )
@@ -246,7 +249,7 @@ fn ell_refuses_a_huge_width_without_allocating() {
     assert!(elapsed.as_secs_f64() < 1.0, "took {elapsed:?}");
     // HYB with that width requested is refused the same way; with its own rule it is fine.
     let wide = FormatParams {
-        hyb_width: Some(n),
+        hyb: HybParams { width: Some(n) },
         ..FormatParams::default()
     };
     assert_eq!(refusal(Hyb::from_csr(&m, &wide)).0, "hyb");
@@ -278,7 +281,7 @@ fn refusals_by_memory_budget() {
     // BSR with b = 2000 on a 2 × 2 matrix: one block of 4 · 10^6 values.
     let small = Csr::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0f64, 2.0]).unwrap();
     let big_block = FormatParams {
-        bsr_block: 2000,
+        bsr: BsrParams { block: 2000 },
         max_bytes: 1 << 20,
         ..FormatParams::default()
     };
@@ -287,7 +290,7 @@ fn refusals_by_memory_budget() {
         .contains("bytes"));
     // b = 100 000: 10^10 slots exceed 32-bit offsets.
     let huge_block = FormatParams {
-        bsr_block: 100_000,
+        bsr: BsrParams { block: 100_000 },
         ..FormatParams::default()
     };
     assert!(refusal(Bsr::from_csr(&small, &huge_block))
@@ -310,7 +313,7 @@ fn dia_refusal_names_diagonals_and_fill() {
     );
     // With the limit lifted it converts and stores 100 × 100 slots.
     let lifted = FormatParams {
-        dia_max_fill: 100.0,
+        dia: DiaParams { max_fill: 100.0 },
         ..FormatParams::default()
     };
     assert_eq!(Dia::from_csr(&m, &lifted).unwrap().stored_entries(), 10_000);
@@ -324,22 +327,20 @@ fn sell_and_bsr_parameter_refusals() {
     let m = hand();
     for (c, sigma) in [(0, 1), (4, 0), (4, 6), (4, 2)] {
         let p = FormatParams {
-            sell_c: c,
-            sell_sigma: sigma,
+            sell: SellParams { c, sigma },
             ..FormatParams::default()
         };
         assert_eq!(refusal(Sell::from_csr(&m, &p)).0, "sell", "C={c} σ={sigma}");
     }
     for (c, sigma) in [(4, 1), (4, 4), (4, 12), (1, 7)] {
         let p = FormatParams {
-            sell_c: c,
-            sell_sigma: sigma,
+            sell: SellParams { c, sigma },
             ..FormatParams::default()
         };
         assert!(Sell::from_csr(&m, &p).is_ok(), "C={c} σ={sigma}");
     }
     let b0 = FormatParams {
-        bsr_block: 0,
+        bsr: BsrParams { block: 0 },
         ..FormatParams::default()
     };
     assert_eq!(refusal(Bsr::from_csr(&m, &b0)).0, "bsr");

@@ -3,7 +3,9 @@
 //! `to_csr`, reports consistent counts, and multiplies like the f64 reference.
 
 use proptest::prelude::*;
-use sparsecast::formats::{AnyFormat, FormatKind, FormatParams};
+use sparsecast::formats::{
+    AnyFormat, BsrParams, DiaParams, FormatKind, FormatParams, HybParams, SellParams,
+};
 use sparsecast::{Csr, Error};
 
 /// A random CSR matrix up to 12 × 12 with up to 60 triplets (duplicates summed); about one value
@@ -35,11 +37,15 @@ fn params_strategy() -> impl Strategy<Value = (FormatParams, Option<usize>)> {
     )
         .prop_map(|(c, s, b, hyb, ell_extra)| {
             let params = FormatParams {
-                sell_c: c,
-                sell_sigma: if s == 0 { 1 } else { s * c },
-                bsr_block: b,
-                hyb_width: hyb,
-                dia_max_fill: f64::INFINITY,
+                sell: SellParams {
+                    c,
+                    sigma: if s == 0 { 1 } else { s * c },
+                },
+                bsr: BsrParams { block: b },
+                hyb: HybParams { width: hyb },
+                dia: DiaParams {
+                    max_fill: f64::INFINITY,
+                },
                 ..FormatParams::default()
             };
             (params, ell_extra)
@@ -69,7 +75,7 @@ proptest! {
     #[test]
     fn round_trip_counts_and_spmv(m in csr_strategy(), (mut params, ell_extra) in params_strategy()) {
         let longest = (0..m.nrows).map(|i| m.row_len(i)).max().unwrap_or(0);
-        params.ell_width = ell_extra.map(|e| longest + e);
+        params.ell.width = ell_extra.map(|e| longest + e);
         let x: Vec<f64> = (0..m.ncols).map(|j| 1.0 + j as f64 * 0.37).collect();
         let reference = m.spmv_reference(&x);
         for kind in FormatKind::ALL {

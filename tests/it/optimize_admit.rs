@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 use sparsecast::backend::cpu::CpuBackend;
 use sparsecast::backend::Variant;
 use sparsecast::backend::{PreparedSpmv, TimingProtocol};
-use sparsecast::formats::{AnyFormat, FormatParams};
+use sparsecast::formats::{AnyFormat, EllParams, FormatParams, HybParams};
 use sparsecast::instrument::{
     run_precision, DeviceLimits, HostSource, MeasureOptions, Statistic, SuiteConfig,
 };
@@ -32,7 +32,7 @@ fn with_row_lengths(lens: &[usize], ncols: usize) -> Csr<f64> {
 }
 
 fn check(a: &Csr<f64>, params: &FormatParams) {
-    let shape = Shape::from_row_lengths(a.ncols as u64, &a.row_lengths(), params.hyb_width);
+    let shape = Shape::from_row_lengths(a.ncols as u64, &a.row_lengths(), params.hyb.width);
     for v in [
         Variant::Csr {
             threads_per_row: 32,
@@ -72,8 +72,12 @@ fn refusals_match_the_conversions() {
         // Budgets around the formats' footprints (accepted conversions stay below 1 MiB).
         let params = FormatParams {
             max_bytes: rng.random_range(0..1u64 << 20),
-            ell_width: rng.random_bool(0.3).then(|| rng.random_range(0..400)),
-            hyb_width: rng.random_bool(0.3).then(|| rng.random_range(0..20)),
+            ell: EllParams {
+                width: rng.random_bool(0.3).then(|| rng.random_range(0..400)),
+            },
+            hyb: HybParams {
+                width: rng.random_bool(0.3).then(|| rng.random_range(0..20)),
+            },
             ..FormatParams::default()
         };
         check(&a, &params);
@@ -90,11 +94,14 @@ fn slots_beyond_32_bits_are_refused_before_allocating() {
     let shape = Shape::from_row_lengths(70_000, &lens, None);
     assert!(format_refusal(&shape, Variant::Ell, &params, 8)
         .unwrap()
+        .to_string()
         .contains("32-bit"));
     check(&a, &params);
     // A HYB width as wide: refused for its ELL part.
     let wide = FormatParams {
-        hyb_width: Some(70_000),
+        hyb: HybParams {
+            width: Some(70_000),
+        },
         ..FormatParams::default()
     };
     let shape = Shape::from_row_lengths(70_000, &lens, Some(70_000));

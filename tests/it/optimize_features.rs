@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use sparsecast::backend::cpu::CpuBackend;
 use sparsecast::backend::{TimingProtocol, Variant};
-use sparsecast::formats::FormatParams;
+use sparsecast::formats::{EllParams, FormatParams, HybParams};
 use sparsecast::instrument::{
     run_precision, DeviceLimits, HostSource, MeasureOptions, Statistic, SuiteConfig,
 };
@@ -113,7 +113,7 @@ proptest! {
     #[test]
     fn block_predictions_equal_the_model(lens in row_lengths(), ell in prop::option::of(0usize..600), hyb in prop::option::of(0usize..50), tiny_memory in any::<bool>()) {
         let mut model = cpu_model().analytical().unwrap().clone();
-        let params = FormatParams { ell_width: ell, hyb_width: hyb, ..FormatParams::default() };
+        let params = FormatParams { ell: EllParams { width: ell }, hyb: HybParams { width: hyb }, ..FormatParams::default() };
         // The rows as a matrix (columns 0…len−1), and its features as the model reads them.
         let a = with_row_lengths(&lens, 70_000);
         let features = features_for(&a, &params);
@@ -231,7 +231,7 @@ fn optimize_equals_the_naive_optimizer() {
                 strip_rows: Some(strip_rows),
                 max_strips: 40,
                 params: FormatParams {
-                    hyb_width: hyb,
+                    hyb: HybParams { width: hyb },
                     ..FormatParams::default()
                 },
             };

@@ -195,9 +195,9 @@ fn plan_json_round_trips() {
         &[10, 4000],
         &[Variant::Sell, Variant::Bsr, Variant::CsrMerge],
     );
-    plan.blocks[0].params.sell_c = 8;
-    plan.blocks[0].params.sell_sigma = 64;
-    plan.blocks[1].params.bsr_block = 2;
+    plan.blocks[0].params.sell.c = 8;
+    plan.blocks[0].params.sell.sigma = 64;
+    plan.blocks[1].params.bsr.block = 2;
     plan.blocks[2].predicted_seconds = Some(1.5e-6);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("plan.json");

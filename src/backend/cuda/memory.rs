@@ -1,9 +1,9 @@
 //! The device-memory check: a matrix whose device footprint exceeds free device memory is refused
-//! with a clear message before anything is allocated on the device (and, for formats whose size
-//! is known from the CSR alone, before the host conversion).
+//! with a clear message before anything is allocated on the device (and, where the format's
+//! footprint follows from the matrix summary, [`crate::formats::FormatKind::footprint`], before
+//! the host conversion).
 
-use crate::formats::{FormatKind, FormatParams};
-use crate::{Csr, Error, Result, Scalar};
+use crate::{Error, Result};
 
 /// Device memory kept free for the context, modules, cuSPARSE's buffer and the L2-flush buffer.
 pub const RESERVE_BYTES: u64 = 256 << 20;
@@ -31,35 +31,6 @@ pub fn check_fits(what: &str, format_bytes: u64, vector_bytes: u64, free: u64) -
     Ok(())
 }
 
-/// The device footprint of `kind` for `csr`, where it follows from the CSR alone (cheaply):
-/// CSR, COO and ELL (the width is the parameter or the longest row). `None` for the others,
-/// which are checked after conversion.
-pub fn estimate_footprint<T: Scalar>(
-    csr: &Csr<T>,
-    kind: FormatKind,
-    params: &FormatParams,
-    value_bytes: usize,
-) -> Option<u64> {
-    let nnz = csr.nnz() as u64;
-    let vb = value_bytes as u64;
-    match kind {
-        FormatKind::Csr => Some((csr.nrows as u64 + 1) * 4 + nnz * (4 + vb)),
-        FormatKind::Coo => Some(nnz * (8 + vb)),
-        FormatKind::Ell => {
-            let width = match params.ell_width {
-                Some(w) => w as u64,
-                None => (0..csr.nrows).map(|i| csr.row_len(i)).max().unwrap_or(0) as u64,
-            };
-            Some(
-                width
-                    .saturating_mul(csr.nrows as u64)
-                    .saturating_mul(4 + vb),
-            )
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,30 +51,5 @@ mod tests {
         assert!(check_fits("csr", free - RESERVE_BYTES / 2, 0, free).is_err());
         assert!(check_fits("csr", u64::MAX, u64::MAX, free).is_err());
         assert!(check_fits("csr", 0, 0, 0).is_ok());
-    }
-
-    #[test]
-    fn estimates() {
-        // Rows of length 3, 0, 1 in a 3 × 4 matrix.
-        let m = Csr::<f64>::from_triplets(3, 4, &[0, 0, 0, 2], &[0, 1, 3, 2], &[1.0; 4]).unwrap();
-        let p = FormatParams::default();
-        assert_eq!(
-            estimate_footprint(&m, FormatKind::Csr, &p, 8),
-            Some(4 * 4 + 4 * 12)
-        );
-        assert_eq!(estimate_footprint(&m, FormatKind::Coo, &p, 8), Some(4 * 16));
-        assert_eq!(
-            estimate_footprint(&m, FormatKind::Ell, &p, 8),
-            Some(3 * 3 * 12)
-        );
-        let p2 = FormatParams {
-            ell_width: Some(5),
-            ..FormatParams::default()
-        };
-        assert_eq!(
-            estimate_footprint(&m, FormatKind::Ell, &p2, 4),
-            Some(5 * 3 * 8)
-        );
-        assert_eq!(estimate_footprint(&m, FormatKind::Sell, &p, 8), None);
     }
 }

@@ -10,7 +10,7 @@ mod measure;
 mod report;
 
 use crate::backend::{BackendKind, BackendScalar, TimingProtocol};
-use crate::formats::FormatParams;
+use crate::formats::{EllParams, FormatParams, HybParams};
 use crate::matrix::generate::GeneratorSpec;
 use crate::optimize::{
     block_model, optimize, BlockModel, MatrixIdentity, OptimizeOptions, Plan, Provenance,
@@ -73,12 +73,14 @@ pub struct Args {
     /// Most strips; taller matrices get taller strips.
     #[arg(long, default_value_t = DEFAULT_MAX_STRIPS)]
     max_strips: u64,
-    /// Width of HYB's ELL part in every block (default: Bell & Garland's rule per block).
-    #[arg(long)]
-    hyb_width: Option<usize>,
-    /// ELL width in every block (default: the block's longest row).
-    #[arg(long)]
-    ell_width: Option<usize>,
+    // --hyb-width, as HYB declares it: one width for every block (default: Bell & Garland's
+    // rule per block).
+    #[command(flatten)]
+    hyb: HybParams,
+    // --ell-width, as ELL declares it: one width for every block (default: the block's longest
+    // row).
+    #[command(flatten)]
+    ell: EllParams,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -167,8 +169,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             strip_rows: a.strip_rows,
             max_strips: a.max_strips,
             params: FormatParams {
-                ell_width: a.ell_width,
-                hyb_width: a.hyb_width,
+                ell: a.ell.clone(),
+                hyb: a.hyb.clone(),
                 ..FormatParams::default()
             },
         },

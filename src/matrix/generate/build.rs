@@ -46,9 +46,14 @@ pub(crate) fn uniform_value(rng: &mut ChaCha8Rng) -> f64 {
     rng.random::<f64>() * 2.0 - 1.0
 }
 
-/// Bytes of a `Csr<f64>` with `nrows` rows and `nnz` entries as held in memory.
+/// Bytes of a `Csr<f64>` with `nrows` rows and `nnz` entries as held in memory
+/// ([`Csr::host_bytes`]; saturating, so a count beyond 64 bits is over any limit).
 pub(crate) fn csr_bytes(nrows: u128, nnz: u128) -> u128 {
-    (nrows + 1) * 8 + nnz * (4 + 8)
+    let sat = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
+    match Csr::<f64>::host_bytes(sat(nrows), sat(nnz)) {
+        u64::MAX => u128::MAX,
+        b => b as u128,
+    }
 }
 
 /// Refuse a matrix whose CSR would exceed `max_bytes`, or whose sizes do not fit this machine's

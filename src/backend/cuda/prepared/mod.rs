@@ -37,7 +37,7 @@ use super::sources::MERGE_ITEMS_PER_THREAD;
 use super::timing::memset_u32;
 use super::{cuda, zeros, CudaBackend, CudaScalar};
 use crate::backend::{KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant, VendorAlg};
-use crate::formats::{AnyFormat, FormatKind, SparseFormat};
+use crate::formats::{vector_bytes, AnyFormat, FormatKind, SparseFormat, Summary};
 use crate::{Csr, Error, Result};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 use kernel::{launch_kernel, Kernel};
@@ -96,18 +96,19 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             )));
         }
         let free = be.free_memory()?;
-        let xy_bytes = (csr.nrows as u64 + csr.ncols as u64) * T::BYTES as u64;
-        // Formats whose size is known before converting are checked before the host conversion
-        // allocates anything.
-        if let Some(est) = memory::estimate_footprint(csr, variant.format(), &cfg.params, T::BYTES)
-        {
-            memory::check_fits(&variant.name(), est, xy_bytes, free)?;
-        }
+        let xy_bytes = vector_bytes(csr.nrows as u64, csr.ncols as u64, T::BYTES as u64);
         let format_kind = variant.format();
         let mut params = cfg.params.clone();
         if variant == Variant::Vendor(VendorAlg::SellAlg1) {
             // cuSPARSE's sliced ELL has no row permutation.
-            params.sell_sigma = 1;
+            params.sell.sigma = 1;
+        }
+        // Formats whose footprint follows from the matrix summary (all but DIA, SELL and BSR,
+        // which need a pass over the entries) are checked before the host conversion allocates
+        // anything.
+        let summary = Summary::of(csr, params.hyb.width);
+        if let Ok(est) = format_kind.footprint(&summary, &params, T::BYTES as u64) {
+            memory::check_fits(&variant.name(), est, xy_bytes, free)?;
         }
         // CSR kernels use the CSR directly (no copy); every other format is converted.
         let format = match format_kind {
@@ -117,9 +118,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         let footprint = match &format {
             // cuSPARSE's sliced ELL has no permutation and no slice widths: only the slice
             // offsets, columns and values are on the device.
-            Some(AnyFormat::Sell(m)) if variant.is_vendor() => {
-                m.slice_ptr.len() as u64 * 4 + m.values.len() as u64 * (4 + T::BYTES as u64)
-            }
+            Some(AnyFormat::Sell(m)) if variant.is_vendor() => m.sliced_ell_bytes(),
             Some(f) => f.as_dyn().footprint_bytes(),
             None => SparseFormat::<T>::footprint_bytes(csr),
         };

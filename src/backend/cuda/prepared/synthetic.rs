@@ -7,13 +7,14 @@ use super::{alloc_xy, check_threads_per_row, cuda, function, CudaPrepared};
 use crate::backend::cuda::synthetic;
 use crate::backend::cuda::{launch, memory, CudaBackend, CudaScalar};
 use crate::backend::{KernelConfig, Variant};
+use crate::formats::Summary;
 use crate::{Error, Result};
 
 impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
     /// Generate the instrumenting phase's benchmark matrix (`rows × cols`, `pnz` entries per
     /// row, see [`crate::instrument::synthetic`]) directly on the device for `cfg`, with x set to
     /// the contract's input vector. Supports the kernels the instrumenting phase times — CSR with
-    /// any threads per row, ELL (width `pnz`, so an `ell_width` parameter other than `pnz` is
+    /// any threads per row, ELL (width `pnz`, so an ELL width parameter other than `pnz` is
     /// refused) and COO; every other variant is [`Error::Unsupported`] (the caller then builds
     /// the matrix on the host). Checks, footprint and effective bytes are those of
     /// [`CudaPrepared::new`] for the same matrix.
@@ -29,12 +30,12 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         let tpr = match variant {
             Variant::Csr { threads_per_row } => check_threads_per_row(threads_per_row)?,
             Variant::Coo => 1,
-            Variant::Ell if cfg.params.ell_width.unwrap_or(pnz) == pnz => 1,
+            Variant::Ell if cfg.params.ell.width.unwrap_or(pnz) == pnz => 1,
             Variant::Ell => {
                 return Err(Error::Unsupported(format!(
                     "ell: benchmark matrices are generated on the device with width {pnz}, not \
                      the requested {}",
-                    cfg.params.ell_width.unwrap_or(pnz)
+                    cfg.params.ell.width.unwrap_or(pnz)
                 )))
             }
             v => {
@@ -45,15 +46,12 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         };
         let shape = synthetic::Shape::new(rows, cols, pnz)?;
         launch::check_block_size(block, be.info.max_threads_per_block, tpr)?;
+        let nnz = shape.nnz as u64;
+        // The format's own footprint for this matrix (ELL's width is `pnz`, checked above).
+        let summary = Summary::constant(rows as u64, cols as u64, pnz as u64);
         let vb = T::BYTES as u64;
-        let (r, nnz) = (rows as u64, shape.nnz as u64);
-        // The formats' own footprints (`Csr`, `Ell`, `Coo` `footprint_bytes`) for this matrix.
-        let footprint = match variant {
-            Variant::Csr { .. } => (r + 1) * 4 + nnz * (4 + vb),
-            Variant::Ell => pnz as u64 * r * (4 + vb),
-            _ => nnz * (8 + vb),
-        };
-        let xy_bytes = (r + cols as u64) * vb;
+        let footprint = variant.format().footprint(&summary, &cfg.params, vb)?;
+        let xy_bytes = summary.vector_bytes(vb);
         memory::check_fits(&variant.name(), footprint, xy_bytes, be.free_memory()?)?;
 
         let stream = &be.stream;
