@@ -33,6 +33,7 @@ use std::path::PathBuf;
 ///   sparsecast evaluate --corpus data --generated small --backend cpu --profile cpu.json \
 ///       --runs 5 --warmup-ms 5 --out eval-cpu
 ///   sparsecast evaluate --report-only --out eval-h200
+///   sparsecast evaluate --report-only --repredict --profile new.json --out eval-h200
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -77,6 +78,14 @@ pub struct Args {
     /// Only regenerate report.md and the plots from OUT/results.jsonl.
     #[arg(long)]
     report_only: bool,
+    /// With --report-only: predict every record again with the models of --profile (or of the
+    /// embedded profile of --gpu), replacing the stored predictions, so that a new profile is
+    /// scored on times measured earlier (results.jsonl is not changed).
+    #[arg(long, requires = "report_only")]
+    repredict: bool,
+    /// With --repredict and no --profile: the embedded profile of this GPU (h200, h100).
+    #[arg(long, requires = "repredict", conflicts_with = "profile")]
+    gpu: Option<String>,
     /// The profile's models to evaluate, comma-separated (default: every model of the profile).
     #[arg(long, value_delimiter = ',')]
     models: Option<Vec<String>>,
@@ -115,7 +124,20 @@ fn load_profile(a: &Args) -> anyhow::Result<Option<(String, Profile)>> {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     if a.report_only {
-        let n = evaluate::report_only(&a.out)?;
+        let profile = if a.repredict {
+            Some(super::common::load_profile_for(
+                a.profile.as_deref(),
+                a.gpu.as_deref(),
+                false,
+                0,
+            )?)
+        } else {
+            None
+        };
+        let n = evaluate::report_again(
+            &a.out,
+            profile.as_ref().map(|(_, p)| (p, a.models.as_deref())),
+        )?;
         eprintln!(
             "wrote {} from {n} records",
             a.out.join(evaluate::REPORT).display()

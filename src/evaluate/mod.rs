@@ -31,6 +31,7 @@ pub mod stats;
 pub mod store;
 
 use crate::backend::TimingProtocol;
+use crate::profile::Profile;
 use crate::{Error, Precision, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -113,6 +114,16 @@ impl RunInfo {
 /// Regenerate `report.md` and the plots of `dir` from `dir/results.jsonl` (and `run.json` if
 /// present). Returns the number of records.
 pub fn report_only(dir: &Path) -> Result<usize> {
+    report_again(dir, None)
+}
+
+/// Like [`report_only`], but when `repredict` names a profile (and optionally some of its
+/// models), every record of one of our kernels that carries its matrix's features is predicted
+/// again by those models (default format parameters, as `evaluate` runs them), replacing the
+/// predictions it was written with; plan records keep theirs. `results.jsonl` is not changed:
+/// the report shows how the profile's models fare on measurements taken earlier, so models are
+/// compared on the very same times.
+pub fn report_again(dir: &Path, repredict: Option<(&Profile, Option<&[String]>)>) -> Result<usize> {
     let path = dir.join(RESULTS);
     if !path.exists() {
         return Err(Error::Invalid(format!(
@@ -130,10 +141,29 @@ pub fn report_only(dir: &Path) -> Result<usize> {
             path.display()
         )));
     }
+    let mut records = loaded.records;
+    if let Some((profile, names)) = repredict {
+        let mut by_precision = std::collections::BTreeMap::new();
+        for p in [Precision::F32, Precision::F64] {
+            by_precision.insert(p, models::models(Some(profile), p, names)?);
+        }
+        let params = crate::formats::FormatParams::default();
+        for r in records.iter_mut().filter(|r| r.kind != record::ConfigKind::Plan) {
+            let (Some(f), Ok(v)) = (&r.features, crate::backend::Variant::parse(&r.config)) else {
+                continue;
+            };
+            r.predictions.clear();
+            for m in &by_precision[&r.precision] {
+                if let Some(pr) = run::predict(m, f, v, &params) {
+                    r.predictions.insert(m.model.name().to_string(), pr);
+                }
+            }
+        }
+    }
     let info = dir
         .join(RUN_INFO)
         .exists()
         .then(|| RunInfo::load_or_default(dir));
-    report::write(dir, &loaded.records, info.as_ref())?;
-    Ok(loaded.records.len())
+    report::write(dir, &records, info.as_ref())?;
+    Ok(records.len())
 }

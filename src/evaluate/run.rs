@@ -282,7 +282,7 @@ fn build(entry: &CorpusEntry) -> (Result<Csr<f64>>, SourceInfo) {
 }
 
 /// One model's prediction of a kernel (models that do not cover it give `None`).
-fn predict(
+pub(super) fn predict(
     m: &EvalModel,
     features: &Features,
     v: Variant,
