@@ -148,7 +148,10 @@ pub fn report_again(dir: &Path, repredict: Option<(&Profile, Option<&[String]>)>
             by_precision.insert(p, models::models(Some(profile), p, names)?);
         }
         let params = crate::formats::FormatParams::default();
-        for r in records.iter_mut().filter(|r| r.kind != record::ConfigKind::Plan) {
+        for r in records
+            .iter_mut()
+            .filter(|r| r.kind != record::ConfigKind::Plan)
+        {
             let (Some(f), Ok(v)) = (&r.features, crate::backend::Variant::parse(&r.config)) else {
                 continue;
             };

@@ -45,6 +45,8 @@ pub use features::{StripTable, Sweep};
 pub use identity::MatrixIdentity;
 pub use plan::{Plan, PlanBlock, Provenance, SingleFormat};
 pub use predictor::{block_model, AnalyticalBlocks, BlockModel, MODEL_NAMES};
-pub use solve::{features_for, optimize, OptimalBlock, OptimizeOptions, Optimum};
+pub use solve::{
+    features_for, optimize, optimize_with_progress, OptimalBlock, OptimizeOptions, Optimum,
+};
 pub use stack::{stack_rows, StackSpec};
 pub use strips::{StripLayout, DEFAULT_MAX_STRIPS};

@@ -101,6 +101,18 @@ pub fn optimize<T: Scalar>(
     model: &dyn BlockModel,
     opts: &OptimizeOptions,
 ) -> Result<Optimum> {
+    optimize_with_progress(a, model, opts, &|_, _| {})
+}
+
+/// [`optimize`], calling `progress(done, total)` as the dynamic program advances: column `j` of
+/// the program evaluates `j + 1` candidate blocks, so the work is counted in candidate blocks
+/// (`total = n(n+1)/2` for `n` strips), which makes an estimate of the time left meaningful.
+pub fn optimize_with_progress<T: Scalar>(
+    a: &Csr<T>,
+    model: &dyn BlockModel,
+    opts: &OptimizeOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Optimum> {
     if a.nrows == 0 {
         return Err(Error::Invalid(
             "the matrix has no rows: there is nothing to partition".into(),
@@ -130,6 +142,8 @@ pub fn optimize<T: Scalar>(
     let n = table.strips();
     let mut dp = Dp::new(n);
     let chunk = (rayon::current_num_threads() * 8).clamp(16, 256);
+    let total = (n as u64) * (n as u64 + 1) / 2;
+    let done_after = |j: usize| (j as u64) * (j as u64 + 1) / 2;
     for j0 in (0..n).step_by(chunk) {
         let cols: Vec<(Vec<f64>, Vec<u32>)> = (j0..(j0 + chunk).min(n))
             .into_par_iter()
@@ -148,6 +162,7 @@ pub fn optimize<T: Scalar>(
         for (e, f) in &cols {
             dp.push_column(e, f);
         }
+        progress(done_after((j0 + chunk).min(n)), total);
     }
     let part = dp.finish().expect("every column was pushed");
     let seconds_dp = t1.elapsed().as_secs_f64();

@@ -254,3 +254,31 @@ fn optimize_equals_the_naive_optimizer() {
         }
     }
 }
+
+#[test]
+fn optimize_reports_progress_in_candidate_blocks() {
+    use std::sync::Mutex;
+    let section = cpu_model();
+    let blocks = AnalyticalBlocks(section.analytical().unwrap());
+    let a = with_row_lengths(&[3; 5000], 800);
+    let opts = OptimizeOptions {
+        strip_rows: Some(10),
+        max_strips: 1000,
+        params: FormatParams::default(),
+    };
+    let calls = Mutex::new(Vec::new());
+    let got = sparsecast::optimize::optimize_with_progress(&a, &blocks, &opts, &|d, t| {
+        calls.lock().unwrap().push((d, t))
+    })
+    .unwrap();
+    let calls = calls.into_inner().unwrap();
+    // 500 strips: 500·501/2 candidate blocks, reported in chunks, never backwards.
+    let total = 500 * 501 / 2;
+    assert!(calls.len() > 1, "{calls:?}");
+    assert!(calls.iter().all(|&(_, t)| t == total));
+    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
+    assert_eq!(calls.last().unwrap().0, total);
+    // The same answer as without progress.
+    let plain = optimize(&a, &blocks, &opts).unwrap();
+    assert_eq!(got.predicted.to_bits(), plain.predicted.to_bits());
+}

@@ -9,26 +9,38 @@ use sparsecast::profile::{Profile, SCHEMA_VERSION};
 use sparsecast::{Csr, Error, Precision, Result};
 use std::process::Command;
 
+/// The fixes of issue 11 hold in every section: no line makes time fall with more work, and
+/// CSR's T2 is Relationship-1 at the line's P_NZ (003 §4.1.2).
+fn assert_fixed(s: &sparsecast::profile::PrecisionProfile) {
+    assert_eq!(s.models.len(), 1);
+    assert_eq!(s.models[0].name, "analytical");
+    let a = s.analytical().unwrap();
+    assert!(a.ell.f.slope >= 0.0 && a.ell.f.eval(a.ell.min_strips) >= 0.0);
+    assert!(a.coo.line.slope >= 0.0);
+    for c in &a.csr {
+        assert!(c.rel1.low.slope >= 0.0 && c.rel2_low.line.slope >= 0.0);
+        assert_eq!(c.rel2_low.t2, c.rel1.low.eval(c.rel2_low.pnz as f64));
+    }
+    assert!(s.bounded_models(Some(&["nope".to_string()])).is_err());
+}
+
 #[test]
-fn the_embedded_h200_profile_is_migrated_and_selectable() {
-    let (name, p) = Profile::load_embedded_for(Some("H200")).unwrap().unwrap();
-    assert!(name.contains("h200"), "{name}");
-    assert_eq!(p.schema_version, SCHEMA_VERSION);
-    for s in &p.precisions {
-        // Schema 1 had one analytical model and no bounds: refitted, unbounded.
-        assert_eq!(s.models.len(), 1);
-        assert_eq!(s.models[0].name, "analytical");
-        assert!(s.bounds.is_none());
-        let a = s.analytical().unwrap();
-        // The fixes: no line of the model makes time fall with more work.
-        assert!(a.ell.f.slope >= 0.0 && a.ell.f.eval(a.ell.min_strips) >= 0.0);
-        assert!(a.coo.line.slope >= 0.0);
-        for c in &a.csr {
-            assert!(c.rel1.low.slope >= 0.0 && c.rel2_low.line.slope >= 0.0);
-            // T2 is Relationship-1 at the line's P_NZ (003 §4.1.2).
-            assert_eq!(c.rel2_low.t2, c.rel1.low.eval(c.rel2_low.pnz as f64));
+fn the_embedded_profiles_are_measured_and_selectable() {
+    for (gpu, other) in [
+        ("H200", "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79 GiB)"),
+        ("h100", "NVIDIA H200 (sm_90, 132 SMs, 139 GiB)"),
+    ] {
+        let (name, p) = Profile::load_embedded_for(Some(gpu)).unwrap().unwrap();
+        assert!(name.to_lowercase().contains(&gpu.to_lowercase()), "{name}");
+        assert_eq!(p.schema_version, SCHEMA_VERSION);
+        assert!(!p.matches_device(other), "{gpu} profile matches {other}");
+        for s in &p.precisions {
+            assert_fixed(s);
+            // Instrumented with schema 2: the bounds were measured on the device.
+            let b = s.bounds.as_ref().expect("measured bounds");
+            assert!(b.launch_floor_s > 1e-7 && b.launch_floor_s < 1e-4, "{b:?}");
+            assert!(b.dram_gbs > 1000.0 && b.l2_gbs >= b.dram_gbs, "{b:?}");
         }
-        assert!(s.bounded_models(Some(&["nope".to_string()])).is_err());
     }
     let e = Profile::load_embedded_for(Some("h999"))
         .unwrap_err()
@@ -37,8 +49,22 @@ fn the_embedded_h200_profile_is_migrated_and_selectable() {
         e.contains("no embedded profile") && e.contains("h200"),
         "{e}"
     );
-    assert!(p.matches_device("NVIDIA H200 (sm_90, 132 SMs, 139 GiB)"));
-    assert!(!p.matches_device("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79 GiB)"));
+    let (_, h200) = Profile::load_embedded_for(Some("h200")).unwrap().unwrap();
+    assert!(h200.matches_device("NVIDIA H200 (sm_90, 132 SMs, 139 GiB)"));
+}
+
+#[test]
+fn a_schema_1_profile_is_migrated_and_refitted() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/cpu-example.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"schema_version\": 1"), "the fixture is schema 1");
+    let p = Profile::load(&path).unwrap();
+    assert_eq!(p.schema_version, SCHEMA_VERSION);
+    for s in &p.precisions {
+        // Schema 1 had one analytical model and no bounds: refitted, unbounded.
+        assert!(s.bounds.is_none());
+        assert_fixed(s);
+    }
 }
 
 /// 1 µs for every kernel: below any launch floor.

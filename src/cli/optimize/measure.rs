@@ -2,6 +2,7 @@
 //! time it, and time every single format the model predicted and every cuSPARSE algorithm the
 //! backend has, with the same x and timing protocol.
 
+use crate::backend::measure::{measure_kernel, Reference, Status};
 use crate::backend::{
     Backend, BackendKind, BackendScalar, KernelConfig, PreparedSpmv, TimingProtocol, Variant,
 };
@@ -12,7 +13,8 @@ use crate::optimize::{Optimum, Plan, PreparedPlan};
 use crate::{Csr, Scalar};
 use serde::Serialize;
 
-/// Measured times of one kernel (or the plan).
+/// Measured times of one kernel (or the plan). Every kernel is checked against the f64 reference
+/// before it is timed (a wrong result is reported as an error, not timed).
 #[derive(Debug, Serialize)]
 pub struct MeasuredKernel {
     /// Kernel name, or `plan (N blocks)`.
@@ -47,9 +49,9 @@ pub struct Measured {
     pub max_relative_error: f64,
     /// The tolerance of the precision.
     pub tolerance: f64,
-    /// The plan: the per-run sums of its blocks' times.
+    /// The plan, timed as one SpMV (every block queued in row order).
     pub plan: MeasuredKernel,
-    /// Each block's measured mean and median (seconds), in row order.
+    /// Each block's measured mean and median (seconds) when timed alone, in row order.
     pub plan_blocks: Vec<(f64, f64)>,
     /// Every single format the model covers, in ranking order.
     pub singles: Vec<MeasuredKernel>,
@@ -67,23 +69,30 @@ pub fn improvement(other: Option<f64>, plan: Option<f64>) -> Option<f64> {
     }
 }
 
-/// Time one whole-matrix kernel: (warm mean, median).
+/// Check one whole-matrix kernel against the reference and time it, through the shared
+/// measurement path ([`measure_kernel`]): (warm mean, median), or why it was not measured.
 fn time_single<T: Scalar>(
     be: &dyn Backend<T>,
     m: &Csr<T>,
     variant: Variant,
     params: &FormatParams,
     x: &[T],
+    reference: &Reference,
     protocol: &TimingProtocol,
 ) -> crate::Result<(f64, f64)> {
     let cfg = KernelConfig {
         params: params.clone(),
         ..KernelConfig::new(variant)
     };
-    let mut k = be.prepare(m, &cfg)?;
-    k.set_x(x)?;
-    let t = k.time(protocol)?;
-    Ok((t.warm_mean(), t.median()))
+    let k = measure_kernel(be, m, x, reference, &cfg, protocol);
+    match (k.status, k.warm_mean_s, k.median_s) {
+        (Status::Ok, Some(mean), Some(median)) => Ok((mean, median)),
+        (status, ..) => Err(crate::Error::Invalid(format!(
+            "{}: {}",
+            status.name(),
+            k.reason.unwrap_or_default()
+        ))),
+    }
 }
 
 /// Run and time the plan, the single formats and cuSPARSE on `kind`.
@@ -98,6 +107,7 @@ pub fn measure_all<T: BackendScalar>(
 ) -> anyhow::Result<Measured> {
     let be = T::open_backend(kind)?;
     let x: Vec<T> = common::random_vector(m.ncols, seed);
+    let reference = Reference::new(m, &x);
     // The plan is dropped (its device memory freed) before the single formats are prepared.
     let (max_relative_error, timing) = {
         let mut p = PreparedPlan::new(be.as_ref(), m, plan, "the plan")?;
@@ -105,10 +115,7 @@ pub fn measure_all<T: BackendScalar>(
         p.poison_y()?;
         p.run()?;
         let y = p.y()?;
-        (
-            common::max_relative_error(m, &x, &y),
-            p.time_blocks(protocol)?,
-        )
+        (reference.max_relative_error(&y), p.time_blocks(protocol)?)
     };
     let plan_t = timing.total.warm_mean();
     let kernel = |name: String, predicted: Option<f64>, r: crate::Result<(f64, f64)>| {
@@ -134,7 +141,7 @@ pub fn measure_all<T: BackendScalar>(
             let t = match r.seconds {
                 // Not run where the model refuses (e.g. beyond the device memory).
                 None => Err(crate::Error::Unsupported("refused by the model".into())),
-                Some(_) => time_single(be.as_ref(), m, r.variant, params, &x, protocol),
+                Some(_) => time_single(be.as_ref(), m, r.variant, params, &x, &reference, protocol),
             };
             kernel(r.variant.name(), r.seconds, t)
         })
@@ -146,7 +153,7 @@ pub fn measure_all<T: BackendScalar>(
             kernel(
                 v.name(),
                 None,
-                time_single(be.as_ref(), m, v, params, &x, protocol),
+                time_single(be.as_ref(), m, v, params, &x, &reference, protocol),
             )
         })
         .collect();

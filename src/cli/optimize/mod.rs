@@ -13,8 +13,8 @@ use crate::backend::{BackendKind, BackendScalar, TimingProtocol};
 use crate::formats::{EllParams, FormatParams, HybParams};
 use crate::matrix::generate::GeneratorSpec;
 use crate::optimize::{
-    block_model, optimize, BlockModel, MatrixIdentity, OptimizeOptions, Plan, Provenance,
-    StackSpec, DEFAULT_MAX_STRIPS,
+    block_model, optimize_with_progress, BlockModel, MatrixIdentity, OptimizeOptions, Plan,
+    Provenance, StackSpec, DEFAULT_MAX_STRIPS,
 };
 use crate::{Csr, Precision};
 use anyhow::{bail, Context};
@@ -257,9 +257,13 @@ fn one<T: BackendScalar>(
     source: &str,
     m: &Csr<T>,
 ) -> anyhow::Result<MatrixReport> {
-    // The DP over many strips can take a while: show that it is running.
-    let pb = super::common::spinner(&format!("optimizing {source}"));
-    let opt = optimize(m, s.model.as_ref(), &s.opts);
+    // The DP over many strips can take a while: a bar of candidate blocks with an ETA.
+    let pb = super::common::progress(0, &format!("optimizing {source}"));
+    pb.set_message("candidate blocks");
+    let opt = optimize_with_progress(m, s.model.as_ref(), &s.opts, &|done, total| {
+        pb.set_length(total);
+        pb.set_position(done);
+    });
     pb.finish_and_clear();
     let opt = opt.with_context(|| source.to_string())?;
     let plan = Plan::from_optimum(&opt, MatrixIdentity::of(source, m), &s.by);
