@@ -257,8 +257,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     match &a.output {
         Some(out) => {
             let t1 = Instant::now();
-            let pb = super::common::spinner(&format!("writing {}", out.display()));
-            let written = crate::matrix::mm::write_csr(out, &m);
+            let pb = super::common::progress(m.nnz() as u64, &format!("writing {}", out.display()));
+            pb.set_message("entries");
+            let written = crate::matrix::mm::write_csr_with_progress(out, &m, &|done, _| {
+                pb.set_position(done)
+            });
             pb.finish_and_clear();
             written?;
             line += &format!(

@@ -123,3 +123,23 @@ fn larger_matrix_spanning_many_write_blocks() {
     assert!(a.nnz() > 1 << 16);
     roundtrip(&a);
 }
+
+#[test]
+fn writing_reports_progress_in_entries() {
+    use std::cell::RefCell;
+    // Enough entries for several batches of blocks on any thread count.
+    let n = 3000usize;
+    let rows: Vec<u32> = (0..n as u32).collect();
+    let m = Csr::<f64>::from_triplets(n, n, &rows, &rows, &vec![1.5; n]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("m.mtx");
+    let calls = RefCell::new(Vec::new());
+    mm::write_csr_with_progress(&p, &m, &|d, t| calls.borrow_mut().push((d, t))).unwrap();
+    let calls = calls.into_inner();
+    assert!(!calls.is_empty());
+    assert!(calls.iter().all(|&(_, t)| t == n as u64));
+    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
+    assert_eq!(calls.last().unwrap().0, n as u64);
+    let back = mm::read::<f64>(&p).unwrap();
+    assert_eq!(back.nnz(), n);
+}

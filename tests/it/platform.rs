@@ -57,7 +57,10 @@ fn the_embedded_profiles_are_measured_and_selectable() {
 fn a_schema_1_profile_is_migrated_and_refitted() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/cpu-example.json");
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.contains("\"schema_version\": 1"), "the fixture is schema 1");
+    assert!(
+        text.contains("\"schema_version\": 1"),
+        "the fixture is schema 1"
+    );
     let p = Profile::load(&path).unwrap();
     assert_eq!(p.schema_version, SCHEMA_VERSION);
     for s in &p.precisions {

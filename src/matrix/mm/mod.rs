@@ -73,7 +73,7 @@ mod write;
 use crate::{Csr, Error, Result, Scalar};
 use std::path::Path;
 
-pub use write::{write_csr, write_vector};
+pub use write::{write_csr, write_csr_with_progress, write_vector};
 
 /// Storage layout of a Matrix Market file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -57,7 +57,12 @@ fn format_entries<T: Scalar>(m: &Csr<T>, k0: usize, k1: usize, buf: &mut Vec<u8>
 
 /// Format `n` items in blocks of [`BLOCK`], a window of blocks at a time in parallel, and write
 /// them in order.
-fn write_blocks<F>(w: &mut dyn Write, n: usize, format: F) -> std::io::Result<()>
+fn write_blocks<F>(
+    w: &mut dyn Write,
+    n: usize,
+    format: F,
+    progress: &dyn Fn(u64, u64),
+) -> std::io::Result<()>
 where
     F: Fn(usize, usize, &mut Vec<u8>) + Sync,
 {
@@ -77,18 +82,33 @@ where
             w.write_all(buf)?;
         }
         k += starts.len() * BLOCK;
+        progress(k.min(n) as u64, n as u64);
     }
     Ok(())
 }
 
 /// Write `m` as `coordinate real general`, atomically (see [`write_atomic`]).
 pub fn write_csr<T: Scalar>(path: &Path, m: &Csr<T>) -> Result<()> {
+    write_csr_with_progress(path, m, &|_, _| {})
+}
+
+/// [`write_csr`], calling `progress(entries written, entries)` after each batch of blocks.
+pub fn write_csr_with_progress<T: Scalar>(
+    path: &Path,
+    m: &Csr<T>,
+    progress: &dyn Fn(u64, u64),
+) -> Result<()> {
     m.validate()?;
     write_atomic(path, |w| {
         writeln!(w, "%%MatrixMarket matrix coordinate real general")?;
         writeln!(w, "% written by sparsecast")?;
         writeln!(w, "{} {} {}", m.nrows, m.ncols, m.nnz())?;
-        write_blocks(w, m.nnz(), |k0, k1, buf| format_entries(m, k0, k1, buf))
+        write_blocks(
+            w,
+            m.nnz(),
+            |k0, k1, buf| format_entries(m, k0, k1, buf),
+            progress,
+        )
     })
 }
 
@@ -97,13 +117,18 @@ pub fn write_vector<T: Scalar>(path: &Path, v: &[T]) -> Result<()> {
     write_atomic(path, |w| {
         writeln!(w, "%%MatrixMarket matrix array real general")?;
         writeln!(w, "{} 1", v.len())?;
-        write_blocks(w, v.len(), |k0, k1, buf| {
-            buf.clear();
-            let mut fb = ryu::Buffer::new();
-            for &x in &v[k0..k1] {
-                push_value(buf, &mut fb, x);
-                buf.push(b'\n');
-            }
-        })
+        write_blocks(
+            w,
+            v.len(),
+            |k0, k1, buf| {
+                buf.clear();
+                let mut fb = ryu::Buffer::new();
+                for &x in &v[k0..k1] {
+                    push_value(buf, &mut fb, x);
+                    buf.push(b'\n');
+                }
+            },
+            &|_, _| {},
+        )
     })
 }
