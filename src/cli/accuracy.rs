@@ -23,20 +23,15 @@ pub struct Args {
     /// `predict --measure --json` outputs.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Device profile; default: the embedded one (or that of --gpu).
-    #[arg(long)]
-    profile: Option<PathBuf>,
-    /// Without --profile: the embedded profile of this GPU (h200, h100).
-    #[arg(long, conflicts_with = "profile")]
-    gpu: Option<String>,
+    #[command(flatten)]
+    profile: common::ProfileArgs,
     /// The profile's models to score (default: every model).
     #[arg(long, value_delimiter = ',')]
     models: Option<Vec<String>>,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let (pname, profile) =
-        common::load_profile_for(a.profile.as_deref(), a.gpu.as_deref(), false, 0)?;
+    let (pname, profile) = a.profile.load(false, 0)?;
     let mut recorded = Vec::new();
     for p in &a.inputs {
         let text = std::fs::read_to_string(p).map_err(|e| crate::Error::io(p, e))?;

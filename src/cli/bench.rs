@@ -239,7 +239,7 @@ pub fn finish_rows(rows: &mut [BenchRow], ceiling: Option<f64>) {
     for r in rows.iter_mut() {
         if let (Some((tb, sb)), Some(t)) = (best, r.median_s) {
             // A tie: the difference is within the two measurements' spreads.
-            r.tie_with_best = t - tb <= tb * sb.max(0.0) + t * r.spread.unwrap_or(0.0).max(0.0);
+            r.tie_with_best = crate::evaluate::stats::tie(t, r.spread.unwrap_or(0.0), tb, sb);
         }
         if let (Some(g), Some(c)) = (r.effective_gbs, ceiling) {
             r.copy_bw_fraction = Some(g / c);

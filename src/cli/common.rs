@@ -167,6 +167,35 @@ pub fn fmt_seconds(s: f64) -> String {
     crate::util::fmt_seconds(s, "-")
 }
 
+/// Which device profile to use: `--profile FILE`, or `--gpu NAME` for an embedded one (shared by
+/// every command that predicts).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ProfileArgs {
+    /// Device profile (JSON from `sparsecast instrument`); default: the embedded one of the GPU
+    /// found (or of --gpu; `sparsecast profiles` lists them).
+    #[arg(long)]
+    pub profile: Option<std::path::PathBuf>,
+    /// Without --profile: the embedded profile of this GPU (h200, h100), with or without a GPU.
+    #[arg(long, conflicts_with = "profile")]
+    pub gpu: Option<String>,
+}
+
+impl ProfileArgs {
+    /// [`load_profile_for`] with these options.
+    pub fn load(
+        &self,
+        probe_gpu: bool,
+        device: usize,
+    ) -> anyhow::Result<(String, crate::profile::Profile)> {
+        load_profile_for(
+            self.profile.as_deref(),
+            self.gpu.as_deref(),
+            probe_gpu,
+            device,
+        )
+    }
+}
+
 /// The profile of `--profile`; else the embedded one of `--gpu`; else, when `probe_gpu` and a CUDA
 /// device answers, the embedded one whose device matches it; else the first embedded one (the
 /// H200). Announced once on stderr (which, its backend and device); warns when the profile's

@@ -40,13 +40,8 @@ pub struct Args {
     /// Matrix Market files or generator-spec JSON files.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Device profile (JSON from `sparsecast instrument`); default: the embedded one of the GPU
-    /// found (or of --gpu; `sparsecast profiles` lists them).
-    #[arg(long)]
-    profile: Option<PathBuf>,
-    /// Without --profile: the embedded profile of this GPU (h200, h100), with or without a GPU.
-    #[arg(long, conflicts_with = "profile")]
-    gpu: Option<String>,
+    #[command(flatten)]
+    profile: common::ProfileArgs,
     /// The profile's models to use, comma-separated (default: every model of the profile).
     #[arg(long, value_delimiter = ',')]
     models: Option<Vec<String>>,
@@ -144,8 +139,7 @@ impl Runner {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let want_cuda = a.measure && a.backend != Some(BackendKind::Cpu);
-    let (profile_name, profile) =
-        common::load_profile_for(a.profile.as_deref(), a.gpu.as_deref(), want_cuda, a.device)?;
+    let (profile_name, profile) = a.profile.load(want_cuda, a.device)?;
     let precisions = match a.precision {
         Some(p) => p.list(),
         None => profile.precisions.iter().map(|s| s.precision()).collect(),

@@ -15,7 +15,7 @@
 //! A model that predicts closer than this floor is fitting noise; no model can be judged better.
 
 use super::record::{ConfigKind, Key, Record};
-use super::stats::{median, percentile, tie};
+use super::stats::{matrix_set, median, percentile, tie};
 use crate::instrument::Statistic;
 use crate::Precision;
 use serde::Serialize;
@@ -86,14 +86,6 @@ pub struct NoiseReport {
     pub median_within_spread: Option<f64>,
 }
 
-fn set_of(matrix: &str) -> &'static str {
-    if matrix.starts_with("gen/") {
-        "generated"
-    } else {
-        "files"
-    }
-}
-
 fn kind_name(k: ConfigKind) -> &'static str {
     match k {
         ConfigKind::Ours => "ours",
@@ -129,7 +121,7 @@ pub fn compare(a: &[Record], b: &[Record], statistic: Statistic) -> NoiseReport 
         let label = format!("{} {} {}", ra.matrix, ra.precision, ra.config);
         all.push((d, label.clone()));
         by_set
-            .entry(set_of(&ra.matrix).into())
+            .entry(matrix_set(&ra.matrix).into())
             .or_default()
             .push((d, label.clone()));
         by_kind
@@ -192,7 +184,7 @@ fn best_agreement(
         else {
             continue;
         };
-        let entry = acc.entry(set_of(&key.0).into()).or_insert_with(|| {
+        let entry = acc.entry(matrix_set(&key.0).into()).or_insert_with(|| {
             (
                 BestAgreement {
                     pairs: 0,

@@ -398,11 +398,11 @@ pub struct SpeedSummary {
 
 /// The speed-up of `contender` in each row, where both it and cuSPARSE were measured.
 pub fn speedups<'a>(
-    rows: &'a [SpeedRow],
+    rows: impl IntoIterator<Item = &'a SpeedRow>,
     precision: Precision,
     contender: &str,
 ) -> Vec<(&'a str, f64)> {
-    rows.iter()
+    rows.into_iter()
         .filter(|r| r.precision == precision)
         .filter_map(|r| {
             let v = r.best_vendor.as_ref()?.1;
@@ -484,11 +484,8 @@ pub fn speed_summary(rows: &[SpeedRow]) -> Vec<SpeedSummary> {
         }
         for c in contenders(rows) {
             for &set in &choices {
-                let subset: Vec<SpeedRow> = rows
-                    .iter()
-                    .filter(|r| set == "all" || matrix_set(&r.matrix) == set)
-                    .cloned()
-                    .collect();
+                let in_set = |r: &&SpeedRow| set == "all" || matrix_set(&r.matrix) == set;
+                let subset: Vec<&SpeedRow> = rows.iter().filter(in_set).collect();
                 out.extend(summarize(&subset, precision, &c, set));
             }
         }
@@ -497,12 +494,12 @@ pub fn speed_summary(rows: &[SpeedRow]) -> Vec<SpeedSummary> {
 }
 
 fn summarize(
-    rows: &[SpeedRow],
+    rows: &[&SpeedRow],
     precision: Precision,
     c: &str,
     set: &'static str,
 ) -> Option<SpeedSummary> {
-    let s = speedups(rows, precision, c);
+    let s = speedups(rows.iter().copied(), precision, c);
     let vals: Vec<f64> = s.iter().map(|x| x.1).collect();
     let worst = s.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
     let best = s.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;

@@ -171,13 +171,7 @@ impl PiecewiseLine {
                 ys.len()
             )));
         }
-        let side = |keep: &dyn Fn(f64) -> bool| -> (Vec<f64>, Vec<f64>) {
-            xs.iter()
-                .zip(ys)
-                .filter(|(&x, _)| keep(x))
-                .map(|(&x, &y)| (x, y))
-                .unzip()
-        };
+        let side = |keep: &dyn Fn(f64) -> bool| points_where(xs, ys, keep);
         let (lx, ly) = side(&|x| x <= threshold);
         let (hx, hy) = side(&|x| x >= threshold);
         let low = Line::fit(&format!("{what} (x ≤ {threshold})"), &lx, &ly)?;
@@ -204,13 +198,7 @@ impl PiecewiseLine {
         ys: &[f64],
     ) -> Result<(PiecewiseLine, Vec<String>)> {
         let free = PiecewiseLine::fit(what, threshold, xs, ys)?;
-        let side = |keep: &dyn Fn(f64) -> bool| -> (Vec<f64>, Vec<f64>) {
-            xs.iter()
-                .zip(ys)
-                .filter(|(&x, _)| keep(x))
-                .map(|(&x, &y)| (x, y))
-                .unzip()
-        };
+        let side = |keep: &dyn Fn(f64) -> bool| points_where(xs, ys, keep);
         let mut rejected = Vec::new();
         let (lx, ly) = side(&|x| x <= threshold);
         let low_what = format!("{what} (x ≤ {threshold})");
@@ -275,6 +263,15 @@ fn distinct(xs: &[f64]) -> usize {
     v.sort_by(f64::total_cmp);
     v.dedup();
     v.len()
+}
+
+/// The points `(x, y)` whose `x` satisfies `keep`, as two vectors.
+fn points_where(xs: &[f64], ys: &[f64], keep: &dyn Fn(f64) -> bool) -> (Vec<f64>, Vec<f64>) {
+    xs.iter()
+        .zip(ys)
+        .filter(|(&x, _)| keep(x))
+        .map(|(&x, &y)| (x, y))
+        .unzip()
 }
 
 #[cfg(test)]

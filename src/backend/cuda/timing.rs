@@ -129,19 +129,18 @@ impl Batch {
         }
     }
 
-    /// Queue the batch between two events, wait, and return seconds per SpMV.
+    /// Queue the batch between the events `(a, b)`, wait, and return seconds per SpMV.
     fn time_one(
         &self,
-        ctx: &Arc<CudaContext>,
+        (a, b): &(CudaEvent, CudaEvent),
         stream: &Arc<CudaStream>,
         enqueue: &mut Enqueue,
     ) -> Result<f64> {
-        let (a, b) = (new_event(ctx)?, new_event(ctx)?);
         a.record(stream).map_err(event_err)?;
         self.queue(enqueue)?;
         b.record(stream).map_err(event_err)?;
         sync(stream)?;
-        Ok(a.elapsed_ms(&b).map_err(event_err)? as f64 * 1e-3 / self.len() as f64)
+        Ok(a.elapsed_ms(b).map_err(event_err)? as f64 * 1e-3 / self.len() as f64)
     }
 }
 
@@ -158,16 +157,18 @@ pub fn time_spmv(
     if !protocol.batched() {
         return time_single(ctx, stream, protocol, flush, enqueue);
     }
+    // One pair of events for the pilot and the warm-up batches, which are waited for one by one.
+    let pair = (new_event(ctx)?, new_event(ctx)?);
     // Pilot: one SpMV on its own, to size the batches.
     let one = Batch::new(stream, 1, true, enqueue);
     let graphs = matches!(one, Batch::Graph(..));
-    let pilot = one.time_one(ctx, stream, enqueue)?;
+    let pilot = one.time_one(&pair, stream, enqueue)?;
     drop(one);
     let mut batch = Batch::new(stream, protocol.per_batch(pilot), graphs, enqueue);
     let start = Instant::now();
     let mut warmup_samples = Vec::new();
     loop {
-        let s = batch.time_one(ctx, stream, enqueue)?;
+        let s = batch.time_one(&pair, stream, enqueue)?;
         warmup_samples.push(s);
         if warmup_samples.len() == 1 {
             // The pilot included the launch latency of an idle device: size again from a batch.
@@ -218,13 +219,14 @@ fn time_single(
 ) -> Result<Timing> {
     let latency = protocol.mode == TimingMode::Latency;
     let single = Batch::Direct(1);
+    let pair = (new_event(ctx)?, new_event(ctx)?);
     let start = Instant::now();
     let mut warmup_samples = Vec::new();
     while warmup_samples.len() < 2 || start.elapsed().as_secs_f64() * 1e3 < protocol.warmup_ms {
         if let Some(f) = flush.as_deref_mut() {
             f.flush(stream)?;
         }
-        warmup_samples.push(single.time_one(ctx, stream, enqueue)?);
+        warmup_samples.push(single.time_one(&pair, stream, enqueue)?);
         if warmup_samples.len() >= 1_000_000 {
             break;
         }

@@ -55,12 +55,8 @@ pub struct Args {
     /// Matrix Market files, or JSON generator specs / stacks / arrays of them.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Device profile (JSON from `sparsecast instrument`); default: the embedded one.
-    #[arg(long)]
-    profile: Option<PathBuf>,
-    /// Without --profile: the embedded profile of this GPU (h200, h100), with or without a GPU.
-    #[arg(long, conflicts_with = "profile")]
-    gpu: Option<String>,
+    #[command(flatten)]
+    profile: super::common::ProfileArgs,
     /// The profile's model that predicts every block (`sparsecast profiles` lists them).
     #[arg(long, default_value = "analytical")]
     model: String,
@@ -127,12 +123,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             inputs.len()
         );
     }
-    let (profile_name, profile) = super::common::load_profile_for(
-        a.profile.as_deref(),
-        a.gpu.as_deref(),
-        a.measure && a.backend != Some(BackendKind::Cpu),
-        0,
-    )?;
+    let (profile_name, profile) = a
+        .profile
+        .load(a.measure && a.backend != Some(BackendKind::Cpu), 0)?;
     let section = profile.precision(a.precision)?;
     let measure = if a.measure {
         let kind = match a.backend {
