@@ -15,11 +15,13 @@
 //!   first) and their accuracy;
 //! * [`profile`] — device profiles: measurements and fitted models as JSON;
 //! * [`optimize`] — row-block partitioning with one format per block (DP) and executable plans;
+//! * [`corpus`] — the training corpus: matrices drawn from a seed, `collect`, the training table;
 //! * [`evaluate`] — the evaluation harness: corpus runs, results.jsonl, report and plots;
 //! * [`cli`] — the `sparsecast` command-line program, one file per subcommand.
 
 pub mod backend;
 pub mod cli;
+pub mod corpus;
 pub mod error;
 pub mod evaluate;
 pub mod features;

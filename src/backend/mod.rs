@@ -189,6 +189,50 @@ impl KernelConfig {
             block_size: Self::DEFAULT_BLOCK_SIZE,
         }
     }
+
+    /// The configuration's name in training tables and rankings: the variant's name, then the
+    /// parameters that differ from their defaults and matter to it (SELL-C-σ's `-c512-s2048`),
+    /// then `@` and the CUDA block size where it is not the default (our kernels only; cuSPARSE
+    /// chooses its own), e.g. `csr-t8`, `sell-c512-s2048`, `ell@128`.
+    pub fn label(&self) -> String {
+        let mut s = self.variant.name();
+        if self.variant == Variant::Sell
+            && self.params.sell != crate::formats::SellParams::default()
+        {
+            s.push_str(&format!(
+                "-c{}-s{}",
+                self.params.sell.c, self.params.sell.sigma
+            ));
+        }
+        if !self.variant.is_vendor() && self.block_size != Self::DEFAULT_BLOCK_SIZE {
+            s.push_str(&format!("@{}", self.block_size));
+        }
+        s
+    }
+
+    /// Parse a [`KernelConfig::label`] (other parameters default).
+    pub fn parse_label(label: &str) -> Result<KernelConfig> {
+        let bad = || Error::Invalid(format!("bad configuration '{label}'"));
+        let (rest, block) = match label.rsplit_once('@') {
+            Some((r, b)) => (r, b.parse::<u32>().map_err(|_| bad())?),
+            None => (label, Self::DEFAULT_BLOCK_SIZE),
+        };
+        let mut cfg = match rest.strip_prefix("sell-c") {
+            Some(cs) => {
+                let (c, sigma) = cs.split_once("-s").ok_or_else(bad)?;
+                let mut k = KernelConfig::new(Variant::Sell);
+                k.params.sell.c = c.parse().map_err(|_| bad())?;
+                k.params.sell.sigma = sigma.parse().map_err(|_| bad())?;
+                k
+            }
+            None => KernelConfig::new(Variant::parse(rest)?),
+        };
+        if block == 0 || (cfg.variant.is_vendor() && block != Self::DEFAULT_BLOCK_SIZE) {
+            return Err(bad());
+        }
+        cfg.block_size = block;
+        Ok(cfg)
+    }
 }
 
 /// A backend: turns a CSR matrix into a prepared kernel that can run and be timed.

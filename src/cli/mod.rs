@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 mod accuracy;
 mod bench;
+mod collect;
 mod common;
 mod device;
 mod evaluate;
@@ -50,6 +51,7 @@ enum Command {
     Accuracy(accuracy::Args),
     Profiles(profiles::Args),
     Noise(noise::Args),
+    Collect(collect::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -69,6 +71,7 @@ pub fn main() -> i32 {
         Command::Accuracy(a) => accuracy::run(a),
         Command::Profiles(a) => profiles::run(a),
         Command::Noise(a) => noise::run(a),
+        Command::Collect(a) => collect::run(a),
     };
     match res {
         Ok(()) => 0,

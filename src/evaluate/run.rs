@@ -79,14 +79,24 @@ pub struct Outcome {
 const CANNOT_BUILD: &str = "cannot build the matrix: ";
 
 /// The backend, one object for both precisions.
-enum Runner {
+pub(crate) enum Runner {
     Cpu(CpuBackend),
     Cuda(Box<CudaBackend>),
 }
 
 /// A value type the evaluation runs in.
-trait EvalScalar: Scalar {
+pub(crate) trait EvalScalar: Scalar {
     fn backend(r: &Runner) -> &dyn Backend<Self>;
+}
+
+impl Runner {
+    /// Open the backend `kind` (GPU 0 for CUDA).
+    pub(crate) fn open(kind: BackendKind) -> Result<Runner> {
+        Ok(match kind {
+            BackendKind::Cpu => Runner::Cpu(CpuBackend::new()),
+            BackendKind::Cuda => Runner::Cuda(Box::new(CudaBackend::new(0)?)),
+        })
+    }
 }
 
 impl EvalScalar for f32 {
@@ -152,7 +162,7 @@ fn configs<T: EvalScalar>(
 
 /// A vector of `n` values uniform in [-1, 1) from a seeded ChaCha8 stream (the same x as
 /// `sparsecast bench --seed`).
-fn random_vector<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+pub(crate) fn random_vector<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     (0..n)
         .map(|_| T::cast_f64(rng.random_range(-1.0..1.0)))
@@ -463,10 +473,7 @@ fn run_in(
             "nothing to evaluate: no .mtx/.mtx.gz file under --corpus and --generated none".into(),
         ));
     }
-    let runner = match opts.backend {
-        BackendKind::Cpu => Runner::Cpu(CpuBackend::new()),
-        BackendKind::Cuda => Runner::Cuda(Box::new(CudaBackend::new(0)?)),
-    };
+    let runner = Runner::open(opts.backend)?;
     let device = <f64 as EvalScalar>::backend(&runner).device_name();
     let profile_ref = profile.map(|p| p.1);
     if let Some((name, p)) = profile {

@@ -20,8 +20,11 @@
 //! assert_eq!((f.min_dist, f.max_dist), (Some(3), Some(3)));
 //! ```
 
+pub mod access;
 mod entries;
 mod rows;
+
+pub use access::Access;
 
 use crate::matrix::Csr;
 use crate::scalar::Scalar;
@@ -82,6 +85,10 @@ pub struct Features {
     pub row_len_log2_hist: Vec<usize>,
     /// Values that are NaN or ±infinite (in the precision the matrix was read in).
     pub nonfinite: usize,
+    /// How the kernels would touch memory ([`Access`]): per-warp imbalance, locality of `x`,
+    /// the padded formats' counts. `None` in features saved before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Access>,
 }
 
 impl Features {
@@ -126,6 +133,7 @@ impl Features {
             diagonals: es.diagonals,
             row_len_log2_hist: rs.log2_hist,
             nonfinite: es.nonfinite,
+            access: Some(Access::compute(m)),
         }
     }
 

@@ -33,7 +33,7 @@ impl Default for BsrParams {
 }
 
 /// What BSR's rules need beyond the matrix's size: its blocks for one block size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BsrCount {
     /// Block size.
     pub block: usize,

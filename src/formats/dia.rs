@@ -33,7 +33,7 @@ impl Default for DiaParams {
 }
 
 /// What DIA's rules need beyond the matrix's size: its occupied diagonals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiaCount {
     /// Occupied diagonals.
     pub diagonals: u64,

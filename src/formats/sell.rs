@@ -43,7 +43,7 @@ impl Default for SellParams {
 }
 
 /// What SELL-C-σ's rules need beyond the matrix's size: its slices for one C and σ.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SellCount {
     /// C.
     pub c: usize,

@@ -92,6 +92,8 @@ fn naive(m: &Csr<f64>) -> Features {
         diagonals: diags.len(),
         row_len_log2_hist: hist,
         nonfinite: bad,
+        // Checked by its own tests (src/features/access.rs); here only carried over.
+        access: Some(sparsecast::features::Access::compute(m)),
     }
 }
 

@@ -1,0 +1,166 @@
+//! `sparsecast collect`: measure a training corpus into a training table.
+
+use super::instrument::PrecisionArg;
+use crate::backend::{BackendKind, TimingMode, TimingProtocol, Variant};
+use crate::corpus::{self, CollectOptions, DrawOptions};
+use std::path::PathBuf;
+
+/// Measure a training corpus: every configuration of every matrix, f32 and f64, into a table.
+///
+/// The corpus is the Matrix Market files under --corpus, --kron-per-file Kronecker expansions of
+/// each (real structure at 10^5–10^8 non-zeros; a file and its expansions are one family), and
+/// --generated matrices whose families (random with constant / normal / uniform row lengths,
+/// stencils, banded, block-diagonal, power law) and parameters are drawn from --seed, their sizes
+/// spread evenly in log(nnz) between --min-nnz and --max-nnz. Every configuration (all our
+/// kernels and thread mappings, SELL-C-σ also with C = 512 σ = 2048, --block-kernels again at each
+/// --block-sizes, every cuSPARSE algorithm on CUDA) is checked against the f64 reference and
+/// timed. One JSON line per matrix × precision is appended to --out at once: a run that is cut
+/// (or stopped by --budget-s) continues where it stopped when started again. Compress the table
+/// with gzip to commit it; `sparsecast train` reads both.
+///
+/// Examples:
+///   sparsecast collect --list --corpus ../shared/matrices/suitesparse --generated 400
+///   sparsecast collect --backend cuda --corpus mats --generated 400 --out h200.jsonl
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Directories searched recursively for .mtx / .mtx.gz files.
+    #[arg(long, num_args = 1..)]
+    corpus: Vec<PathBuf>,
+    /// Generated matrices (families and parameters drawn from --seed).
+    #[arg(long, default_value_t = 0)]
+    generated: usize,
+    /// Kronecker expansions of each corpus file.
+    #[arg(long, default_value_t = 1)]
+    kron_per_file: usize,
+    /// Smallest generated matrix, non-zeros.
+    #[arg(long, default_value_t = 1_000)]
+    min_nnz: u64,
+    /// Largest generated matrix, non-zeros.
+    #[arg(long, default_value_t = 100_000_000)]
+    max_nnz: u64,
+    /// Largest Kronecker expansion, non-zeros.
+    #[arg(long, default_value_t = 30_000_000)]
+    max_kron_nnz: u64,
+    /// Seed of the draw.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print the corpus (id, family, estimated non-zeros) and stop.
+    #[arg(long)]
+    list: bool,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    backend: BackendKind,
+    /// The table (JSON Lines; appended, resumed).
+    #[arg(long, required_unless_present = "list")]
+    out: Option<PathBuf>,
+    /// Precision(s).
+    #[arg(long, value_enum, default_value_t = PrecisionArg::Both)]
+    precision: PrecisionArg,
+    /// Extra CUDA block sizes of --block-kernels (comma-separated; 256 is always measured).
+    #[arg(long, value_delimiter = ',', default_value = "128,512")]
+    block_sizes: Vec<u32>,
+    /// Kernels measured again at each of --block-sizes (comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "csr-scalar,csr-t4,csr-vector,ell,sell"
+    )]
+    block_kernels: Vec<String>,
+    /// Timed batches per configuration.
+    #[arg(long, default_value_t = 10)]
+    runs: usize,
+    /// Warm-up per configuration, milliseconds (the GPU stays busy between configurations).
+    #[arg(long, default_value_t = 2.0)]
+    warmup_ms: f64,
+    /// Target duration of one batch, milliseconds.
+    #[arg(long, default_value_t = 0.2)]
+    batch_ms: f64,
+    /// Stop after this many seconds (between matrices); run again to continue.
+    #[arg(long)]
+    budget_s: Option<f64>,
+    /// Seed of x.
+    #[arg(long, default_value_t = 42)]
+    seed_x: u64,
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let items = corpus::draw(&DrawOptions {
+        corpus: a.corpus.clone(),
+        kron_per_file: a.kron_per_file,
+        max_kron_nnz: a.max_kron_nnz,
+        generated: a.generated,
+        min_nnz: a.min_nnz,
+        max_nnz: a.max_nnz,
+        seed: a.seed,
+    })?;
+    if items.is_empty() {
+        anyhow::bail!("nothing to collect: no .mtx/.mtx.gz file under --corpus and --generated 0");
+    }
+    let total: u64 = items.iter().map(|i| i.est_nnz).sum();
+    if a.list {
+        println!("{:<48} {:<28} {:>12}", "matrix", "family", "~nnz");
+        for i in &items {
+            println!("{:<48} {:<28} {:>12}", i.id, i.family, i.est_nnz);
+        }
+        println!(
+            "{} matrices, ~{:.2e} non-zeros in all (files counted by their compressed size)",
+            items.len(),
+            total as f64
+        );
+        return Ok(());
+    }
+    let ours = Variant::ours();
+    let mut variants: Vec<Variant> = ours.clone();
+    if a.backend == BackendKind::Cuda {
+        variants.extend(Variant::vendor());
+    }
+    let block_kernels = a
+        .block_kernels
+        .iter()
+        .map(|s| Variant::parse(s))
+        .collect::<crate::Result<Vec<_>>>()?;
+    let protocol = TimingProtocol {
+        mode: TimingMode::Batched,
+        runs: a.runs,
+        warmup: 0,
+        warmup_ms: a.warmup_ms,
+        batch_ms: a.batch_ms,
+        cold: false,
+    };
+    protocol.validate()?;
+    let opts = CollectOptions {
+        backend: a.backend,
+        out: a.out.clone().expect("required unless --list"),
+        precisions: a.precision.list(),
+        protocol,
+        configs: corpus::configurations(&variants, &block_kernels, &a.block_sizes),
+        seed: a.seed_x,
+        budget_s: a.budget_s,
+    };
+    let pb = super::common::progress(total.max(1), "collect");
+    let start = std::time::Instant::now();
+    let outcome = corpus::collect(&opts, &items, |item, what| {
+        pb.set_message(format!("{} ({what})", item.id));
+        pb.inc(item.est_nnz);
+    })?;
+    pb.finish_and_clear();
+    eprintln!(
+        "{} rows written, {} resumed, {} configurations each, {:.1} s; table: {}",
+        outcome.written,
+        outcome.resumed,
+        opts.configs.len(),
+        start.elapsed().as_secs_f64(),
+        opts.out.display()
+    );
+    if outcome.left > 0 {
+        eprintln!(
+            "stopped by --budget-s with {} matrices left: run the same command again to continue",
+            outcome.left
+        );
+    }
+    for (id, why) in &outcome.failed {
+        eprintln!("warning: {id}: {why}");
+    }
+    Ok(())
+}

@@ -1,0 +1,248 @@
+//! `collect`: measure every configuration of every corpus matrix in f32 and f64 and append one
+//! [`TableRow`] per matrix × precision to a JSON Lines table.
+//!
+//! Resumable: rows already in the table are not measured again (a run cut by a time limit
+//! continues where it stopped; a last line cut mid-write is dropped). Every configuration goes
+//! through the one measurement path of the tool ([`measure_kernel`]: conversion, upload,
+//! correctness check against the f64 reference, then the timing protocol), so a kernel that
+//! computes a wrong result is recorded as `mismatch`, never as a time.
+//!
+//! The default protocol is shorter than `evaluate`'s (2 ms warm-up, 10 batches of 0.2 ms): the
+//! GPU runs back to back without pauses, so its clocks stay up between configurations, and the
+//! corpus is thousands of matrices. Its agreement with `evaluate`'s protocol on the same matrices
+//! is measured in docs/ACCURACY.md.
+
+use super::draw::{Build, Item};
+use super::table::{self, ConfigTime, TableRow, TABLE_SCHEMA};
+use crate::backend::measure::{measure_kernel, Reference, Status};
+use crate::backend::{BackendKind, KernelConfig, TimingProtocol, Variant};
+use crate::evaluate::record::SourceInfo;
+use crate::evaluate::run::{random_vector, EvalScalar, Runner};
+use crate::features::Features;
+use crate::{Csr, Error, Precision, Result};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What to measure and how.
+#[derive(Clone, Debug)]
+pub struct CollectOptions {
+    /// Where to run.
+    pub backend: BackendKind,
+    /// The table (JSON Lines, appended).
+    pub out: PathBuf,
+    /// Precisions, in order.
+    pub precisions: Vec<Precision>,
+    /// Timing protocol of every configuration.
+    pub protocol: TimingProtocol,
+    /// The configurations ([`configurations`]).
+    pub configs: Vec<KernelConfig>,
+    /// Seed of x.
+    pub seed: u64,
+    /// Stop (cleanly, between matrices) after this many seconds.
+    pub budget_s: Option<f64>,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CollectOutcome {
+    /// Rows found in the table at the start.
+    pub resumed: usize,
+    /// Rows written.
+    pub written: usize,
+    /// Matrices that could not be built, with the reason.
+    pub failed: Vec<(String, String)>,
+    /// Matrices left for a later run (time budget).
+    pub left: usize,
+}
+
+/// The configurations of a corpus: every kernel the backend runs (cuSPARSE on CUDA) at the
+/// default block size, SELL-C-σ with Lehnert et al.'s C = 512, σ = 2048, and the kernels of
+/// `block_kernels` again at each of `block_sizes`.
+pub fn configurations(
+    variants: &[Variant],
+    block_kernels: &[Variant],
+    block_sizes: &[u32],
+) -> Vec<KernelConfig> {
+    let mut out: Vec<KernelConfig> = variants.iter().map(|&v| KernelConfig::new(v)).collect();
+    if variants.contains(&Variant::Sell) {
+        let mut k = KernelConfig::new(Variant::Sell);
+        k.params.sell = crate::features::access::sell_params_counted()[1].clone();
+        out.push(k);
+    }
+    for &b in block_sizes {
+        for &v in block_kernels {
+            if b != KernelConfig::DEFAULT_BLOCK_SIZE && variants.contains(&v) && !v.is_vendor() {
+                let mut k = KernelConfig::new(v);
+                k.block_size = b;
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// The rows of a table being resumed: what it holds, with a last line cut mid-write removed from
+/// the file.
+fn resume(path: &Path) -> Result<HashSet<(String, Precision)>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(HashSet::new());
+    };
+    let mut done = HashSet::new();
+    let mut good_len = 0usize;
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim().is_empty() {
+            good_len += l.len();
+            continue;
+        }
+        match serde_json::from_str::<TableRow>(l) {
+            Ok(r) => {
+                done.insert((r.matrix, r.precision));
+                good_len += l.len();
+            }
+            Err(e) if i + 1 == lines.len() => {
+                eprintln!(
+                    "{}: dropping the last line, cut before it was complete ({e})",
+                    path.display()
+                );
+            }
+            Err(e) => {
+                return Err(Error::Invalid(format!(
+                    "{}:{}: not a training-table row: {e}",
+                    path.display(),
+                    i + 1
+                )))
+            }
+        }
+    }
+    if good_len < text.len() {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        f.set_len(good_len as u64).map_err(|e| Error::io(path, e))?;
+    }
+    Ok(done)
+}
+
+/// The first line of an error message, at most 160 characters.
+fn short(reason: &str) -> String {
+    reason
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(160)
+        .collect()
+}
+
+/// Measure `items` into the table; `on_item` is called after each matrix (progress).
+pub fn collect(
+    opts: &CollectOptions,
+    items: &[Item],
+    mut on_item: impl FnMut(&Item, &str),
+) -> Result<CollectOutcome> {
+    let done = resume(&opts.out)?;
+    let runner = Runner::open(opts.backend)?;
+    let device = <f64 as EvalScalar>::backend(&runner).device_name();
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&opts.out)
+        .map_err(|e| Error::io(&opts.out, e))?;
+    let mut out = CollectOutcome {
+        resumed: done.len(),
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    for (n, item) in items.iter().enumerate() {
+        let todo: Vec<Precision> = opts
+            .precisions
+            .iter()
+            .copied()
+            .filter(|p| !done.contains(&(item.id.clone(), *p)))
+            .collect();
+        if todo.is_empty() {
+            on_item(item, "done before");
+            continue;
+        }
+        if opts
+            .budget_s
+            .is_some_and(|b| start.elapsed().as_secs_f64() > b)
+        {
+            out.left = items.len() - n;
+            break;
+        }
+        let (a, spec) = match item.build.build(crate::formats::default_max_bytes()) {
+            Ok(x) => x,
+            Err(e) => {
+                out.failed.push((item.id.clone(), e.to_string()));
+                on_item(item, "cannot build");
+                continue;
+            }
+        };
+        let source = match (&item.build, spec) {
+            (_, Some(s)) => SourceInfo::Generated(s),
+            (Build::File(p), None) => SourceInfo::File(p.clone()),
+            (_, None) => SourceInfo::Recipe(item.id.clone()),
+        };
+        for p in todo {
+            let row = match p {
+                Precision::F64 => measure_row::<f64>(opts, &runner, item, &source, &device, &a),
+                Precision::F32 => {
+                    measure_row::<f32>(opts, &runner, item, &source, &device, &a.cast())
+                }
+            };
+            file.write_all(table::line(&row)?.as_bytes())
+                .and_then(|()| file.flush())
+                .map_err(|e| Error::io(&opts.out, e))?;
+            out.written += 1;
+        }
+        on_item(item, "measured");
+    }
+    Ok(out)
+}
+
+/// Every configuration of one matrix in precision `T`.
+fn measure_row<T: EvalScalar>(
+    opts: &CollectOptions,
+    runner: &Runner,
+    item: &Item,
+    source: &SourceInfo,
+    device: &str,
+    a: &Csr<T>,
+) -> TableRow {
+    let backend = T::backend(runner);
+    let x: Vec<T> = random_vector(a.ncols, opts.seed);
+    let reference = Reference::new(a, &x);
+    let times = opts
+        .configs
+        .iter()
+        .map(|cfg| {
+            let m = measure_kernel(backend, a, &x, &reference, cfg, &opts.protocol);
+            let ok = m.status == Status::Ok;
+            ConfigTime {
+                config: cfg.label(),
+                status: m.status,
+                median_s: m.median_s.filter(|_| ok),
+                warm_mean_s: m.warm_mean_s.filter(|_| ok),
+                spread: m.spread.filter(|_| ok),
+                footprint_bytes: m.footprint_bytes,
+                reason: m.reason.as_deref().map(short),
+            }
+        })
+        .collect();
+    TableRow {
+        schema: TABLE_SCHEMA,
+        matrix: item.id.clone(),
+        family: item.family.clone(),
+        source: source.clone(),
+        precision: T::PRECISION,
+        backend: opts.backend.name().to_string(),
+        device: device.to_string(),
+        protocol: opts.protocol.clone(),
+        features: Features::compute(a),
+        times,
+    }
+}

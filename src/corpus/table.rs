@@ -1,0 +1,259 @@
+//! The training table: one [`TableRow`] per matrix × precision, with the matrix's features once
+//! and the measured time of every configuration. JSON Lines, plain while it is being collected
+//! (appended row by row, so that a cut run resumes), gzip-compressed when committed
+//! (`.jsonl.gz`; [`read`] takes either).
+//!
+//! Compact by design: a row holds the features once (the evaluation records repeat them per
+//! configuration), and a configuration's entry only what a model learns from — its name
+//! ([`crate::backend::KernelConfig::label`]), status, median and warm-up-excluding mean, spread
+//! and the bytes of the format's arrays.
+
+use crate::backend::measure::Status;
+use crate::backend::TimingProtocol;
+use crate::evaluate::record::SourceInfo;
+use crate::features::Features;
+use crate::{Error, Precision, Result};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+
+/// The schema version written in every row.
+pub const TABLE_SCHEMA: u32 = 1;
+
+/// One configuration's measurement in a [`TableRow`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfigTime {
+    /// The configuration ([`crate::backend::KernelConfig::label`]).
+    pub config: String,
+    /// `ok`, or why there is no time (refused, skipped, mismatch, failed).
+    pub status: Status,
+    /// Median seconds per SpMV over the timed batches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_s: Option<f64>,
+    /// The papers' warm-up-excluding mean over the same batches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_mean_s: Option<f64>,
+    /// Interquartile range / median of the batches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<f64>,
+    /// Bytes of the format's arrays on the device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footprint_bytes: Option<u64>,
+    /// Why it is not `ok` (the first line of the reason).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl ConfigTime {
+    /// The measured median, when the status is `ok`.
+    pub fn time(&self) -> Option<f64> {
+        (self.status == Status::Ok)
+            .then_some(self.median_s)
+            .flatten()
+    }
+}
+
+/// One matrix in one precision, every configuration measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableRow {
+    /// [`TABLE_SCHEMA`].
+    pub schema: u32,
+    /// The matrix's stable id (`suitesparse/cage11.mtx.gz`, `gen/…`, `kron/…`).
+    pub matrix: String,
+    /// Its family: a real matrix and its Kronecker expansions share one (the file stem); every
+    /// other generated matrix is a family of its own. Cross-validation folds split by family.
+    pub family: String,
+    /// What generated it (how to rebuild it), or the file.
+    pub source: SourceInfo,
+    /// Value precision of the measurements.
+    pub precision: Precision,
+    /// Backend (`cuda`, `cpu`).
+    pub backend: String,
+    /// The device as the backend describes it.
+    pub device: String,
+    /// The timing protocol of every measurement of the row.
+    pub protocol: TimingProtocol,
+    /// The matrix's features (with [`crate::features::Access`]).
+    pub features: Features,
+    /// Every configuration, in measurement order.
+    pub times: Vec<ConfigTime>,
+}
+
+impl TableRow {
+    /// The entry of configuration `label`, if measured.
+    pub fn get(&self, label: &str) -> Option<&ConfigTime> {
+        self.times.iter().find(|t| t.config == label)
+    }
+
+    /// The fastest measured configuration and its time.
+    pub fn best(&self) -> Option<(&str, f64)> {
+        self.times
+            .iter()
+            .filter_map(|t| Some((t.config.as_str(), t.time()?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+/// Read a table (`.jsonl` or `.jsonl.gz`, by content); a bad line is an error naming the file
+/// and line. Rows of another schema are refused.
+pub fn read(path: &Path) -> Result<Vec<TableRow>> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::Invalid(format!("{}: cannot open: {e}", path.display())))?;
+    let mut head = BufReader::new(file);
+    let gz = head
+        .fill_buf()
+        .map(|b| b.starts_with(&[0x1f, 0x8b]))
+        .map_err(|e| Error::io(path, e))?;
+    let reader: Box<dyn BufRead> = if gz {
+        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(head)))
+    } else {
+        Box::new(head)
+    };
+    parse(reader, path)
+}
+
+fn parse(reader: Box<dyn BufRead>, path: &Path) -> Result<Vec<TableRow>> {
+    let mut rows = Vec::new();
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| {
+            Error::Invalid(format!("{}:{}: cannot read: {e}", path.display(), i + 1))
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row: TableRow = serde_json::from_str(&line).map_err(|e| {
+            Error::Invalid(format!(
+                "{}:{}: not a training-table row: {e}",
+                path.display(),
+                i + 1
+            ))
+        })?;
+        if row.schema != TABLE_SCHEMA {
+            return Err(Error::Invalid(format!(
+                "{}:{}: table schema {} (this build reads {TABLE_SCHEMA})",
+                path.display(),
+                i + 1,
+                row.schema
+            )));
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Read several tables into one list.
+pub fn read_all(paths: &[impl AsRef<Path>]) -> Result<Vec<TableRow>> {
+    let mut out = Vec::new();
+    for p in paths {
+        out.extend(read(p.as_ref())?);
+    }
+    Ok(out)
+}
+
+/// Read a table from any reader (plain JSON Lines), e.g. an embedded one.
+pub fn read_from(r: impl Read + 'static, name: &str) -> Result<Vec<TableRow>> {
+    parse(Box::new(BufReader::new(r)), Path::new(name))
+}
+
+/// One row as one line of JSON (with the newline).
+pub fn line(row: &TableRow) -> Result<String> {
+    let mut s = serde_json::to_string(row)
+        .map_err(|e| Error::Invalid(format!("cannot serialize a table row: {e}")))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Write `rows` gzip-compressed to `path`, atomically (a temporary file renamed over it; a
+/// symlink or special file is written through).
+pub fn write_gz(path: &Path, rows: &[TableRow]) -> Result<()> {
+    let text = rows.iter().map(line).collect::<Result<Vec<String>>>()?;
+    crate::util::write_atomic(path, |w| {
+        let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::best());
+        for l in &text {
+            gz.write_all(l.as_bytes())?;
+        }
+        gz.finish().map(|_| ())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::KernelConfig;
+    use crate::Csr;
+
+    fn row(matrix: &str, t: f64) -> TableRow {
+        let a = Csr::<f64>::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0, 2.0]).unwrap();
+        TableRow {
+            schema: TABLE_SCHEMA,
+            matrix: matrix.into(),
+            family: "fam".into(),
+            source: SourceInfo::Recipe("test".into()),
+            precision: Precision::F64,
+            backend: "cpu".into(),
+            device: "test".into(),
+            protocol: TimingProtocol::default(),
+            features: Features::compute(&a),
+            times: vec![
+                ConfigTime {
+                    config: "ell".into(),
+                    status: Status::Ok,
+                    median_s: Some(t),
+                    warm_mean_s: Some(t),
+                    spread: Some(0.01),
+                    footprint_bytes: Some(24),
+                    reason: None,
+                },
+                ConfigTime {
+                    config: "dia".into(),
+                    status: Status::Skipped,
+                    median_s: None,
+                    warm_mean_s: None,
+                    spread: None,
+                    footprint_bytes: None,
+                    reason: Some("refused".into()),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn rows_round_trip_plain_and_compressed() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = vec![row("a", 1e-6), row("b", 2e-6)];
+        let gz = dir.path().join("t.jsonl.gz");
+        write_gz(&gz, &rows).unwrap();
+        assert_eq!(read(&gz).unwrap(), rows);
+        let plain = dir.path().join("t.jsonl");
+        let text: String = rows.iter().map(|r| line(r).unwrap()).collect();
+        std::fs::write(&plain, text + "\n").unwrap();
+        assert_eq!(read(&plain).unwrap(), rows);
+        assert_eq!(rows[1].best(), Some(("ell", 2e-6)));
+        assert_eq!(rows[0].get("dia").unwrap().time(), None);
+    }
+
+    #[test]
+    fn a_bad_line_names_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.jsonl");
+        std::fs::write(&p, line(&row("a", 1.0)).unwrap() + "{oops\n").unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains("t.jsonl:2"), "{e}");
+    }
+
+    #[test]
+    fn labels_round_trip() {
+        for l in [
+            "csr-t8",
+            "csr-scalar@128",
+            "sell-c512-s2048",
+            "sell@512",
+            "cusparse-csr-alg2",
+        ] {
+            assert_eq!(KernelConfig::parse_label(l).unwrap().label(), l);
+        }
+        assert!(KernelConfig::parse_label("cusparse-csr-alg2@128").is_err());
+        assert!(KernelConfig::parse_label("ell@0").is_err());
+        assert!(KernelConfig::parse_label("nope").is_err());
+    }
+}

@@ -1,0 +1,262 @@
+//! How the kernels would touch memory: per-warp load imbalance of every CSR thread mapping, the
+//! locality of the gathers of `x`, and the parameter-dependent counts of the padded formats
+//! (DIA, SELL-C-σ, BSR), so that a model can predict from the features alone, without the matrix.
+//!
+//! Computed in one parallel pass over groups of 32 consecutive rows (a warp of the
+//! thread-per-row kernels), plus the formats' own counting passes. Cost: the group pass sorts
+//! each group's column indices (≤ 32 sorted runs), O(nnz · log 32) work spread over the cores,
+//! well below the time to parse the matrix from a file.
+
+use crate::formats::{self, FormatParams, SellParams};
+use crate::matrix::Csr;
+use crate::scalar::Scalar;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Threads per row of the CSR thread mappings whose imbalance is counted, in the order of
+/// [`Access::warp_steps`].
+pub const THREADS_PER_ROW: [u32; 6] = [1, 2, 4, 8, 16, 32];
+
+/// Rows per group of the `x` locality counts (one warp of a thread-per-row kernel).
+pub const GROUP_ROWS: usize = 32;
+
+/// The memory-access features of a matrix ([`Access::compute`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Access {
+    /// For `t` = 1, 2, 4, 8, 16, 32 threads per row ([`THREADS_PER_ROW`]): the sum over warps
+    /// (`32 / t` consecutive rows each) of the warp's longest row in steps of `t` entries,
+    /// `max ⌈len / t⌉` — the loop trips a warp makes, which is what a row-per-thread or
+    /// row-per-warp kernel pays for load imbalance. With perfect balance and no padding it is
+    /// `nnz / 32` (`t = 1`)…
+    pub warp_steps: [u64; 6],
+    /// Sum over groups of 32 consecutive rows of the distinct 32-byte sectors of `x` their
+    /// entries read, for 4-byte values (`col / 8`). Divided by `nnz`: the sectors per entry a
+    /// thread-per-row kernel fetches (1/8 when every sector is fully used).
+    pub x_sectors_f32: u64,
+    /// The same for 8-byte values (`col / 4`).
+    pub x_sectors_f64: u64,
+    /// Sum over rows of the distinct 32-byte sectors of an 8-byte `x` the row reads: what a
+    /// warp-per-row kernel fetches.
+    pub row_sectors_f64: u64,
+    /// Distinct columns with at least one entry (the part of `x` read at all).
+    pub cols_used: u64,
+    /// DIA's occupied diagonals and offset range, if the rows fit 32-bit indices.
+    pub dia: Option<formats::dia::DiaCount>,
+    /// SELL-C-σ's stored slots for the default C, σ and for Lehnert et al.'s C = 512, σ = 2048.
+    pub sell: Vec<formats::sell::SellCount>,
+    /// BSR's blocks for the default block size.
+    pub bsr: Option<formats::bsr::BsrCount>,
+}
+
+/// SELL-C-σ parameters whose slot counts [`Access`] keeps: the default and 002's.
+pub fn sell_params_counted() -> [SellParams; 2] {
+    [
+        SellParams::default(),
+        SellParams {
+            c: 512,
+            sigma: 2048,
+        },
+    ]
+}
+
+/// Partial sums of one range of groups.
+#[derive(Default)]
+struct Acc {
+    steps: [u64; 6],
+    s32: u64,
+    s64: u64,
+    row64: u64,
+}
+
+impl Acc {
+    fn merge(mut self, o: Acc) -> Acc {
+        for (a, b) in self.steps.iter_mut().zip(o.steps) {
+            *a += b;
+        }
+        self.s32 += o.s32;
+        self.s64 += o.s64;
+        self.row64 += o.row64;
+        self
+    }
+}
+
+/// Distinct values of `v >> shift` in the sorted slice `v`.
+fn distinct_shifted(v: &[u32], shift: u32) -> u64 {
+    let mut n = 0u64;
+    let mut last = u64::MAX;
+    for &c in v {
+        let s = (c >> shift) as u64;
+        if s != last {
+            n += 1;
+            last = s;
+        }
+    }
+    n
+}
+
+impl Access {
+    /// Every access feature of `m` (rows sorted by column, as [`Csr`] keeps them).
+    pub fn compute<T: Scalar>(m: &Csr<T>) -> Access {
+        let ngroups = m.nrows.div_ceil(GROUP_ROWS);
+        let used: Vec<AtomicU64> = (0..m.ncols.div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        let acc = (0..ngroups)
+            .into_par_iter()
+            .fold(
+                || (Acc::default(), Vec::<u32>::new()),
+                |(mut acc, mut buf), g| {
+                    let rows = g * GROUP_ROWS..((g + 1) * GROUP_ROWS).min(m.nrows);
+                    let lens: Vec<usize> = rows.clone().map(|r| m.row_len(r)).collect();
+                    for (k, &t) in THREADS_PER_ROW.iter().enumerate() {
+                        let per_warp = GROUP_ROWS / t as usize;
+                        acc.steps[k] += lens
+                            .chunks(per_warp)
+                            .map(|w| w.iter().map(|&l| l.div_ceil(t as usize)).max().unwrap_or(0))
+                            .sum::<usize>() as u64;
+                    }
+                    buf.clear();
+                    for r in rows {
+                        let cols = m.row(r).0;
+                        acc.row64 += distinct_shifted(cols, 2);
+                        buf.extend_from_slice(cols);
+                        for &c in cols {
+                            let (w, b) = (c as usize / 64, c % 64);
+                            // Read before writing: a column seen before costs a shared load.
+                            if used[w].load(Ordering::Relaxed) & (1 << b) == 0 {
+                                used[w].fetch_or(1 << b, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                    buf.sort_unstable();
+                    acc.s32 += distinct_shifted(&buf, 3);
+                    acc.s64 += distinct_shifted(&buf, 2);
+                    (acc, buf)
+                },
+            )
+            .map(|(a, _)| a)
+            .reduce(Acc::default, Acc::merge);
+        let rows_fit = m.nrows <= u32::MAX as usize;
+        let counts = |p: &SellParams| {
+            let params = FormatParams {
+                sell: p.clone(),
+                ..FormatParams::default()
+            };
+            formats::Summary::for_format(m, formats::FormatKind::Sell, &params)
+                .counts
+                .sell
+        };
+        let bsr_params = FormatParams::default();
+        Access {
+            warp_steps: acc.steps,
+            x_sectors_f32: acc.s32,
+            x_sectors_f64: acc.s64,
+            row_sectors_f64: acc.row64,
+            cols_used: used
+                .iter()
+                .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
+                .sum(),
+            dia: rows_fit
+                .then(|| {
+                    formats::Summary::for_format(m, formats::FormatKind::Dia, &bsr_params)
+                        .counts
+                        .dia
+                })
+                .flatten(),
+            sell: sell_params_counted().iter().filter_map(counts).collect(),
+            bsr: formats::Summary::for_format(m, formats::FormatKind::Bsr, &bsr_params)
+                .counts
+                .bsr,
+        }
+    }
+
+    /// `summary` with the counts this holds for `params` (DIA always; SELL-C-σ and BSR where
+    /// `params` asks for the counted C, σ and block size), so that the formats' footprint rules
+    /// can size the padded formats from the features alone.
+    pub fn add_counts(
+        &self,
+        mut summary: formats::Summary,
+        params: &FormatParams,
+    ) -> formats::Summary {
+        summary.counts.dia = self.dia;
+        summary.counts.sell = self
+            .sell
+            .iter()
+            .find(|s| s.c == params.sell.c && s.sigma == params.sell.sigma)
+            .copied();
+        summary.counts.bsr = self.bsr.filter(|b| b.block == params.bsr.block);
+        summary
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn csr(rows: &[&[u32]], ncols: usize) -> Csr<f64> {
+        let (mut r, mut c) = (Vec::new(), Vec::new());
+        for (i, cols) in rows.iter().enumerate() {
+            for &j in *cols {
+                r.push(i as u32);
+                c.push(j);
+            }
+        }
+        Csr::from_triplets(rows.len(), ncols, &r, &c, &vec![1.0; r.len()]).unwrap()
+    }
+
+    #[test]
+    fn warp_steps_follow_the_longest_row_of_each_warp() {
+        // 33 rows: rows 0..32 of length 1 except row 5 (length 40); row 32 of length 3.
+        let long: Vec<u32> = (0..40).collect();
+        let mut rows: Vec<&[u32]> = vec![&[7]; 33];
+        rows[5] = &long;
+        rows[32] = &[0, 1, 2];
+        let a = Access::compute(&csr(&rows, 64));
+        // t = 1: warp 0 (rows 0..32) max 40, warp 1 (row 32) max 3.
+        assert_eq!(a.warp_steps[0], 43);
+        // t = 32: every row is a warp: 31 rows × 1 + ⌈40/32⌉ + ⌈3/32⌉ = 31 + 2 + 1.
+        assert_eq!(a.warp_steps[5], 34);
+        // t = 2: 16 rows per warp: [0..16) has row 5 → 20, [16..32) → 1, [32] → 2.
+        assert_eq!(a.warp_steps[1], 23);
+        assert_eq!(a.cols_used, 40);
+    }
+
+    #[test]
+    fn sectors_count_distinct_32_byte_pieces_of_x() {
+        // Group 0: columns 0..8 (one f32 sector, two f64 sectors) twice, and column 100.
+        let a = Access::compute(&csr(&[&[0, 1, 2, 3, 4, 5, 6, 7], &[0, 7, 100]], 128));
+        assert_eq!(a.x_sectors_f32, 2);
+        assert_eq!(a.x_sectors_f64, 3);
+        // Per row (f64): row 0 two sectors, row 1 three (0, 1, 25).
+        assert_eq!(a.row_sectors_f64, 5);
+        assert_eq!(a.cols_used, 9);
+    }
+
+    #[test]
+    fn counts_size_the_padded_formats_as_their_conversions_do() {
+        let a = csr(&[&[0, 3], &[1], &[2, 3], &[]], 4);
+        let acc = Access::compute(&a);
+        let p = FormatParams::default();
+        let s = acc.add_counts(formats::Summary::of(&a, None), &p);
+        for kind in [
+            formats::FormatKind::Dia,
+            formats::FormatKind::Sell,
+            formats::FormatKind::Bsr,
+        ] {
+            let exact = formats::Summary::for_format(&a, kind, &p);
+            assert_eq!(
+                kind.footprint(&s, &p, 8).unwrap(),
+                kind.footprint(&exact, &p, 8).unwrap(),
+                "{kind:?}"
+            );
+        }
+        let mut paper = p.clone();
+        paper.sell = sell_params_counted()[1].clone();
+        let s = acc.add_counts(formats::Summary::of(&a, None), &paper);
+        assert!(formats::FormatKind::Sell.footprint(&s, &paper, 4).is_ok());
+        paper.sell.c = 64;
+        let s = acc.add_counts(formats::Summary::of(&a, None), &paper);
+        assert!(formats::FormatKind::Sell.footprint(&s, &paper, 4).is_err());
+    }
+}
