@@ -238,7 +238,7 @@ impl Model for AnalyticalModel {
 }
 
 /// The smallest measured time, the floor of every estimate.
-fn floor_of(what: &str, stat: Statistic, ms: &[&Measurement]) -> Result<f64> {
+pub(in crate::model) fn floor_of(what: &str, stat: Statistic, ms: &[&Measurement]) -> Result<f64> {
     let t = ms
         .iter()
         .map(|m| m.time(stat))
