@@ -118,6 +118,18 @@ pub struct Args {
     /// σ = P_NZ / 4).
     #[arg(long, default_value = "sqrt", value_parser = parse_spread)]
     stat_spread: crate::instrument::Spread,
+    /// The statistical models' grids of I and P_NZ: the paper's, or those thinned to about a
+    /// quarter of its non-zeros (a GPU session's time; the matrices are built on the host).
+    /// --quick takes a tiny grid.
+    #[arg(long, value_enum, default_value = "paper")]
+    stat_grid: StatGrid,
+}
+
+/// `--stat-grid`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum StatGrid {
+    Paper,
+    Reduced,
 }
 
 fn parse_spread(s: &str) -> Result<crate::instrument::Spread, String> {
@@ -184,6 +196,11 @@ impl Args {
         }
         if self.no_statistical {
             s.statistical = None;
+        }
+        if let (Some(st), false, StatGrid::Reduced) =
+            (&mut s.statistical, self.quick, self.stat_grid)
+        {
+            *st = crate::instrument::StatSuite::reduced();
         }
         if let Some(st) = &mut s.statistical {
             st.distributions = self.statistical.clone();

@@ -107,15 +107,7 @@ impl StatisticalModel {
     ) -> Result<f64> {
         let val = self.precision.bytes() as u64;
         let bytes = shape.working_set_bytes(variant, params, val)?;
-        if bytes > self.limits.global_mem_bytes {
-            return Err(Error::refused(
-                variant.name(),
-                format!(
-                    "needs {bytes} bytes, more than the {} bytes of {}",
-                    self.limits.global_mem_bytes, self.limits.name
-                ),
-            ));
-        }
+        super::analytical::check_memory(&self.limits, variant, bytes)?;
         let (n, longest) = (shape.nrows, shape.max_row_len as f64);
         Ok(match variant {
             Variant::Csr {
