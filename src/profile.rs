@@ -392,9 +392,8 @@ impl Profile {
             m.model
                 .validate()
                 .map_err(|e| Error::Invalid(format!("model '{}': {e}", m.name)))?;
-            if let Some(a) = m.model.analytical() {
-                if a.precision != p.precision || a.limits != p.limits || a.statistic != p.statistic
-                {
+            if let Some((precision, limits, statistic)) = m.model.fitted_for() {
+                if precision != p.precision || *limits != p.limits || statistic != p.statistic {
                     return Err(Error::Invalid(format!(
                         "model '{}' was fitted for another precision, device or statistic than \
                          its section",

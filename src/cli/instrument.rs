@@ -29,10 +29,17 @@ use std::time::Instant;
 /// --source auto the matrices are generated on the device where the backend can
 /// (`Backend::prepare_synthetic`), and built on the host and uploaded otherwise.
 ///
+/// The same run fits the statistical models of Wang, Gu & Li (`statistical-normal`,
+/// `statistical-uniform`; --statistical, --no-statistical): CSR-V (csr-t16), CSR-S
+/// (csr-scalar), ELL and JAD on R = S × I rows whose lengths are drawn from a normal or uniform
+/// distribution of mean P_NZ (I = 1…10, 15…50 and P_NZ = 4 … 3072 for CSR-V; I = 1…10 and
+/// P_NZ = 4 … 1024 for the others), built on the host.
+///
 /// Examples:
 ///   sparsecast instrument --backend cuda --out profiles/h200.json
 ///   sparsecast instrument --backend cpu --precision f64 --quick --out cpu.json
 ///   sparsecast instrument --backend cpu --strips 1,2,4,8,16,32 --out cpu.json
+///   sparsecast instrument --backend cpu --quick --stat-spread 0.25 --out cpu.json
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -93,6 +100,40 @@ pub struct Args {
     /// CUDA threads per block.
     #[arg(long, default_value_t = 256)]
     block_size: u32,
+    /// Row-length distributions of the statistical models (Wang, Gu & Li): one model each,
+    /// `statistical-normal` and `statistical-uniform`, fitted to their own benchmark matrices
+    /// (CSR-V = csr-t16, CSR-S = csr-scalar, ELL, JAD; built on the host).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "normal,uniform"
+    )]
+    statistical: Vec<crate::instrument::RowDist>,
+    /// Measure no statistical model (the analytical model only).
+    #[arg(long, conflicts_with = "statistical")]
+    no_statistical: bool,
+    /// Standard deviation of the statistical benchmarks' row lengths: `sqrt` (σ = √P_NZ, the
+    /// spread of Matlab's sprand at density P_NZ / R) or a coefficient of variation (`0.25`:
+    /// σ = P_NZ / 4).
+    #[arg(long, default_value = "sqrt", value_parser = parse_spread)]
+    stat_spread: crate::instrument::Spread,
+    /// The statistical models' grids of I and P_NZ: the paper's, or those thinned to about a
+    /// quarter of its non-zeros (a GPU session's time; the matrices are built on the host).
+    /// --quick takes a tiny grid.
+    #[arg(long, value_enum, default_value = "paper")]
+    stat_grid: StatGrid,
+}
+
+/// `--stat-grid`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum StatGrid {
+    Paper,
+    Reduced,
+}
+
+fn parse_spread(s: &str) -> Result<crate::instrument::Spread, String> {
+    crate::instrument::Spread::parse(s).map_err(|e| e.to_string())
 }
 
 /// In-sample difference rate above which `instrument` warns.
@@ -152,6 +193,18 @@ impl Args {
         }
         if let Some(f) = self.memory_fraction {
             s.memory_fraction = f;
+        }
+        if self.no_statistical {
+            s.statistical = None;
+        }
+        if let (Some(st), false, StatGrid::Reduced) =
+            (&mut s.statistical, self.quick, self.stat_grid)
+        {
+            *st = crate::instrument::StatSuite::reduced();
+        }
+        if let Some(st) = &mut s.statistical {
+            st.distributions = self.statistical.clone();
+            st.spread = self.stat_spread;
         }
         s.validate()?;
         Ok(s)
@@ -346,6 +399,25 @@ fn print_summary(p: &Profile) -> anyhow::Result<()> {
                 common::fmt_seconds(x.predicted),
                 common::fmt_seconds(x.measured)
             ));
+        }
+        for m in &s.models {
+            if let crate::model::StoredModel::Statistical(st) = &m.model {
+                eprintln!(
+                    "{}: {}: {} benchmarks ({}), fitted",
+                    s.precision(),
+                    m.name,
+                    st.measurements.len(),
+                    st.spread
+                );
+                for r in st.rejected_fits() {
+                    eprintln!(
+                        "note: {} {}: {r}: the least-squares fit made time fall with more work \
+                         and was replaced by the constrained fit",
+                        s.precision(),
+                        m.name
+                    );
+                }
+            }
         }
         for r in model.rejected_fits() {
             eprintln!(

@@ -113,7 +113,16 @@ struct Report {
     results: Vec<MatrixResult>,
     /// Inputs that could not be read: `(input, error)`.
     skipped: Vec<(String, String)>,
-    summary: Vec<crate::model::accuracy::Summary>,
+    summary: Vec<ModelSummary>,
+}
+
+/// The difference-rate statistics of one model's kernel and precision.
+#[derive(Debug, Serialize)]
+struct ModelSummary {
+    /// The model.
+    model: String,
+    #[serde(flatten)]
+    summary: crate::model::accuracy::Summary,
 }
 
 /// The backend of `--measure`.
@@ -245,22 +254,43 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             results.push(r);
         }
     }
-    let samples: Vec<Sample> = results
+    // Statistics per model: each model's kernels apart from every other model's.
+    let mut model_names: Vec<&str> = Vec::new();
+    for k in results.iter().flat_map(|r| &r.kernels) {
+        if !model_names.contains(&k.model.as_str()) {
+            model_names.push(&k.model);
+        }
+    }
+    let summary: Vec<ModelSummary> = model_names
         .iter()
-        .flat_map(|r| {
-            r.kernels.iter().filter_map(move |k| {
-                k.difference_rate?;
-                Some(Sample {
-                    input: r.input.clone(),
-                    variant: k.ranked.variant,
-                    precision: r.precision,
-                    predicted: k.ranked.seconds?,
-                    measured: k.measured_seconds?,
+        .flat_map(|&model| {
+            let samples: Vec<Sample> = results
+                .iter()
+                .flat_map(|r| {
+                    r.kernels
+                        .iter()
+                        .filter(|k| k.model == model)
+                        .filter_map(move |k| {
+                            k.difference_rate?;
+                            Some(Sample {
+                                input: r.input.clone(),
+                                variant: k.ranked.variant,
+                                precision: r.precision,
+                                predicted: k.ranked.seconds?,
+                                measured: k.measured_seconds?,
+                            })
+                        })
                 })
-            })
+                .collect();
+            summarize(&samples)
+                .into_iter()
+                .map(|summary| ModelSummary {
+                    model: model.to_string(),
+                    summary,
+                })
+                .collect::<Vec<_>>()
         })
         .collect();
-    let summary = summarize(&samples);
     // Like `optimize`: every readable input is reported first, then the command fails if any
     // could not be read (so that a script notices), naming them.
     let failure = (!skipped.is_empty()).then(|| {
@@ -479,8 +509,9 @@ fn print_result(r: &MatrixResult) {
     );
 }
 
-fn print_summary(s: &[crate::model::accuracy::Summary]) {
+fn print_summary(s: &[ModelSummary]) {
     let mut t = common::table(&[
+        "model",
         "kernel",
         "precision",
         "matrices",
@@ -490,8 +521,9 @@ fn print_summary(s: &[crate::model::accuracy::Summary]) {
         "≤ 5 %",
         "≤ 10 %",
     ]);
-    for x in s {
+    for ModelSummary { model, summary: x } in s {
         t.add_row(vec![
+            model.clone(),
             x.variant.name(),
             x.precision.to_string(),
             x.count.to_string(),

@@ -162,13 +162,14 @@ pub fn measure_fitting<T: Scalar>(
     for p in points {
         if skip_unfit {
             if let Some(free) = backend.free_device_bytes() {
-                let need = super::suite::working_set_bytes(
-                    p.variant,
-                    p.rows,
-                    p.cols,
-                    p.pnz,
-                    T::PRECISION.bytes() as u64,
-                );
+                let need = source
+                    .summary(p)
+                    .working_set(
+                        p.variant.format(),
+                        &crate::formats::FormatParams::default(),
+                        T::PRECISION.bytes() as u64,
+                    )
+                    .unwrap_or(u64::MAX);
                 if need > free {
                     skipped.push(format!(
                         "{} R={} P_NZ={}: needs {:.2} GiB, {:.2} GiB free",
@@ -202,7 +203,7 @@ pub fn measure_fitting<T: Scalar>(
             k.poison_y().map_err(ctx)?;
             k.run().map_err(ctx)?;
             let y = k.y().map_err(ctx)?;
-            verify(p, &x, &y).map_err(ctx)?;
+            verify(&source.reference(p).map_err(ctx)?, &x, &y).map_err(ctx)?;
             verified.push(p.variant);
         }
         let t = k.time(&opts.protocol).map_err(ctx)?;
@@ -227,10 +228,10 @@ pub fn measure_fitting<T: Scalar>(
     Ok((out, skipped))
 }
 
-/// Compare a kernel's `y` with the f64 reference of the same benchmark matrix (built on the host).
-fn verify<T: Scalar>(p: &BenchmarkPoint, x: &[T], y: &[T]) -> Result<()> {
-    let (rows, cols, pnz) = (p.rows as usize, p.cols as usize, p.pnz as usize);
-    let a = synthetic::build_csr::<f64>(rows, cols, pnz, u64::MAX)?;
+/// Compare a kernel's `y` with the f64 reference `a` of the same benchmark matrix (built on the
+/// host).
+fn verify<T: Scalar>(a: &crate::Csr<f64>, x: &[T], y: &[T]) -> Result<()> {
+    let rows = a.nrows;
     let xf: Vec<f64> = x.iter().map(|v| v.as_f64()).collect();
     let want = a.spmv_reference(&xf);
     if y.len() != rows {
@@ -248,7 +249,7 @@ fn verify<T: Scalar>(p: &BenchmarkPoint, x: &[T], y: &[T]) -> Result<()> {
             .map(|(&c, v)| (v * xf[c as usize]).abs())
             .sum();
         let got = y[i].as_f64();
-        let tol = (pnz as f64 + 4.0) * eps * mag.max(f64::MIN_POSITIVE);
+        let tol = (c.len() as f64 + 4.0) * eps * mag.max(f64::MIN_POSITIVE);
         let err = (got - want[i]).abs();
         if err.is_nan() || err > tol {
             return Err(Error::Invalid(format!(

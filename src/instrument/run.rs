@@ -1,12 +1,14 @@
 //! One instrumenting run for one precision: measure the device bounds, plan the suite, time it,
-//! fit the models.
+//! fit the models — the analytical one and, where the suite asks for them, the statistical ones
+//! (one per row-length distribution, on their own benchmark matrices built on the host).
 
 use super::micro::measure_bounds;
 use super::{
-    measure_fitting, plan, BenchmarkSource, DeviceLimits, MeasureOptions, Statistic, SuiteConfig,
+    measure_fitting, plan, BenchmarkSource, DeviceLimits, DistributedSource, MeasureOptions,
+    Statistic, SuiteConfig,
 };
 use crate::backend::Backend;
-use crate::model::{AnalyticalModel, NamedModel, StoredModel};
+use crate::model::{AnalyticalModel, NamedModel, StatisticalModel, StoredModel};
 use crate::profile::PrecisionProfile;
 use crate::{Result, Scalar};
 use indicatif::ProgressBar;
@@ -57,17 +59,41 @@ pub fn run_precision<T: Scalar>(
         }
     }
     let model = AnalyticalModel::fit(T::PRECISION, limits, statistic, &measurements)?;
+    let mut models = vec![NamedModel {
+        name: "analytical".into(),
+        model: StoredModel::Analytical(model),
+    }];
+    let mut skipped = planned.skipped;
+    let mut notes = notes;
+    if let Some(stat) = &suite.statistical {
+        for &dist in &stat.distributions {
+            let planned = stat.plan(limits, dist, T::PRECISION, suite.memory_fraction)?;
+            progress.inc_length(planned.points.len() as u64);
+            let src = DistributedSource::new(dist, stat.spread);
+            let (ms, n) = measure_fitting(backend, &src, &planned.points, opts, progress, true)?;
+            // Their times are SpMVs on the same device too (bandwidths are left to the
+            // constant-row benchmarks, whose working sets are exact).
+            for m in &ms {
+                bounds.launch_floor_s = bounds.launch_floor_s.min(m.time(statistic));
+            }
+            let m = StatisticalModel::fit(T::PRECISION, limits, statistic, dist, stat.spread, ms)?;
+            let name = StatisticalModel::name_of(dist);
+            skipped += planned.skipped;
+            notes.extend(n.into_iter().map(|n| format!("{name}: {n}")));
+            models.push(NamedModel {
+                name: name.into(),
+                model: StoredModel::Statistical(m),
+            });
+        }
+    }
     Ok(PrecisionProfile {
         precision: T::PRECISION,
         limits: limits.clone(),
         statistic,
         bounds: Some(bounds),
         micro,
-        models: vec![NamedModel {
-            name: "analytical".into(),
-            model: StoredModel::Analytical(model),
-        }],
-        skipped: planned.skipped + notes.len(),
+        models,
+        skipped: skipped + notes.len(),
         skipped_notes: notes,
         seconds: start.elapsed().as_secs_f64(),
         measurements,

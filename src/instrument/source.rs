@@ -6,7 +6,8 @@
 use super::synthetic;
 use super::BenchmarkPoint;
 use crate::backend::{Backend, KernelConfig, PreparedSpmv};
-use crate::{Error, Result, Scalar};
+use crate::formats::Summary;
+use crate::{Csr, Error, Result, Scalar};
 use std::cell::Cell;
 
 /// A way to put a benchmark matrix on a backend's device, ready to run.
@@ -20,6 +21,17 @@ pub trait BenchmarkSource<T: Scalar> {
         point: &BenchmarkPoint,
         cfg: &KernelConfig,
     ) -> Result<Box<dyn PreparedSpmv<T> + 'a>>;
+    /// The summary of `point`'s matrix (its working set is checked against the free device
+    /// memory): by default the constant-row matrix of [`super::synthetic`].
+    fn summary(&self, point: &BenchmarkPoint) -> Summary {
+        Summary::constant(point.rows, point.cols, point.pnz)
+    }
+    /// `point`'s matrix in `f64` on the host, the reference a kernel's result is checked
+    /// against: by default the constant-row matrix of [`super::synthetic`].
+    fn reference(&self, point: &BenchmarkPoint) -> Result<Csr<f64>> {
+        let (rows, cols, pnz) = dims(point)?;
+        synthetic::build_csr::<f64>(rows, cols, pnz, u64::MAX)
+    }
 }
 
 /// Build on the host with [`synthetic::build_csr`] and [`Backend::prepare`] it.
@@ -113,7 +125,7 @@ impl<T: Scalar> BenchmarkSource<T> for AutoSource {
 }
 
 /// The point's dimensions as host sizes.
-fn dims(p: &BenchmarkPoint) -> Result<(usize, usize, usize)> {
+pub(super) fn dims(p: &BenchmarkPoint) -> Result<(usize, usize, usize)> {
     let c = |v: u64| {
         usize::try_from(v)
             .map_err(|_| Error::Invalid(format!("benchmark dimension {v} exceeds this host")))

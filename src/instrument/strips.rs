@@ -7,7 +7,11 @@
 //!   `N_SM × ⌊threads/SM ÷ t⌋` rows (at least one row per multiprocessor);
 //! * ELL, one thread per row: `S_ELL = N_SM × threads/SM` rows;
 //! * COO, one thread per non-zero: `S_COO = N_SM × threads/SM` non-zeros;
-//! * HYB: its ELL part counts in `S_ELL` rows, its COO part in `S_COO` non-zeros.
+//! * HYB: its ELL part counts in `S_ELL` rows, its COO part in `S_COO` non-zeros;
+//! * JAD, one thread per (permuted) row: `S_JAD = S_ELL` (001 eq. 3, the statistical models).
+//!
+//! 001 eq. (1)–(2) are the same rules: `S_CSR-V = N_SM × half-warps/SM` is the 16-threads-per-row
+//! mapping (`csr-t16`) and `S_CSR-S = N_SM × threads/SM` the one-thread-per-row one (`csr-scalar`).
 
 use super::DeviceLimits;
 use crate::backend::Variant;
@@ -23,10 +27,10 @@ pub fn strip_size(limits: &DeviceLimits, variant: Variant) -> Result<u64> {
         Variant::Csr { threads_per_row } if threads_per_row > 0 => {
             (limits.threads_per_sm / threads_per_row as u64).max(1)
         }
-        Variant::Ell | Variant::Hyb | Variant::Coo => limits.threads_per_sm,
+        Variant::Ell | Variant::Hyb | Variant::Coo | Variant::Jad => limits.threads_per_sm,
         other => {
             return Err(Error::Unsupported(format!(
-                "the analytical model has no strip size for kernel {other}"
+                "no strip size for kernel {other} (the models cover CSR, ELL, COO, HYB and JAD)"
             )))
         }
     };
@@ -76,7 +80,17 @@ mod tests {
         // Sub-warp: 4 threads per row ⇒ 1536 / 4 = 384 rows per SM.
         let t4 = strip_size(&d, Variant::Csr { threads_per_row: 4 }).unwrap();
         assert_eq!(t4, 14 * 384);
-        assert!(strip_size(&d, Variant::Jad).is_err());
+        assert_eq!(strip_size(&d, Variant::Jad).unwrap(), 672 * 32);
+        // 001 eq. (1): half-warps per SM for CSR-V (16 threads per row).
+        let v = strip_size(
+            &d,
+            Variant::Csr {
+                threads_per_row: 16,
+            },
+        )
+        .unwrap();
+        assert_eq!(v, 14 * 96);
+        assert!(strip_size(&d, Variant::Sell).is_err());
     }
 
     #[test]

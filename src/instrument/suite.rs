@@ -48,6 +48,10 @@ pub struct SuiteConfig {
     /// the fitted range instead of below it. Empty in profiles measured before schema 2.
     #[serde(default)]
     pub sub_strips: Vec<u64>,
+    /// The statistical models' suite (001, [`super::stat_suite`]); `None` in profiles measured
+    /// before them, or when they were not asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statistical: Option<super::StatSuite>,
 }
 
 impl Default for SuiteConfig {
@@ -61,6 +65,7 @@ impl Default for SuiteConfig {
             csr_threads: vec![32],
             memory_fraction: 0.9,
             sub_strips: vec![64, 16, 4],
+            statistical: Some(super::StatSuite::default()),
         }
     }
 }
@@ -76,6 +81,7 @@ impl SuiteConfig {
             csr_threads: vec![32],
             memory_fraction: 0.9,
             sub_strips: Vec::new(),
+            statistical: Some(super::StatSuite::quick()),
         }
     }
 
@@ -112,6 +118,9 @@ impl SuiteConfig {
                 "suite sub_strips: each divisor must be ≥ 2, got {:?}",
                 self.sub_strips
             )));
+        }
+        if let Some(st) = &self.statistical {
+            st.validate()?;
         }
         if !(self.memory_fraction > 0.0 && self.memory_fraction <= 1.0) {
             return Err(Error::Invalid(format!(
@@ -176,7 +185,7 @@ pub fn working_set_bytes(variant: Variant, rows: u64, cols: u64, pnz: u64, val: 
 
 /// Whether the format of `variant` holds the benchmark matrix (its 32-bit offsets; no byte
 /// limit: the memory bound is the device's, above).
-fn admitted(variant: Variant, rows: u64, cols: u64, pnz: u64, val: u64) -> bool {
+pub(super) fn admitted(variant: Variant, rows: u64, cols: u64, pnz: u64, val: u64) -> bool {
     let unlimited = FormatParams {
         max_bytes: u64::MAX,
         ..FormatParams::default()

@@ -16,6 +16,7 @@ pub mod fit;
 pub mod rank;
 pub mod registry;
 pub mod replay;
+pub mod statistical;
 
 use crate::backend::Variant;
 use crate::features::Features;
@@ -27,6 +28,7 @@ pub use analytical::AnalyticalModel;
 pub use bounds::{Bounded, DeviceBounds};
 pub use rank::{rank, Ranked, Ranking};
 pub use registry::{NamedModel, StoredModel};
+pub use statistical::StatisticalModel;
 
 /// One prediction with what the platform adds to the number.
 #[derive(Clone, Debug, PartialEq)]

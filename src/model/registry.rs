@@ -7,17 +7,21 @@
 //! profile's own benchmark measurements, one arm in [`StoredModel::refit`] so a loaded profile is
 //! checked against its measurements.
 
-use super::{AnalyticalModel, Model};
-use crate::instrument::Measurement;
+use super::{AnalyticalModel, Model, StatisticalModel};
+use crate::instrument::{DeviceLimits, Measurement, Statistic};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// A serialized model of any family.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "family", rename_all = "kebab-case")]
+// A profile holds a handful of models: their size in memory does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum StoredModel {
     /// Guo & Wang's analytical model (004 §3), fitted to the profile's benchmark measurements.
     Analytical(AnalyticalModel),
+    /// Wang, Gu & Li's statistical model (001), fitted to its own benchmark measurements.
+    Statistical(StatisticalModel),
 }
 
 impl StoredModel {
@@ -25,6 +29,7 @@ impl StoredModel {
     pub fn family(&self) -> &'static str {
         match self {
             StoredModel::Analytical(_) => "analytical",
+            StoredModel::Statistical(_) => "statistical",
         }
     }
 
@@ -32,6 +37,7 @@ impl StoredModel {
     pub fn model(&self) -> &dyn Model {
         match self {
             StoredModel::Analytical(m) => m,
+            StoredModel::Statistical(m) => m,
         }
     }
 
@@ -39,6 +45,16 @@ impl StoredModel {
     pub fn analytical(&self) -> Option<&AnalyticalModel> {
         match self {
             StoredModel::Analytical(m) => Some(m),
+            StoredModel::Statistical(_) => None,
+        }
+    }
+
+    /// The precision, device and statistic a model fitted to benchmarks was fitted for (its
+    /// profile section must have the same); `None` for other families.
+    pub fn fitted_for(&self) -> Option<(crate::Precision, &DeviceLimits, Statistic)> {
+        match self {
+            StoredModel::Analytical(m) => Some((m.precision, &m.limits, m.statistic)),
+            StoredModel::Statistical(m) => Some((m.precision, &m.limits, m.statistic)),
         }
     }
 
@@ -52,6 +68,7 @@ impl StoredModel {
                 m.statistic,
                 measurements,
             )?))),
+            StoredModel::Statistical(m) => Ok(Some(StoredModel::Statistical(m.refit()?))),
         }
     }
 
@@ -60,6 +77,9 @@ impl StoredModel {
         match self {
             StoredModel::Analytical(m) if !m.is_valid() => Err(Error::Invalid(
                 "fitted parameters are not finite positive numbers".into(),
+            )),
+            StoredModel::Statistical(m) if !m.is_valid() => Err(Error::Invalid(
+                "fitted parameters or benchmark times are not finite positive numbers".into(),
             )),
             _ => Ok(()),
         }

@@ -71,6 +71,8 @@ fn instrument_fit_predict_measure_on_the_cpu() {
                 "6",
                 "--warmup",
                 "1",
+                "--models",
+                "analytical",
                 "--profile",
             ])
             .arg(&prof)
@@ -116,7 +118,8 @@ fn instrument_fit_predict_measure_on_the_cpu() {
     // The table output names the recommendation first.
     let table = run_ok(
         bin()
-            .args(["predict", "--precision", "f64", "--profile"])
+            .args(["predict", "--precision", "f64", "--models", "analytical"])
+            .arg("--profile")
             .arg(&prof)
             .arg(data("bcsstk09.mtx.gz")),
     );
@@ -131,6 +134,15 @@ fn instrument_fit_predict_measure_on_the_cpu() {
         "{table}"
     );
 
+    // The statistical models of the same run predict and are measured beside the analytical
+    // one: their four kernels each, ranked per model, with a difference rate.
+    let stat = statistical_models_predict_and_measure(&prof);
+    assert_eq!(
+        stat,
+        2 * 2 * 4,
+        "2 models × 2 precisions × 4 kernels measured"
+    );
+
     // A CPU profile is not checked against CUDA measurements: the command says so (and then
     // measures on a GPU, or fails for want of one).
     let out = bin()
@@ -142,6 +154,64 @@ fn instrument_fit_predict_measure_on_the_cpu() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("measured with the cpu backend"), "{e}");
     assert!(out.status.success() || e.contains("no CUDA device"), "{e}");
+}
+
+/// `predict --measure` with every model of a CPU profile on one real matrix: both statistical
+/// models predict csr-t16, csr-scalar, ell and jad, each model ranked on its own, and the summary
+/// holds a difference rate per model and kernel. Returns the statistical predictions measured.
+fn statistical_models_predict_and_measure(prof: &Path) -> usize {
+    let out = run_ok(
+        bin()
+            .args([
+                "predict",
+                "--json",
+                "--measure",
+                "--runs",
+                "4",
+                "--warmup",
+                "1",
+            ])
+            .arg("--profile")
+            .arg(prof)
+            .arg(data("bcsstk09.mtx.gz")),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut measured = 0;
+    for r in v["results"].as_array().unwrap() {
+        let kernels = r["kernels"].as_array().unwrap();
+        for model in ["analytical", "statistical-normal", "statistical-uniform"] {
+            let of: Vec<&serde_json::Value> =
+                kernels.iter().filter(|k| k["model"] == model).collect();
+            let names: Vec<&str> = of.iter().map(|k| k["variant"].as_str().unwrap()).collect();
+            if model == "analytical" {
+                assert!(names.contains(&"csr-vector"), "{names:?}");
+                continue;
+            }
+            let mut sorted = names.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, ["csr-scalar", "csr-t16", "ell", "jad"], "{model}");
+            let mut ranks: Vec<u64> = of.iter().filter_map(|k| k["rank"].as_u64()).collect();
+            ranks.sort_unstable();
+            assert_eq!(ranks, [1, 2, 3, 4], "{model}: ranked on its own");
+            for k in of {
+                let t = k["seconds"].as_f64().unwrap();
+                let m = k["measured_seconds"].as_f64().unwrap();
+                let d = k["difference_rate"].as_f64().unwrap();
+                assert!(t > 0.0 && ((t - m).abs() / m - d).abs() < 1e-12, "{k}");
+                measured += 1;
+            }
+        }
+    }
+    let summary = v["summary"].as_array().unwrap();
+    for model in ["statistical-normal", "statistical-uniform"] {
+        assert!(
+            summary
+                .iter()
+                .any(|s| s["model"] == model && s["variant"] == "jad"),
+            "{model}: {summary:?}"
+        );
+    }
+    measured
 }
 
 /// The README's `predict FILE --measure --backend cpu` with the embedded (CUDA) profile measures

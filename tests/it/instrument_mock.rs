@@ -6,9 +6,10 @@ use indicatif::ProgressBar;
 use sparsecast::backend::{Backend, KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant};
 use sparsecast::instrument::{
     measure, plan, run_precision, synthetic, AutoSource, BenchmarkSource, DeviceLimits,
-    DeviceSource, HostSource, MeasureOptions, Statistic, SuiteConfig,
+    DeviceSource, HostSource, MeasureOptions, RowDist, StatSuite, Statistic, SuiteConfig,
 };
 use sparsecast::model::Shape;
+use sparsecast::model::{Model, StoredModel};
 use sparsecast::{Csr, Error, Result, Scalar};
 use std::cell::RefCell;
 
@@ -50,7 +51,7 @@ struct Prepared<T> {
 fn formula(v: Variant, rows: usize, nnz: usize) -> f64 {
     let (r, n) = (rows as f64, nnz as f64);
     match v {
-        Variant::Ell => 4e-6 + 2e-10 * r + 1e-10 * n,
+        Variant::Ell | Variant::Jad => 4e-6 + 2e-10 * r + 1e-10 * n,
         Variant::Coo => 5e-6 + 3e-10 * n,
         _ => (1.0 + n / r.max(1.0) / 100.0) * (2e-6 + 5e-10 * r),
     }
@@ -107,7 +108,7 @@ impl<T: Scalar> Backend<T> for Scripted {
     fn supports(&self, v: Variant) -> bool {
         match v {
             Variant::Csr { threads_per_row } => !self.vector_only || threads_per_row == 32,
-            Variant::Ell | Variant::Coo => true,
+            Variant::Ell | Variant::Coo | Variant::Jad => true,
             _ => false,
         }
     }
@@ -168,6 +169,7 @@ fn quick() -> SuiteConfig {
         csr_pnz: vec![4, 16, 64, 128, 256],
         ell_pnz: vec![4, 8, 16],
         coo_pnz: vec![10, 20, 30],
+        statistical: None,
         ..SuiteConfig::default()
     }
 }
@@ -318,4 +320,96 @@ fn unsupported_kernels_and_bad_protocols_are_refused() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("warm-up"), "{e}");
+}
+
+#[test]
+fn statistical_models_fit_the_scripted_times() {
+    let backend = Scripted::new(false);
+    let limits = small_device();
+    let suite = SuiteConfig {
+        statistical: Some(StatSuite::quick()),
+        ..quick()
+    };
+    let pp = run_precision::<f64>(
+        &backend,
+        &HostSource::default(),
+        &limits,
+        &suite,
+        &opts(),
+        Statistic::WarmMean,
+        &ProgressBar::hidden(),
+    )
+    .unwrap();
+    let names: Vec<&str> = pp.models.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["analytical", "statistical-normal", "statistical-uniform"]
+    );
+    let stat = StatSuite::quick();
+    let mut fits = Vec::new();
+    for (m, dist) in pp.models[1..].iter().zip(RowDist::ALL) {
+        let StoredModel::Statistical(st) = &m.model else {
+            panic!("{} is not statistical", m.name)
+        };
+        // Every planned benchmark was measured, on the kernels of 001.
+        let planned = stat
+            .plan(
+                &limits,
+                dist,
+                sparsecast::Precision::F64,
+                suite.memory_fraction,
+            )
+            .unwrap();
+        assert_eq!(st.measurements.len(), planned.points.len());
+        // The row lengths vary: the times are the formula's for the drawn non-zeros, not for
+        // R × P_NZ.
+        let off = st
+            .measurements
+            .iter()
+            .filter(|m| {
+                m.warm_mean != formula(m.kernel, m.rows as usize, (m.rows * m.pnz) as usize)
+            })
+            .count();
+        assert!(off > st.measurements.len() / 2, "{dist:?}: {off}");
+        // The relationships hold up to the sampling of the row lengths: constant-row matrices
+        // inside the grid are predicted within a few per cent.
+        for (v, s, pnz) in [
+            (
+                Variant::Csr {
+                    threads_per_row: 16,
+                },
+                16u64,
+                64u64,
+            ),
+            (Variant::Csr { threads_per_row: 1 }, 256, 16),
+            (Variant::Ell, 256, 16),
+            (Variant::Jad, 256, 16),
+        ] {
+            let rows = 2 * s;
+            let got = m
+                .model
+                .predict_shape(&Shape::constant(rows, 4096, pnz), v, &Default::default())
+                .unwrap();
+            let want = formula(v, rows as usize, (rows * pnz) as usize);
+            assert!(
+                ((got - want) / want).abs() < 0.05,
+                "{dist:?} {v}: {got} vs {want}"
+            );
+        }
+        // A kernel outside 001's four is not covered.
+        let e = m
+            .model
+            .predict_shape(
+                &Shape::constant(64, 64, 4),
+                Variant::Coo,
+                &Default::default(),
+            )
+            .unwrap_err();
+        assert!(matches!(e, Error::Unsupported(_)), "{e}");
+        // The stored fit follows from the stored measurements.
+        assert_eq!(m.model.refit(&[]).unwrap().as_ref(), Some(&m.model));
+        fits.push(st.csr_v.clone());
+    }
+    // Two distributions, two different sets of matrices, two fits.
+    assert_ne!(fits[0], fits[1]);
 }

@@ -126,7 +126,10 @@ fn plans_only_use_formats_that_hold_their_blocks() {
         &CpuBackend::new(),
         &HostSource::default(),
         &DeviceLimits::cpu(Precision::F64),
-        &SuiteConfig::quick(),
+        &SuiteConfig {
+            statistical: None,
+            ..SuiteConfig::quick()
+        },
         &opts,
         Statistic::default(),
         &indicatif::ProgressBar::hidden(),

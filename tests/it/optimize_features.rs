@@ -39,7 +39,10 @@ fn cpu_model() -> &'static PrecisionProfile {
             &CpuBackend::new(),
             &HostSource::default(),
             &DeviceLimits::cpu(Precision::F64),
-            &SuiteConfig::quick(),
+            &SuiteConfig {
+                statistical: None,
+                ..SuiteConfig::quick()
+            },
             &opts,
             Statistic::default(),
             &indicatif::ProgressBar::hidden(),

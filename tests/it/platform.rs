@@ -173,10 +173,16 @@ fn cpu_instrument_measures_bounds_and_every_prediction_respects_them() {
     let s = p.precision(Precision::F64).unwrap();
     let b = s.bounds.clone().expect("instrument measures the bounds");
     assert!(!s.micro.is_empty());
-    // The floor is the fastest SpMV measured, micro-benchmarks and suite alike.
+    // The floor is the fastest SpMV measured, micro-benchmarks and suites (the statistical
+    // models' too) alike.
+    let statistical = s.models.iter().flat_map(|m| match &m.model {
+        sparsecast::model::StoredModel::Statistical(st) => st.measurements.iter(),
+        _ => [].iter(),
+    });
     let fastest = s
         .measurements
         .iter()
+        .chain(statistical)
         .map(|m| m.time(s.statistic))
         .chain(s.micro.iter().map(|m| m.seconds))
         .fold(f64::INFINITY, f64::min);

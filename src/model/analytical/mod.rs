@@ -122,17 +122,27 @@ impl AnalyticalModel {
     /// The device-memory bound of the papers (004 §3.2.1), applied to a target: refuse a format
     /// whose working set (arrays + x + y) exceeds global memory.
     fn check_memory(&self, variant: Variant, bytes: u64) -> Result<()> {
-        if bytes > self.limits.global_mem_bytes {
-            return Err(Error::refused(
-                variant.name(),
-                format!(
-                    "needs {bytes} bytes, more than the {} bytes of {}",
-                    self.limits.global_mem_bytes, self.limits.name
-                ),
-            ));
-        }
-        Ok(())
+        check_memory(&self.limits, variant, bytes)
     }
+}
+
+/// Refuse `variant` for a target whose working set of `bytes` exceeds the global memory of
+/// `limits` (004 §3.2.1's bound, for every model fitted on a device).
+pub(in crate::model) fn check_memory(
+    limits: &DeviceLimits,
+    variant: Variant,
+    bytes: u64,
+) -> Result<()> {
+    if bytes > limits.global_mem_bytes {
+        return Err(Error::refused(
+            variant.name(),
+            format!(
+                "needs {bytes} bytes, more than the {} bytes of {}",
+                limits.global_mem_bytes, limits.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl AnalyticalModel {
@@ -238,7 +248,7 @@ impl Model for AnalyticalModel {
 }
 
 /// The smallest measured time, the floor of every estimate.
-fn floor_of(what: &str, stat: Statistic, ms: &[&Measurement]) -> Result<f64> {
+pub(in crate::model) fn floor_of(what: &str, stat: Statistic, ms: &[&Measurement]) -> Result<f64> {
     let t = ms
         .iter()
         .map(|m| m.time(stat))
