@@ -100,6 +100,20 @@ pub(super) fn own_kernel<T: CudaScalar>(
                 ),
             })
         }
+        (Variant::EllBro, Some(AnyFormat::EllBro(m))) => Kernel::Rows(Launch {
+            f: function::<T>(be, "ell_bro", block)?,
+            grid: launch::row_grid(nrows, block)?,
+            // A slice taller than the matrix is one slice, as is one of u32::MAX rows.
+            args: args::ell_bro(
+                nrows as u32,
+                m.slice.min(u32::MAX as usize) as u32,
+                upload(s, &m.col_ptr)?,
+                upload(s, &m.sym_ptr)?,
+                upload(s, &m.bits)?,
+                upload(s, &m.symbols)?,
+                upload(s, &m.values)?,
+            ),
+        }),
         (v, _) => {
             return Err(Error::Invalid(format!(
                 "internal: no CUDA kernel set-up for {v} with this format"
