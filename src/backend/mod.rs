@@ -55,6 +55,8 @@ pub enum Variant {
     Dia,
     /// BSR, one warp per block row.
     Bsr,
+    /// ELL-BRO, one thread per row decoding its bit-packed column deltas.
+    EllBro,
     /// A cuSPARSE algorithm.
     Vendor(VendorAlg),
 }
@@ -75,6 +77,7 @@ impl Variant {
             Variant::Sell,
             Variant::Dia,
             Variant::Bsr,
+            Variant::EllBro,
         ]);
         v
     }
@@ -104,6 +107,7 @@ impl Variant {
             Variant::Sell => FormatKind::Sell,
             Variant::Dia => FormatKind::Dia,
             Variant::Bsr => FormatKind::Bsr,
+            Variant::EllBro => FormatKind::EllBro,
             Variant::Vendor(VendorAlg::CsrAlg1 | VendorAlg::CsrAlg2) => FormatKind::Csr,
             Variant::Vendor(VendorAlg::CooAlg1 | VendorAlg::CooAlg2) => FormatKind::Coo,
             Variant::Vendor(VendorAlg::SellAlg1) => FormatKind::Sell,

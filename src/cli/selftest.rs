@@ -119,7 +119,7 @@ where
     B: crate::backend::Backend<f32> + crate::backend::Backend<f64>,
 {
     let mut done = 0usize;
-    let total = cfg.variants.len() * cfg.block_sizes.len().max(1) * matrices.len() * 2;
+    let total = selftest::count_cases(matrices, cfg);
     let (results, secs) = selftest::run_all(be, matrices, cfg, &mut |r: &CaseResult| {
         done += 1;
         if let Outcome::Fail { reason } = &r.outcome {
@@ -129,7 +129,7 @@ where
             );
         }
         if done % 200 == 0 {
-            eprintln!("  … {done} of about {total} cases");
+            eprintln!("  … {done} of {total} cases");
         }
     });
     let summary = selftest::summarize(&results);

@@ -21,7 +21,7 @@ pub struct Args {
     /// Matrix Market file (.mtx or .mtx.gz).
     pub file: PathBuf,
     /// Kernel: csr-scalar, csr-t2 … csr-t16, csr-vector, csr-merge, coo, ell, hyb, jad, sell, dia,
-    /// bsr, or a cuSPARSE algorithm (cusparse-csr-alg1, …; CUDA only).
+    /// bsr, ell-bro, or a cuSPARSE algorithm (cusparse-csr-alg1, …; CUDA only).
     #[arg(long, default_value = "csr-vector")]
     pub format: String,
     /// Run this plan (JSON from `sparsecast optimize --save-plan`) instead of one format.

@@ -18,13 +18,14 @@
 //! [`FormatParams`].
 //!
 //! Padding entries (ELL, HYB's ELL part, SELL-C-σ) carry the column index [`PAD`] and the value 0;
-//! kernels skip them.
+//! kernels skip them (ELL-BRO marks its padding with a zero delta instead, see [`ell_bro`]).
 
 pub mod bsr;
 pub mod coo;
 pub mod csr;
 pub mod dia;
 pub mod ell;
+pub mod ell_bro;
 pub mod hyb;
 pub mod jad;
 mod refusal;
@@ -44,6 +45,7 @@ pub use coo::Coo;
 pub use csr::csr_spmv;
 pub use dia::{Dia, DiaParams};
 pub use ell::{Ell, EllParams};
+pub use ell_bro::{EllBro, EllBroParams};
 pub use hyb::{Hyb, HybParams};
 pub use jad::Jad;
 pub use refusal::{Missing, ParamError, Reason, Refusal};
@@ -53,31 +55,43 @@ pub use summary::{Counts, Summary};
 /// Column index marking a padding slot.
 pub const PAD: u32 = u32::MAX;
 
+/// A format's name: its module's, or the one its registry entry gives (`as "name"`).
+macro_rules! format_name {
+    ($module:ident) => {
+        stringify!($module)
+    };
+    ($module:ident, $name:literal) => {
+        $name
+    };
+}
+
 /// The registry of the storage formats: one entry per format — its kind (with its description),
-/// its module and type, and, if it has parameters, their field in [`FormatParams`] and their type.
-/// [`FormatKind`] (with its name, the module's), the dispatch of the rules
+/// its module and type, optionally its name (`as "name"`, where it is not the module's), and, if
+/// it has parameters, their field in [`FormatParams`] and their type.
+/// [`FormatKind`] (with its name), the dispatch of the rules
 /// ([`FormatKind::footprint`], [`FormatKind::admit`]), [`AnyFormat`] and [`FormatParams`] are
 /// generated from it, so registering a format is one entry here.
 macro_rules! formats {
     ($(
         $(#[$doc:meta])*
-        $kind:ident => $module:ident::$ty:ident $({ $field:ident: $params:ident })?
+        $kind:ident => $module:ident::$ty:ident $(as $name:literal)? $({ $field:ident: $params:ident })?
     ),* $(,)?) => {
         /// The storage formats sparsecast knows.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(rename_all = "lowercase")]
         pub enum FormatKind {
-            $( $(#[$doc])* $kind, )*
+            $( $(#[$doc])* $(#[serde(rename = $name)])? $kind, )*
         }
 
         impl FormatKind {
             /// Every format, in display order.
             pub const ALL: [FormatKind; [$(FormatKind::$kind),*].len()] = [$(FormatKind::$kind),*];
 
-            /// Lower-case name used on the command line and in reports (its module's name).
+            /// Lower-case name used on the command line and in reports (its module's name unless
+            /// its entry gives one).
             pub fn name(self) -> &'static str {
                 match self {
-                    $( FormatKind::$kind => stringify!($module), )*
+                    $( FormatKind::$kind => format_name!($module $(, $name)?), )*
                 }
             }
 
@@ -152,8 +166,9 @@ macro_rules! formats {
         /// The parameters of every format that has any, each format's own type (declared in its
         /// file, with its defaults). The same type is the command-line options
         /// (`#[command(flatten)]`: `--ell-width`, `--hyb-width`, `--sell-c`, `--sell-sigma`,
-        /// `--dia-max-fill`, `--bsr-block`) and a plan block's `params` (`#[serde(flatten)]`:
-        /// `ell_width`, `hyb_width`, `sell_c`, `sell_sigma`, `dia_max_fill`, `bsr_block`; absent
+        /// `--dia-max-fill`, `--bsr-block`, `--ell-bro-slice`) and a plan block's `params`
+        /// (`#[serde(flatten)]`: `ell_width`, `hyb_width`, `sell_c`, `sell_sigma`, `dia_max_fill`,
+        /// `bsr_block`, `ell_bro_slice`; absent
         /// fields take their defaults, unknown ones are refused).
         #[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
         #[serde(default, deny_unknown_fields)]
@@ -199,6 +214,9 @@ formats! {
     Dia => dia::Dia { dia: DiaParams },
     /// Block sparse row with square dense blocks.
     Bsr => bsr::Bsr { bsr: BsrParams },
+    /// ELL-BRO: sliced ELL whose column indices are delta-encoded and bit-packed into 64-bit
+    /// symbols, one bit width per slice column (Tang et al.).
+    EllBro => ell_bro::EllBro as "ell-bro" { ell_bro: EllBroParams },
 }
 
 impl FormatKind {
@@ -229,7 +247,7 @@ pub fn default_max_bytes() -> u64 {
 }
 
 /// The option parser of a size that must be at least 1 (a size of 0 is an argument error, not a
-/// skipped kernel): SELL-C-σ's C, BSR's block size.
+/// skipped kernel): SELL-C-σ's C, BSR's block size, ELL-BRO's slice height.
 pub(crate) fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
 }

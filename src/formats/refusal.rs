@@ -75,6 +75,8 @@ pub enum ParamError {
     },
     /// BSR with block size 0.
     BsrBlock,
+    /// ELL-BRO with slice height 0.
+    EllBroSlice,
 }
 
 /// A count a [`super::Summary`] does not hold.
@@ -100,6 +102,11 @@ pub enum Missing {
     BsrBlocks {
         /// Block size.
         block: usize,
+    },
+    /// ELL-BRO's bit widths and symbols for this slice height.
+    EllBroSymbols {
+        /// Slice height.
+        slice: usize,
     },
 }
 
@@ -171,6 +178,9 @@ impl std::fmt::Display for Reason {
                 "sorting window σ = {sigma} must be 1 or a multiple of C = {c}"
             ),
             Reason::Param(ParamError::BsrBlock) => f.write_str("block size must be at least 1"),
+            Reason::Param(ParamError::EllBroSlice) => {
+                f.write_str("slice height must be at least 1")
+            }
             Reason::Unknown(Missing::HybSplit { held, wanted }) => write!(
                 f,
                 "HYB width {wanted}: the matrix summary holds the split at width {held} only \
@@ -187,6 +197,11 @@ impl std::fmt::Display for Reason {
             Reason::Unknown(Missing::BsrBlocks { block }) => write!(
                 f,
                 "the matrix summary does not hold the BSR blocks of size {block} \
+                 (Summary::with_counts)"
+            ),
+            Reason::Unknown(Missing::EllBroSymbols { slice }) => write!(
+                f,
+                "the matrix summary does not hold the ELL-BRO symbols for slices of {slice} rows \
                  (Summary::with_counts)"
             ),
         }

@@ -12,7 +12,7 @@ use crate::Csr;
 /// A matrix as the formats' rules and the models see it.
 ///
 /// The counts that take a pass over the entries and depend on a format's parameters (DIA's
-/// occupied diagonals, SELL-C-σ's stored slots, BSR's blocks) are in [`Counts`], filled only for
+/// occupied diagonals, SELL-C-σ's stored slots, BSR's blocks, ELL-BRO's symbols) are in [`Counts`], filled only for
 /// the formats asked for ([`Summary::with_counts`]); a rule that needs a count the summary lacks
 /// answers [`super::Reason::Unknown`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +45,8 @@ pub struct Counts {
     pub sell: Option<super::sell::SellCount>,
     /// BSR's blocks for one block size.
     pub bsr: Option<super::bsr::BsrCount>,
+    /// ELL-BRO's bit widths and symbols for one slice height.
+    pub ell_bro: Option<super::ell_bro::EllBroCount>,
 }
 
 /// Row lengths as `(length, rows)` pairs, lengths increasing. Dense counting where the longest row
@@ -93,8 +95,8 @@ impl Summary {
         Summary::of(csr, params.hyb.width).with_counts(csr, kind, params)
     }
 
-    /// Add the count `kind` needs under `params` (one pass over the entries for DIA, SELL-C-σ and
-    /// BSR; nothing for the other formats). Parameters out of range are left uncounted: the rules
+    /// Add the count `kind` needs under `params` (one pass over the entries for DIA, SELL-C-σ,
+    /// BSR and ELL-BRO; nothing for the other formats). Parameters out of range are left uncounted: the rules
     /// refuse them before reading the count.
     pub fn with_counts<T: crate::Scalar>(
         mut self,
@@ -110,6 +112,9 @@ impl Summary {
             }
             FormatKind::Bsr if params.bsr.block > 0 => {
                 self.counts.bsr = Some(super::bsr::count(csr, params.bsr.block).1)
+            }
+            FormatKind::EllBro if rows_fit && params.ell_bro.slice > 0 => {
+                self.counts.ell_bro = Some(super::ell_bro::analyze(csr, params.ell_bro.slice).1)
             }
             _ => {}
         }

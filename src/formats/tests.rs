@@ -48,7 +48,8 @@ fn matrix() -> impl Strategy<Value = Csr<f64>> {
 }
 
 /// Random parameters, out-of-range ones included (C = 0, σ not a multiple of C, b = 0, ELL widths
-/// shorter than the longest row, tight DIA fill limits). The byte limit is set per case.
+/// shorter than the longest row, tight DIA fill limits, ELL-BRO slices of 0 rows and slices
+/// taller than the matrix). The byte limit is set per case.
 fn params() -> impl Strategy<Value = FormatParams> {
     (
         proptest::option::of(0usize..=45),
@@ -57,13 +58,15 @@ fn params() -> impl Strategy<Value = FormatParams> {
         0usize..=12,
         0usize..=5,
         prop_oneof![Just(f64::INFINITY), 0.5f64..12.0],
+        prop_oneof![0usize..=9, Just(256), Just(usize::MAX)],
     )
-        .prop_map(|(ell, hyb, c, sigma, block, fill)| FormatParams {
+        .prop_map(|(ell, hyb, c, sigma, block, fill, slice)| FormatParams {
             ell: EllParams { width: ell },
             hyb: HybParams { width: hyb },
             sell: SellParams { c, sigma },
             bsr: BsrParams { block },
             dia: DiaParams { max_fill: fill },
+            ell_bro: EllBroParams { slice },
             max_bytes: u64::MAX,
         })
 }
@@ -156,8 +159,13 @@ fn summary_counts_are_the_formats_own() {
     assert_eq!((s.nrows, s.ncols, s.nnz, s.max_row_len), (5, 6, 12, 6));
     // Fewer than 4096 rows: Bell & Garland put everything in COO.
     assert_eq!((s.hyb_width, s.hyb_coo_nnz), (0, 12));
-    // Without its count, DIA / SELL / BSR can neither be sized nor admitted.
-    for kind in [FormatKind::Dia, FormatKind::Sell, FormatKind::Bsr] {
+    // Without its count, DIA / SELL / BSR / ELL-BRO can neither be sized nor admitted.
+    for kind in [
+        FormatKind::Dia,
+        FormatKind::Sell,
+        FormatKind::Bsr,
+        FormatKind::EllBro,
+    ] {
         let e = kind.footprint(&s, &p, 8).unwrap_err();
         assert!(e.is_unknown(), "{e}");
         assert!(matches!(Error::from(e), Error::Unsupported(_)));
@@ -188,6 +196,18 @@ fn summary_counts_are_the_formats_own() {
         .unwrap();
     // Block rows {0,1}: block columns 0, 1; {2,3}: 0, 1, 2; {4}: 0.
     assert_eq!((bsr.block, bsr.blocks), (2, 6));
+    // ELL-BRO with slices of 2 rows: lengths {3, 0}, {1, 6}, {2}, so 3 + 6 + 2 slice columns;
+    // every delta is 1 (first column 0, + 1; then steps of 1): one bit each, one symbol per row.
+    let p2 = FormatParams {
+        ell_bro: EllBroParams { slice: 2 },
+        ..p.clone()
+    };
+    let bro = Summary::for_format(&m, FormatKind::EllBro, &p2)
+        .counts
+        .ell_bro
+        .unwrap();
+    assert_eq!((bro.slice, bro.columns), (2, 3 + 6 + 2));
+    assert_eq!((bro.slots, bro.symbols), (3 * 2 + 6 * 2 + 2, 5));
     // A summary counted for other parameters does not answer for these.
     let other = FormatParams {
         bsr: BsrParams { block: 3 },
@@ -264,6 +284,7 @@ fn with(
         sell: SellParams { c, sigma },
         bsr: BsrParams { block },
         dia: DiaParams { max_fill },
+        ell_bro: EllBroParams::default(),
         max_bytes: default_max_bytes(),
     }
 }
@@ -296,6 +317,11 @@ fn parameters_as_options() {
     .unwrap()
     .params;
     assert_eq!(p, with(Some(5), Some(2), (8, 64), 3, 2.5));
+    let p = Cli::try_parse_from(["x", "--ell-bro-slice", "32"])
+        .unwrap()
+        .params;
+    assert_eq!(p.ell_bro, EllBroParams { slice: 32 });
+    assert!(Cli::try_parse_from(["x", "--ell-bro-slice", "0"]).is_err());
     assert!(Cli::try_parse_from(["x", "--max-bytes", "5"]).is_err());
 }
 
@@ -312,6 +338,7 @@ fn parameters_as_plan_json() {
     let mut expected = vec![
         "bsr_block",
         "dia_max_fill",
+        "ell_bro_slice",
         "ell_width",
         "hyb_width",
         "sell_c",

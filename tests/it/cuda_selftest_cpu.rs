@@ -160,3 +160,69 @@ fn the_harness_catches_broken_kernels() {
         );
     }
 }
+
+#[test]
+fn parameter_sets_and_format_only_matrices() {
+    // 002's SELL-C-σ (C = 512, σ = 2048) and ELL-BRO's other slice heights run beside the
+    // defaults, named by their options; a matrix made for ELL-BRO runs only with ELL-BRO, once
+    // per precision (default parameters, first block size).
+    use sparsecast::backend::selftest::TestMatrix;
+    use sparsecast::formats::FormatKind;
+    let mut matrices = selftest::test_matrices(9, 1);
+    let gaps = Csr::from_triplets(
+        2,
+        1 << 20,
+        &[0, 0, 1],
+        &[0, (1 << 20) - 1, 77],
+        &[1.0, 2.0, 3.0],
+    )
+    .unwrap();
+    matrices.push(TestMatrix {
+        name: "bro-only".into(),
+        csr: gaps,
+        only: Some(FormatKind::EllBro),
+    });
+    let cfg = SelftestConfig {
+        variants: vec![Variant::Sell, Variant::EllBro, Variant::Coo],
+        block_sizes: vec![64, 256],
+        seed: 9,
+        max_format_bytes: selftest::MAX_FORMAT_BYTES,
+    };
+    let (results, _) = selftest::run_all(&CpuBackend::new(), &matrices, &cfg, &mut |_| {});
+    assert_eq!(results.len(), selftest::count_cases(&matrices, &cfg));
+    let n = matrices.len() - 1;
+    let count = |v: &str, suffix: &str| {
+        results
+            .iter()
+            .filter(|r| r.variant == v && r.matrix.ends_with(suffix))
+            .count()
+    };
+    // × 2 block sizes × 2 precisions.
+    assert_eq!(count("sell", " [--sell-c 512 --sell-sigma 2048]"), n * 4);
+    assert_eq!(count("ell-bro", " [--ell-bro-slice 32]"), n * 4);
+    assert_eq!(count("ell-bro", " [--ell-bro-slice 1000]"), n * 4);
+    assert_eq!(count("ell-bro", "bro-only"), 2);
+    assert_eq!(count("coo", "bro-only") + count("sell", "bro-only"), 0);
+    assert_eq!(count("coo", ""), n * 4);
+    for r in &results {
+        assert!(
+            !matches!(r.outcome, Outcome::Fail { .. }),
+            "{} on {}: {:?}",
+            r.variant,
+            r.matrix,
+            r.outcome
+        );
+    }
+    let passed = |v: &str, suffix: &str| {
+        results
+            .iter()
+            .filter(|r| r.variant == v && r.matrix.ends_with(suffix))
+            .filter(|r| matches!(r.outcome, Outcome::Pass { .. }))
+            .count()
+    };
+    assert!(
+        passed("sell", "2048]") >= n * 3,
+        "C = 512 was refused too often"
+    );
+    assert_eq!(passed("ell-bro", "bro-only"), 2);
+}

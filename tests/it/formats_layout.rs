@@ -18,7 +18,7 @@ use std::time::Instant;
 /// row 3: (3,0)=4 (3,3)=5 (3,5)=6
 /// row 4:         (4,4)=7
 /// ```
-fn hand() -> Csr<f64> {
+pub(crate) fn hand() -> Csr<f64> {
     Csr::from_triplets(
         5,
         6,

@@ -22,6 +22,7 @@ mod features_cli;
 mod features_exact;
 mod features_proptest;
 mod formats_correctness;
+mod formats_ell_bro;
 mod formats_layout;
 mod formats_props;
 mod formats_speed;

@@ -103,6 +103,13 @@ pub const BSR: KernelFile = KernelFile {
     entry_points: &["bsr_f32", "bsr_f64"],
 };
 
+/// ELL-BRO, one thread per row decoding its bit-packed column deltas.
+pub const ELL_BRO: KernelFile = KernelFile {
+    name: "ell_bro",
+    source: include_str!("../../../kernels/ell_bro.cu"),
+    entry_points: &["ell_bro_f32", "ell_bro_f64"],
+};
+
 /// Fill kernels of the instrumenting phase's benchmark matrices (CSR, ELL, COO and x), see
 /// [`crate::instrument::synthetic`].
 pub const SYNTHETIC: KernelFile = KernelFile {
@@ -121,7 +128,9 @@ pub const SYNTHETIC: KernelFile = KernelFile {
 };
 
 /// Every kernel file.
-pub const ALL: [KernelFile; 9] = [CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, SYNTHETIC];
+pub const ALL: [KernelFile; 10] = [
+    CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, ELL_BRO, SYNTHETIC,
+];
 
 /// Items (path steps) per thread of the merge-path kernel; must match the `SC_MERGE(…)`
 /// instantiations in `kernels/csr_merge.cu` (a test checks it).

@@ -1,8 +1,10 @@
 //! The self-test's matrices: random matrices of several row-length distributions and the edge
 //! cases every kernel must survive (no rows, no entries, empty rows, one very long row, dense rows,
-//! rectangular shapes, rows of warp-boundary lengths, a single column, block and band structure).
-//! Values are uniform in [-1, 1); column positions are random and distinct within a row.
+//! rectangular shapes, rows of warp-boundary lengths, a single column, block and band structure,
+//! one row, wide column gaps). Values are uniform in [-1, 1); column positions are random and
+//! distinct within a row.
 
+use crate::formats::FormatKind;
 use crate::Csr;
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
@@ -15,6 +17,9 @@ pub struct TestMatrix {
     pub name: String,
     /// The matrix (f64; cast to the precision under test).
     pub csr: Csr<f64>,
+    /// Run it only with this format's kernels (default parameters, first block size): a matrix
+    /// whose cost only that format's coverage justifies. `None`: every kernel.
+    pub only: Option<FormatKind>,
 }
 
 /// Build a matrix from per-row lengths, placing each row's entries at random distinct columns.
@@ -52,18 +57,38 @@ fn from_positions(
     Csr::from_triplets(nrows, ncols, &rows, &cols, &vals).expect("positions in range")
 }
 
+/// ELL-BRO's widest deltas, 32 bits: columns 0, 2^31 + 1 and 2^31 + 2^20 + 40, so x has
+/// 2^31 + 2^20 + 41 values (8 or 16 GiB, hence a matrix for ELL-BRO only, on the GPU's scale).
+/// Rows: 0 (all three), 1 (the last column alone: a first delta of 32 bits), 2 (empty), 3 (0 and
+/// 2^31 + 1).
+fn gaps_32_bit(rng: &mut ChaCha8Rng) -> Csr<f64> {
+    let ncols = (1usize << 31) + (1 << 20) + 41;
+    let far = [0u32, (1 << 31) + 1, ncols as u32 - 1];
+    let pos = [
+        (0, far[0]),
+        (0, far[1]),
+        (0, far[2]),
+        (1, far[2]),
+        (3, 0),
+        (3, far[1]),
+    ];
+    from_positions(rng, 4, ncols, &pos)
+}
+
 /// The test matrices. `scale` multiplies the sizes (1 = small enough for a debug build on a CPU;
 /// the GPU self-test uses 8 and adds one matrix of about 2 million entries).
 pub fn test_matrices(seed: u64, scale: usize) -> Vec<TestMatrix> {
     let s = scale.max(1);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::new();
-    let mut push = |name: &str, csr: Csr<f64>| {
+    let mut push_only = |name: &str, csr: Csr<f64>, only: Option<FormatKind>| {
         out.push(TestMatrix {
             name: name.to_string(),
             csr,
+            only,
         })
     };
+    let mut push = |name: &str, csr: Csr<f64>| push_only(name, csr, None);
 
     // Random row lengths 0..=40.
     let n = 500 * s;
@@ -175,6 +200,27 @@ pub fn test_matrices(seed: u64, scale: usize) -> Vec<TestMatrix> {
     }
     push("blocks", from_positions(&mut rng, nrows, ncols, &pos));
 
+    // One row, spread over many columns.
+    let lens = [700 * s];
+    push("one-row", from_lengths(&mut rng, 3000 * s, &lens));
+
+    // Wide column gaps (ELL-BRO's deltas of up to 17 + log2(scale) bits, in widths that straddle
+    // its 64-bit symbols): 64·s + 5 rows over 2^17·s + 3 columns, every third row empty, others
+    // with entries at both ends and a few in between.
+    let (n, ncols) = (64 * s + 5, (1 << 17) * s + 3);
+    let mut pos = Vec::new();
+    for i in 0..n as u32 {
+        if i % 3 == 1 {
+            continue;
+        }
+        let mut cols = vec![i % 2, ncols as u32 - 1 - i % 5];
+        cols.extend((0..i % 7).map(|_| rng.random_range(0..ncols as u32)));
+        cols.sort_unstable();
+        cols.dedup();
+        pos.extend(cols.into_iter().map(|c| (i, c)));
+    }
+    push("wide-gaps", from_positions(&mut rng, n, ncols, &pos));
+
     // Degenerate shapes.
     push("no-entries", Csr::zeros(50 * s, 30 * s));
     push("no-rows", Csr::zeros(0, 10));
@@ -199,6 +245,11 @@ pub fn test_matrices(seed: u64, scale: usize) -> Vec<TestMatrix> {
             })
             .collect();
         push("long-rows-large", from_lengths(&mut rng, n, &lens));
+        push_only(
+            "gaps-32-bit",
+            gaps_32_bit(&mut rng),
+            Some(FormatKind::EllBro),
+        );
     }
     out
 }
@@ -227,5 +278,14 @@ mod tests {
         assert!(get("tall").nrows > get("tall").ncols);
         assert!(get("warp-edges").row_lengths().contains(&33));
         assert_ne!(test_matrices(8, 1)[0].csr, a[0].csr, "seed must matter");
+        assert_eq!(get("one-row").nrows, 1);
+        let gaps = get("wide-gaps");
+        assert!(gaps.ncols > 1 << 17 && gaps.nrows % 32 != 0);
+        assert!(a.iter().all(|m| m.only.is_none()));
+        let g = gaps_32_bit(&mut ChaCha8Rng::seed_from_u64(1));
+        g.validate().unwrap();
+        // Deltas of 2^31 + 1 (row 3) and 2^31 + 2^20 + 41 (row 1's first, column + 1): 32 bits.
+        assert_eq!(g.row(1).0, [g.ncols as u32 - 1]);
+        assert!(g.row(3).0[1] >= 1 << 31 && g.row(2).0.is_empty());
     }
 }

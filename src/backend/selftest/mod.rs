@@ -15,13 +15,21 @@
 //!
 //! A format that refuses a matrix (e.g. DIA on a matrix without diagonal structure) or a
 //! configuration the backend does not support is reported as skipped, not failed.
+//!
+//! Some variants also run with other parameters ([`cases::param_sets`]: SELL-C-σ with C = 512,
+//! σ = 2048, ELL-BRO with other slice heights); such a case's matrix name carries the options
+//! (`random [--sell-c 512 --sell-sigma 2048]`). A matrix made for one format
+//! ([`TestMatrix::only`]) runs only with that format's kernels, default parameters and the first
+//! block size.
 
+pub mod cases;
 pub mod matrices;
 
 use crate::backend::{Backend, KernelConfig, Variant};
 use crate::{Csr, Error, Precision, Scalar};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -103,7 +111,7 @@ pub fn check<T: Scalar>(csr: &Csr<T>, x: &[T], y: &[T]) -> Result<(f64, f64), St
     if y.len() != csr.nrows {
         return Err(format!("y has {} entries, expected {}", y.len(), csr.nrows));
     }
-    let xf: Vec<f64> = x.iter().map(|v| v.as_f64()).collect();
+    let xf: Vec<f64> = x.par_iter().map(|v| v.as_f64()).collect();
     let reference = csr.spmv_reference(&xf);
     let eps = T::epsilon().as_f64();
     let (mut worst, mut err2, mut ref2) = (0.0f64, 0.0f64, 0.0f64);
@@ -167,9 +175,7 @@ fn run_case<T: Scalar>(
     // not reset) fails the second.
     let mut last = (0.0f64, 0.0f64);
     for _ in 0..2 {
-        let x: Vec<T> = (0..csr.ncols)
-            .map(|_| T::cast_f64(rng.random_range(-1.0..1.0)))
-            .collect();
+        let x: Vec<T> = cases::random_x(rng, csr.ncols);
         let step = prepared
             .set_x(&x)
             .and_then(|_| prepared.poison_y())
@@ -194,6 +200,42 @@ fn run_case<T: Scalar>(
     }
 }
 
+/// The cases of `variant` in one precision, in order: (block size, parameter set, index of the
+/// matrix).
+fn plan<'a>(
+    variant: Variant,
+    cfg: &SelftestConfig,
+    sets: &'a [cases::ParamSet],
+    matrices: &[TestMatrix],
+) -> Vec<(u32, &'a cases::ParamSet, usize)> {
+    let blocks: Vec<u32> = if variant.is_vendor() {
+        vec![0]
+    } else {
+        cfg.block_sizes.clone()
+    };
+    let mut todo = Vec::new();
+    for (b, &block) in blocks.iter().enumerate() {
+        for (p, set) in sets.iter().enumerate() {
+            for (i, m) in matrices.iter().enumerate() {
+                if m.only.map_or(true, |k| k == variant.format() && b + p == 0) {
+                    todo.push((block, set, i));
+                }
+            }
+        }
+    }
+    todo
+}
+
+/// How many cases [`run_all`] runs (both precisions).
+pub fn count_cases(matrices: &[TestMatrix], cfg: &SelftestConfig) -> usize {
+    let per_precision: usize = cfg
+        .variants
+        .iter()
+        .map(|&v| plan(v, cfg, &cases::param_sets(v), matrices).len())
+        .sum();
+    2 * per_precision
+}
+
 /// Run the self-test in precision `T` on `backend`; `progress` is called after each case.
 pub fn run<T: Scalar>(
     backend: &dyn Backend<T>,
@@ -202,54 +244,52 @@ pub fn run<T: Scalar>(
     progress: &mut dyn FnMut(&CaseResult),
 ) -> Vec<CaseResult> {
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ T::BYTES as u64);
-    let cast: Vec<(String, Csr<T>)> = matrices
-        .iter()
-        .map(|m| (m.name.clone(), m.csr.cast::<T>()))
-        .collect();
+    let cast: Vec<(&TestMatrix, Csr<T>)> =
+        matrices.iter().map(|m| (m, m.csr.cast::<T>())).collect();
     let mut out = Vec::new();
     for &variant in &cfg.variants {
-        let blocks: Vec<u32> = if variant.is_vendor() {
-            vec![0]
-        } else {
-            cfg.block_sizes.clone()
-        };
-        for &block in &blocks {
-            for (name, csr) in &cast {
-                let outcome = if !backend.supports(variant) {
-                    Outcome::Skip {
-                        reason: format!("{} does not support {variant}", backend.name()),
-                    }
-                } else {
-                    let mut kc = KernelConfig::new(variant);
-                    if block > 0 {
-                        kc.block_size = block;
-                    }
-                    kc.params.max_bytes = kc.params.max_bytes.min(cfg.max_format_bytes);
-                    // A panic (a bug in a conversion or a kernel wrapper) is a failure of that
-                    // case, not the end of the self-test.
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        run_case(backend, csr, &kc, &mut rng)
-                    }))
-                    .unwrap_or_else(|p| Outcome::Fail {
-                        reason: format!(
-                            "panicked: {}",
-                            p.downcast_ref::<String>()
-                                .cloned()
-                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                                .unwrap_or_default()
-                        ),
-                    })
-                };
-                let r = CaseResult {
-                    variant: variant.name(),
-                    precision: T::PRECISION,
-                    block_size: block,
-                    matrix: name.clone(),
-                    outcome,
-                };
-                progress(&r);
-                out.push(r);
-            }
+        let sets = cases::param_sets(variant);
+        for (block, set, i) in plan(variant, cfg, &sets, matrices) {
+            let (m, csr) = &cast[i];
+            let name = match set.label {
+                "" => m.name.clone(),
+                label => format!("{} [{label}]", m.name),
+            };
+            let outcome = if !backend.supports(variant) {
+                Outcome::Skip {
+                    reason: format!("{} does not support {variant}", backend.name()),
+                }
+            } else {
+                let mut kc = KernelConfig::new(variant);
+                kc.params = set.params.clone();
+                if block > 0 {
+                    kc.block_size = block;
+                }
+                kc.params.max_bytes = kc.params.max_bytes.min(cfg.max_format_bytes);
+                // A panic (a bug in a conversion or a kernel wrapper) is a failure of that
+                // case, not the end of the self-test.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_case(backend, csr, &kc, &mut rng)
+                }))
+                .unwrap_or_else(|p| Outcome::Fail {
+                    reason: format!(
+                        "panicked: {}",
+                        p.downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default()
+                    ),
+                })
+            };
+            let r = CaseResult {
+                variant: variant.name(),
+                precision: T::PRECISION,
+                block_size: block,
+                matrix: name,
+                outcome,
+            };
+            progress(&r);
+            out.push(r);
         }
     }
     out
@@ -331,6 +371,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::Rng;
 
     fn small() -> Csr<f64> {
         Csr::from_triplets(3, 3, &[0, 0, 2, 2], &[0, 2, 1, 2], &[1.0, 2.0, -3.0, 0.5]).unwrap()

@@ -17,6 +17,10 @@ pub(super) enum Arg<T> {
     Offsets(CudaSlice<i32>),
     /// A value array (`const T*`).
     Val(CudaSlice<T>),
+    /// A byte array (`const unsigned char*`: ELL-BRO's bit widths).
+    Bytes(CudaSlice<u8>),
+    /// A 64-bit word array (`const u64*`: ELL-BRO's symbols).
+    Words(CudaSlice<u64>),
 }
 
 /// One launch of a kernel `f(args…, x, y)` with `grid` blocks and no dynamic shared memory.
@@ -45,6 +49,8 @@ impl<T: DeviceRepr> Launch<T> {
                 Arg::Idx(a) => b.arg(a),
                 Arg::Offsets(a) => b.arg(a),
                 Arg::Val(a) => b.arg(a),
+                Arg::Bytes(a) => b.arg(a),
+                Arg::Words(a) => b.arg(a),
             };
         }
         b.arg(x).arg(y);
@@ -179,6 +185,28 @@ pub(super) fn bsr<T>(
         Arg::U32(b),
         Arg::Idx(row_ptr),
         Arg::Idx(bcol),
+        Arg::Val(val),
+    ]
+}
+
+/// `ell_bro_*` (kernels/ell_bro.cu): slices of `h` rows: their first columns and symbols per row
+/// before them, the bit widths of their columns, the symbols and the values.
+pub(super) fn ell_bro<T>(
+    nrows: u32,
+    h: u32,
+    col_ptr: CudaSlice<u32>,
+    sym_ptr: CudaSlice<u32>,
+    bits: CudaSlice<u8>,
+    sym: CudaSlice<u64>,
+    val: CudaSlice<T>,
+) -> Vec<Arg<T>> {
+    vec![
+        Arg::U32(nrows),
+        Arg::U32(h),
+        Arg::Idx(col_ptr),
+        Arg::Idx(sym_ptr),
+        Arg::Bytes(bits),
+        Arg::Words(sym),
         Arg::Val(val),
     ]
 }

@@ -23,7 +23,8 @@ pub(super) fn cfg1(grid: u32, block: u32, shared: u32) -> LaunchConfig {
 pub(super) enum Kernel<T> {
     /// No rows: nothing to do.
     Empty,
-    /// One kernel that writes every row: CSR (1–32 threads per row), ELL, JAD, SELL, DIA, BSR.
+    /// One kernel that writes every row: CSR (1–32 threads per row), ELL, JAD, SELL, DIA, BSR,
+    /// ELL-BRO.
     Rows(Launch<T>),
     /// Merge-path CSR.
     Merge(Box<Merge<T>>),

@@ -2,7 +2,8 @@
 //! check, the upload, and the launch sequence of one SpMV.
 //!
 //! Launch sequences (all in the backend's one stream):
-//! * CSR (1–32 threads per row), ELL, JAD, SELL, DIA, BSR: one kernel, which writes every row.
+//! * CSR (1–32 threads per row), ELL, JAD, SELL, DIA, BSR, ELL-BRO: one kernel, which writes
+//!   every row.
 //! * Merge-path CSR: one single-pass kernel when all tiles are resident at once (rows crossing
 //!   tiles are finished by a look-back on the previous tiles' carries), else the tile kernel and
 //!   a carry fix-up kernel; the tile partition is computed once, when preparing (`merge.rs`).
@@ -103,9 +104,9 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             // cuSPARSE's sliced ELL has no row permutation.
             params.sell.sigma = 1;
         }
-        // Formats whose footprint follows from the matrix summary (all but DIA, SELL and BSR,
-        // which need a pass over the entries) are checked before the host conversion allocates
-        // anything.
+        // Formats whose footprint follows from the matrix summary (all but DIA, SELL, BSR and
+        // ELL-BRO, which need a pass over the entries) are checked before the host conversion
+        // allocates anything.
         let summary = Summary::of(csr, params.hyb.width);
         if let Ok(est) = format_kind.footprint(&summary, &params, T::BYTES as u64) {
             memory::check_fits(&variant.name(), est, xy_bytes, free)?;

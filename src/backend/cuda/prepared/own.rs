@@ -57,9 +57,12 @@ pub(super) fn own_kernel<T: CudaScalar>(
         (Variant::Sell, Some(AnyFormat::Sell(m))) => Kernel::Rows(Launch {
             f: function::<T>(be, "sell", block)?,
             grid: launch::row_grid(nrows, block)?,
+            // C is not limited to the block (a slice may span blocks: 002 uses C = 512) nor to
+            // powers of two; a C beyond u32::MAX only passes the conversion with no entries, as
+            // one slice, which u32::MAX (≥ nrows) describes as well.
             args: args::sell(
                 nrows as u32,
-                m.c as u32,
+                m.c.min(u32::MAX as usize) as u32,
                 upload(s, &m.slice_ptr)?,
                 upload(s, &m.slice_width)?,
                 upload(s, &m.perm)?,
@@ -100,6 +103,20 @@ pub(super) fn own_kernel<T: CudaScalar>(
                 ),
             })
         }
+        (Variant::EllBro, Some(AnyFormat::EllBro(m))) => Kernel::Rows(Launch {
+            f: function::<T>(be, "ell_bro", block)?,
+            grid: launch::row_grid(nrows, block)?,
+            // A slice taller than the matrix is one slice, as is one of u32::MAX rows.
+            args: args::ell_bro(
+                nrows as u32,
+                m.slice.min(u32::MAX as usize) as u32,
+                upload(s, &m.col_ptr)?,
+                upload(s, &m.sym_ptr)?,
+                upload(s, &m.bits)?,
+                upload(s, &m.symbols)?,
+                upload(s, &m.values)?,
+            ),
+        }),
         (v, _) => {
             return Err(Error::Invalid(format!(
                 "internal: no CUDA kernel set-up for {v} with this format"
