@@ -140,9 +140,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     let pb = super::common::progress(total.max(1), "collect");
     let start = std::time::Instant::now();
+    let mut n = 0usize;
     let outcome = corpus::collect(&opts, &items, |item, what| {
+        n += 1;
         pb.set_message(format!("{} ({what})", item.id));
         pb.inc(item.est_nnz);
+        // Without a terminal the bar is hidden: a line every 25 matrices instead.
+        if pb.is_hidden() && (n % 25 == 0 || n == items.len()) {
+            eprintln!(
+                "[{n}/{}] {} ({what}) after {:.0} s",
+                items.len(),
+                item.id,
+                start.elapsed().as_secs_f64()
+            );
+        }
     })?;
     pb.finish_and_clear();
     eprintln!(
