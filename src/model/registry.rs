@@ -18,6 +18,12 @@ use serde::{Deserialize, Serialize};
 pub enum StoredModel {
     /// Guo & Wang's analytical model (004 §3), fitted to the profile's benchmark measurements.
     Analytical(AnalyticalModel),
+    /// Lehnert et al.'s linear regression on log features (002 §3.2), trained on a table.
+    Lr(crate::learn::lr::LrModel),
+    /// Gradient-boosted regression trees (002 §3.2), trained on a table.
+    Gb(crate::learn::gb::GbModel),
+    /// Distance-weighted k nearest neighbours (002 §3.3), trained on a table.
+    Knn(crate::learn::knn::KnnModel),
 }
 
 impl StoredModel {
@@ -25,6 +31,9 @@ impl StoredModel {
     pub fn family(&self) -> &'static str {
         match self {
             StoredModel::Analytical(_) => "analytical",
+            StoredModel::Lr(_) => "lr",
+            StoredModel::Gb(_) => "gb",
+            StoredModel::Knn(_) => "knn",
         }
     }
 
@@ -32,6 +41,9 @@ impl StoredModel {
     pub fn model(&self) -> &dyn Model {
         match self {
             StoredModel::Analytical(m) => m,
+            StoredModel::Lr(m) => m,
+            StoredModel::Gb(m) => m,
+            StoredModel::Knn(m) => m,
         }
     }
 
@@ -39,6 +51,7 @@ impl StoredModel {
     pub fn analytical(&self) -> Option<&AnalyticalModel> {
         match self {
             StoredModel::Analytical(m) => Some(m),
+            _ => None,
         }
     }
 
@@ -52,6 +65,7 @@ impl StoredModel {
                 m.statistic,
                 measurements,
             )?))),
+            StoredModel::Lr(_) | StoredModel::Gb(_) | StoredModel::Knn(_) => Ok(None),
         }
     }
 
@@ -61,6 +75,9 @@ impl StoredModel {
             StoredModel::Analytical(m) if !m.is_valid() => Err(Error::Invalid(
                 "fitted parameters are not finite positive numbers".into(),
             )),
+            StoredModel::Lr(m) => m.validate(),
+            StoredModel::Gb(m) => m.validate(),
+            StoredModel::Knn(m) => m.validate(),
             _ => Ok(()),
         }
     }
@@ -119,6 +136,16 @@ impl Model for StoredModel {
         params: &crate::formats::FormatParams,
     ) -> String {
         self.model().explain(features, variant, params)
+    }
+    fn configs(&self) -> Vec<crate::backend::KernelConfig> {
+        self.model().configs()
+    }
+    fn predict_config(
+        &self,
+        features: &crate::features::Features,
+        cfg: &crate::backend::KernelConfig,
+    ) -> Result<f64> {
+        self.model().predict_config(features, cfg)
     }
 }
 
