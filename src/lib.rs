@@ -29,6 +29,7 @@ pub mod evaluate;
 pub mod features;
 pub mod formats;
 pub mod instrument;
+pub mod json;
 pub mod learn;
 pub mod matrix;
 pub mod model;

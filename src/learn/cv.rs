@@ -13,7 +13,7 @@
 //! Predictions go through [`Bounded`] with the base profile's device bounds, as every
 //! prediction of a profile does.
 
-use super::dataset::{self, fold_of};
+use super::dataset::fold_of;
 use super::Learner;
 use crate::backend::KernelConfig;
 use crate::corpus::table::{ConfigTime, TableRow};
@@ -233,6 +233,5 @@ pub fn run(
         }
         records.extend(recs.into_iter().flatten());
     }
-    let _ = dataset::STATISTIC;
     Ok(Outcome { records, overhead })
 }

@@ -54,18 +54,9 @@ pub struct KnnModel {
 }
 
 impl KnnModel {
-    /// The configurations' labels.
-    pub fn labels(&self) -> Vec<&str> {
-        self.configs.iter().map(|c| c.config.as_str()).collect()
-    }
-
     /// Predicted seconds of configuration `label`.
     pub fn predict_label(&self, f: &Features, label: &str) -> Result<f64> {
-        let c = self
-            .configs
-            .iter()
-            .find(|c| c.config == label)
-            .ok_or_else(|| super::not_trained("knn", label))?;
+        let c = super::entry("knn", &self.configs, label)?;
         let norm = |j: usize, v: f64| {
             let span = self.hi[j] - self.lo[j];
             if span > 0.0 {
@@ -102,7 +93,9 @@ impl KnnModel {
             near.truncate(c.k);
         }
         if near.is_empty() {
-            return Err(super::not_trained("knn", label));
+            return Err(Error::Unsupported(format!(
+                "the knn model has no training matrix measured in {label}"
+            )));
         }
         let exact: Vec<f64> = near.iter().filter(|n| n.0 < 1e-24).map(|n| n.1).collect();
         let ln_s = if !exact.is_empty() {
@@ -144,6 +137,12 @@ impl KnnModel {
             }
         }
         Ok(())
+    }
+}
+
+impl super::ConfigEntry for KnnConfig {
+    fn label(&self) -> &str {
+        &self.config
     }
 }
 

@@ -42,18 +42,9 @@ pub struct LrModel {
 }
 
 impl LrModel {
-    /// The configurations' labels.
-    pub fn labels(&self) -> Vec<&str> {
-        self.configs.iter().map(|c| c.config.as_str()).collect()
-    }
-
     /// Predicted seconds of configuration `label`.
     pub fn predict_label(&self, f: &Features, label: &str) -> Result<f64> {
-        let c = self
-            .configs
-            .iter()
-            .find(|c| c.config == label)
-            .ok_or_else(|| super::not_trained("lr", label))?;
+        let c = super::entry("lr", &self.configs, label)?;
         super::seconds("lr", label, c.fit.eval(&select::vector(f, &c.features)))
     }
 
@@ -68,6 +59,12 @@ impl LrModel {
             }
         }
         Ok(())
+    }
+}
+
+impl super::ConfigEntry for LrConfig {
+    fn label(&self) -> &str {
+        &self.config
     }
 }
 

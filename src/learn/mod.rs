@@ -22,8 +22,8 @@
 //! train` take every learner of [`learners`]. To add one (say `sparsecast`, our own model):
 //!
 //! 1. write `src/learn/<family>.rs`: the model type (serde, implementing `Model`, most simply
-//!    with the [`learned_model!`](crate::learned_model) macro over an inherent
-//!    `labels()` / `predict_label()`) and a unit struct implementing [`Learner`];
+//!    with the [`learned_model!`](crate::learned_model) macro over its `configs` and an
+//!    inherent `predict_label()`) and a unit struct implementing [`Learner`];
 //! 2. add its variant to [`StoredModel`] (`src/model/registry.rs`: the variant and its arm in
 //!    `family` and `model`);
 //! 3. add the unit struct to [`learners`].
@@ -100,11 +100,24 @@ pub fn label_of(model: &str, cfg: &KernelConfig) -> Result<String> {
     }
 }
 
-/// The error for a configuration missing from a learned model's training table.
-pub fn not_trained(model: &str, label: &str) -> Error {
-    Error::Unsupported(format!(
-        "the {model} model has no training data for {label}"
-    ))
+/// One configuration's part of a learned model: it knows its label.
+pub trait ConfigEntry {
+    /// The configuration's label ([`KernelConfig::label`]).
+    fn label(&self) -> &str;
+}
+
+/// The labels of `entries`, in order.
+pub fn labels<C: ConfigEntry>(entries: &[C]) -> Vec<&str> {
+    entries.iter().map(|c| c.label()).collect()
+}
+
+/// The entry of `label`; [`Error::Unsupported`] when the `model`'s table had no data for it.
+pub fn entry<'a, C: ConfigEntry>(model: &str, entries: &'a [C], label: &str) -> Result<&'a C> {
+    entries.iter().find(|c| c.label() == label).ok_or_else(|| {
+        Error::Unsupported(format!(
+            "the {model} model has no training data for {label}"
+        ))
+    })
 }
 
 /// The configurations of `labels` (labels this build cannot parse are left out).
@@ -138,8 +151,8 @@ pub fn seconds(model: &str, label: &str, ln_s: f64) -> Result<f64> {
     }
 }
 
-/// Implement [`crate::model::Model`] for a learned family's type from its inherent
-/// `precision` field, `labels(&self) -> Vec<&str>` and
+/// Implement [`crate::model::Model`] for a learned family's type from its `precision` field,
+/// its `configs` field (a list of [`ConfigEntry`]) and its inherent
 /// `predict_label(&self, &Features, &str) -> Result<f64>` (seconds).
 #[macro_export]
 macro_rules! learned_model {
@@ -171,7 +184,7 @@ macro_rules! learned_model {
                 self.predict_config(features, &cfg)
             }
             fn configs(&self) -> Vec<$crate::backend::KernelConfig> {
-                $crate::learn::configs_of(self.labels())
+                $crate::learn::configs_of($crate::learn::labels(&self.configs))
             }
             fn predict_config(
                 &self,

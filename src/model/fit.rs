@@ -356,7 +356,7 @@ fn cholesky_solve(a: &mut [f64], b: &mut [f64], m: usize) -> Option<Vec<f64>> {
         for k in 0..j {
             d -= a[j * m + k] * a[j * m + k];
         }
-        if !(d > 0.0) {
+        if d.is_nan() || d <= 0.0 {
             return None;
         }
         let d = d.sqrt();

@@ -121,8 +121,12 @@ fn every_family_learns_a_known_law_on_rows_it_did_not_see() {
             })
         })
         .collect();
+    eprintln!(
+        "constant: held-out median difference rate {:.3}",
+        median(constant.clone())
+    );
     assert!(median(constant.clone()) > 0.5, "{}", median(constant));
-    for (learner, bound) in learn::learners().into_iter().zip([0.05, 0.25, 0.35]) {
+    for (learner, bound) in learn::learners().into_iter().zip([0.05, 0.25, 0.25]) {
         let model = learner.fit(&train, Precision::F64).unwrap();
         let labels: Vec<String> = model.configs().iter().map(|c| c.label()).collect();
         assert_eq!(
@@ -143,6 +147,7 @@ fn every_family_learns_a_known_law_on_rows_it_did_not_see() {
             })
             .collect();
         let m = median(errs);
+        eprintln!("{}: held-out median difference rate {m:.3}", learner.name());
         assert!(m < bound, "{}: held-out median error {m}", learner.name());
         // Through the trait's variant API too (default block size).
         let v = model.variants();
