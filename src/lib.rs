@@ -13,6 +13,8 @@
 //! * [`instrument`] — the instrumenting phase: strip sizes, benchmark suites, timing;
 //! * [`model`] — performance models behind one [`model::Model`] trait (the papers' analytical model
 //!   first) and their accuracy;
+//! * [`learn`] — learned models (002: linear regression, gradient boosting, KNN) trained on the
+//!   training table, and their cross-validation;
 //! * [`profile`] — device profiles: measurements and fitted models as JSON;
 //! * [`optimize`] — row-block partitioning with one format per block (DP) and executable plans;
 //! * [`corpus`] — the training corpus: matrices drawn from a seed, `collect`, the training table;
@@ -27,6 +29,8 @@ pub mod evaluate;
 pub mod features;
 pub mod formats;
 pub mod instrument;
+pub mod json;
+pub mod learn;
 pub mod matrix;
 pub mod model;
 pub mod optimize;

@@ -230,11 +230,12 @@ impl Profile {
         model(&self.device_name) == model(device_name)
     }
 
-    /// Write the profile as pretty JSON, atomically.
+    /// Write the profile as readable JSON ([`crate::json`]: one key a line, lists of numbers on
+    /// one line), atomically.
     pub fn save(&self, path: &Path) -> Result<()> {
         self.validate()?;
         crate::util::write_atomic(path, |w| {
-            serde_json::to_writer_pretty(&mut *w, self).map_err(std::io::Error::other)?;
+            crate::json::to_writer(&mut *w, self).map_err(std::io::Error::other)?;
             w.write_all(b"\n")
         })
     }

@@ -17,6 +17,7 @@ mod predict;
 mod profiles;
 mod selftest;
 mod spmv;
+mod train;
 
 /// sparsecast — predict, rank and optimize SpMV (y = A·x) run time on GPUs.
 ///
@@ -52,6 +53,7 @@ enum Command {
     Profiles(profiles::Args),
     Noise(noise::Args),
     Collect(collect::Args),
+    Train(train::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -72,6 +74,7 @@ pub fn main() -> i32 {
         Command::Profiles(a) => profiles::run(a),
         Command::Noise(a) => noise::run(a),
         Command::Collect(a) => collect::run(a),
+        Command::Train(a) => train::run(a),
     };
     match res {
         Ok(()) => 0,

@@ -185,6 +185,18 @@ impl<M: Model> Model for Bounded<M> {
     fn explain(&self, features: &Features, variant: Variant, params: &FormatParams) -> String {
         self.model.explain(features, variant, params)
     }
+    fn configs(&self) -> Vec<crate::backend::KernelConfig> {
+        self.model.configs()
+    }
+    fn predict_config(
+        &self,
+        features: &Features,
+        cfg: &crate::backend::KernelConfig,
+    ) -> Result<f64> {
+        let raw = self.model.predict_config(features, cfg)?;
+        let shape = Shape::from_features(features);
+        Ok(self.checked(&shape, cfg.variant, &cfg.params, raw).0)
+    }
 }
 
 #[cfg(test)]

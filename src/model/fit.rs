@@ -1,8 +1,15 @@
-//! One-dimensional least-squares fits: the straight lines of the papers' "linear relationships"
-//! and the two-piece line of the CSR model (one line on each side of a threshold).
+//! Least-squares fits: the straight lines of the papers' "linear relationships", the two-piece
+//! line of the CSR model (one line on each side of a threshold), and the multi-variable linear
+//! fit of the learned models ([`LinearFit`], 002's linear regression on log features).
 //!
-//! These are two-parameter fits with a closed form; they are hand-written (a dozen lines) rather
-//! than pulled from a linear-algebra crate, which would add a dependency for one formula.
+//! The one-variable fits have a closed form; they are hand-written (a dozen lines) rather than
+//! pulled from a linear-algebra crate, which would add a dependency for one formula. So is the
+//! multi-variable fit: it has at most a dozen columns (002 Table 2), so the normal equations of
+//! the standardized columns, solved by a Cholesky factorization of a ≤ 12 × 12 matrix, are exact
+//! enough, and a small ridge term keeps them solvable when columns are collinear (minNnz =
+//! modeNnz = medianNnz on every constant-row matrix). A linear-algebra crate (`faer`: about twenty
+//! crates of SIMD kernels; `linfa-linear`: `ndarray` and `linfa`) would add minutes of compile
+//! time on CI's two cores for forty lines.
 
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -257,6 +264,127 @@ impl PiecewiseLine {
     }
 }
 
+/// A linear function of several variables, `y = intercept + Σ coef[j] · x[j]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinearFit {
+    /// y at x = 0.
+    pub intercept: f64,
+    /// One coefficient per column.
+    pub coef: Vec<f64>,
+}
+
+impl LinearFit {
+    /// Ridge least squares through the rows `xs[i] → ys[i]`: minimizes
+    /// `Σ (y − ŷ)² + ridge · n · Σ β²` over the coefficients `β` of the *standardized* columns
+    /// (each centred and divided by its standard deviation; the intercept is not penalized), so
+    /// `ridge` is relative and unit-free; `ridge = 0` is ordinary least squares. A column that
+    /// is constant gets coefficient 0. Needs at least one row, rows of equal length and finite
+    /// values; otherwise [`Error::Invalid`] naming `what`.
+    pub fn fit(what: &str, xs: &[Vec<f64>], ys: &[f64], ridge: f64) -> Result<LinearFit> {
+        let n = xs.len();
+        if n == 0 || n != ys.len() {
+            return Err(Error::Invalid(format!(
+                "{what}: {n} rows and {} values to fit",
+                ys.len()
+            )));
+        }
+        let d = xs[0].len();
+        if xs.iter().any(|r| r.len() != d) {
+            return Err(Error::Invalid(format!("{what}: rows of different lengths")));
+        }
+        if let Some(v) = xs.iter().flatten().chain(ys).find(|v| !v.is_finite()) {
+            return Err(Error::Invalid(format!("{what}: non-finite value {v}")));
+        }
+        let nf = n as f64;
+        let my = ys.iter().sum::<f64>() / nf;
+        let mean: Vec<f64> = (0..d)
+            .map(|j| xs.iter().map(|r| r[j]).sum::<f64>() / nf)
+            .collect();
+        let scale: Vec<f64> = (0..d)
+            .map(|j| (xs.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / nf).sqrt())
+            .collect();
+        let live: Vec<usize> = (0..d).filter(|&j| scale[j] > 1e-12).collect();
+        let m = live.len();
+        let z = |r: &[f64], k: usize| (r[live[k]] - mean[live[k]]) / scale[live[k]];
+        // Normal equations (ZᵀZ + ridge·n·I) β = Zᵀ(y − ȳ).
+        let mut a = vec![0.0; m * m];
+        let mut b = vec![0.0; m];
+        for (r, &y) in xs.iter().zip(ys) {
+            for p in 0..m {
+                let zp = z(r, p);
+                b[p] += zp * (y - my);
+                for q in 0..=p {
+                    a[p * m + q] += zp * z(r, q);
+                }
+            }
+        }
+        for p in 0..m {
+            a[p * m + p] += ridge.max(0.0) * nf + 1e-12 * nf;
+            for q in 0..p {
+                a[q * m + p] = a[p * m + q];
+            }
+        }
+        let beta = cholesky_solve(&mut a, &mut b, m).ok_or_else(|| {
+            Error::Invalid(format!(
+                "{what}: the normal equations are singular (collinear columns; use a ridge > 0)"
+            ))
+        })?;
+        let mut coef = vec![0.0; d];
+        for (k, &j) in live.iter().enumerate() {
+            coef[j] = beta[k] / scale[j];
+        }
+        let intercept = my - coef.iter().zip(&mean).map(|(c, m)| c * m).sum::<f64>();
+        Ok(LinearFit { intercept, coef })
+    }
+
+    /// `intercept + Σ coef[j] · x[j]`.
+    pub fn eval(&self, x: &[f64]) -> f64 {
+        self.intercept + self.coef.iter().zip(x).map(|(c, v)| c * v).sum::<f64>()
+    }
+
+    /// Whether every coefficient is finite.
+    pub fn is_finite(&self) -> bool {
+        self.intercept.is_finite() && self.coef.iter().all(|c| c.is_finite())
+    }
+}
+
+/// Solve `A x = b` for a symmetric positive definite `m × m` matrix `a` (row-major, overwritten
+/// by its Cholesky factor); `None` when it is not positive definite.
+fn cholesky_solve(a: &mut [f64], b: &mut [f64], m: usize) -> Option<Vec<f64>> {
+    for j in 0..m {
+        let mut d = a[j * m + j];
+        for k in 0..j {
+            d -= a[j * m + k] * a[j * m + k];
+        }
+        if d.is_nan() || d <= 0.0 {
+            return None;
+        }
+        let d = d.sqrt();
+        a[j * m + j] = d;
+        for i in j + 1..m {
+            let mut s = a[i * m + j];
+            for k in 0..j {
+                s -= a[i * m + k] * a[j * m + k];
+            }
+            a[i * m + j] = s / d;
+        }
+    }
+    // L y = b, then Lᵀ x = y.
+    for i in 0..m {
+        for k in 0..i {
+            b[i] -= a[i * m + k] * b[k];
+        }
+        b[i] /= a[i * m + i];
+    }
+    for i in (0..m).rev() {
+        for k in i + 1..m {
+            b[i] -= a[k * m + i] * b[k];
+        }
+        b[i] /= a[i * m + i];
+    }
+    Some(b.to_vec())
+}
+
 /// Number of distinct values in `xs`.
 fn distinct(xs: &[f64]) -> usize {
     let mut v = xs.to_vec();
@@ -277,6 +405,34 @@ fn points_where(xs: &[f64], ys: &[f64], keep: &dyn Fn(f64) -> bool) -> (Vec<f64>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_linear_law_of_several_variables_is_recovered() {
+        // y = 1.5 − 2 x0 + 0.5 x1 (+ a constant column and a collinear copy of x0, ridge 0).
+        let xs: Vec<Vec<f64>> = (0..20)
+            .map(|i| {
+                let (a, b) = ((i % 7) as f64, (i * i % 11) as f64);
+                vec![a, b, 3.0]
+            })
+            .collect();
+        let ys: Vec<f64> = xs.iter().map(|r| 1.5 - 2.0 * r[0] + 0.5 * r[1]).collect();
+        let f = LinearFit::fit("t", &xs, &ys, 0.0).unwrap();
+        assert!((f.intercept - 1.5).abs() < 1e-9, "{f:?}");
+        assert!((f.coef[0] + 2.0).abs() < 1e-9 && (f.coef[1] - 0.5).abs() < 1e-9);
+        assert_eq!(f.coef[2], 0.0);
+        assert!((f.eval(&[1.0, 2.0, 3.0]) - 0.5).abs() < 1e-9);
+        // Collinear columns: a ridge keeps it solvable and the fit still matches the points.
+        let xc: Vec<Vec<f64>> = xs.iter().map(|r| vec![r[0], r[0], r[1]]).collect();
+        let g = LinearFit::fit("t", &xc, &ys, 1e-6).unwrap();
+        let worst = xc
+            .iter()
+            .zip(&ys)
+            .map(|(r, y)| (g.eval(r) - y).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-3, "{worst}");
+        assert!(LinearFit::fit("t", &[], &[], 0.0).is_err());
+        assert!(LinearFit::fit("t", &[vec![f64::NAN]], &[1.0], 0.0).is_err());
+    }
 
     #[test]
     fn exact_line_is_recovered() {

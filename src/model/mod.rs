@@ -18,7 +18,7 @@ pub mod registry;
 pub mod replay;
 pub mod statistical;
 
-use crate::backend::Variant;
+use crate::backend::{KernelConfig, Variant};
 use crate::features::Features;
 use crate::formats::FormatParams;
 use crate::instrument::Statistic;
@@ -103,6 +103,27 @@ pub trait Model: Send + Sync {
         let _ = (features, variant, params);
         String::new()
     }
+    /// The full configurations it covers (kernel, format parameters, CUDA block size), in
+    /// display order. By default each of [`Model::variants`] with default parameters and
+    /// [`KernelConfig::DEFAULT_BLOCK_SIZE`]; learned models override it to list every
+    /// configuration of their training table (block sizes, SELL-C-σ's parameter sets).
+    fn configs(&self) -> Vec<KernelConfig> {
+        self.variants().into_iter().map(KernelConfig::new).collect()
+    }
+    /// Predicted seconds of one SpMV in configuration `cfg`. By default [`Model::predict`] when
+    /// `cfg` has the default block size, else [`Error::Unsupported`] (a model of the variant
+    /// alone does not know the block size).
+    fn predict_config(&self, features: &Features, cfg: &KernelConfig) -> Result<f64> {
+        if cfg.block_size != KernelConfig::DEFAULT_BLOCK_SIZE {
+            return Err(Error::Unsupported(format!(
+                "the {} model does not predict block size {} ({})",
+                self.name(),
+                cfg.block_size,
+                cfg.label()
+            )));
+        }
+        self.predict(features, cfg.variant, &cfg.params)
+    }
 }
 
 /// A reference to a model is a model (so that [`Bounded`] can wrap a model of a profile).
@@ -143,6 +164,12 @@ impl<M: Model + ?Sized> Model for &M {
     }
     fn explain(&self, features: &Features, variant: Variant, params: &FormatParams) -> String {
         (**self).explain(features, variant, params)
+    }
+    fn configs(&self) -> Vec<KernelConfig> {
+        (**self).configs()
+    }
+    fn predict_config(&self, features: &Features, cfg: &KernelConfig) -> Result<f64> {
+        (**self).predict_config(features, cfg)
     }
 }
 

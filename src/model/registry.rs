@@ -22,6 +22,12 @@ pub enum StoredModel {
     Analytical(AnalyticalModel),
     /// Wang, Gu & Li's statistical model (001), fitted to its own benchmark measurements.
     Statistical(StatisticalModel),
+    /// Lehnert et al.'s linear regression on log features (002 §3.2), trained on a table.
+    Lr(crate::learn::lr::LrModel),
+    /// Gradient-boosted regression trees (002 §3.2), trained on a table.
+    Gb(crate::learn::gb::GbModel),
+    /// Distance-weighted k nearest neighbours (002 §3.3), trained on a table.
+    Knn(crate::learn::knn::KnnModel),
 }
 
 impl StoredModel {
@@ -30,6 +36,9 @@ impl StoredModel {
         match self {
             StoredModel::Analytical(_) => "analytical",
             StoredModel::Statistical(_) => "statistical",
+            StoredModel::Lr(_) => "lr",
+            StoredModel::Gb(_) => "gb",
+            StoredModel::Knn(_) => "knn",
         }
     }
 
@@ -38,6 +47,9 @@ impl StoredModel {
         match self {
             StoredModel::Analytical(m) => m,
             StoredModel::Statistical(m) => m,
+            StoredModel::Lr(m) => m,
+            StoredModel::Gb(m) => m,
+            StoredModel::Knn(m) => m,
         }
     }
 
@@ -45,7 +57,7 @@ impl StoredModel {
     pub fn analytical(&self) -> Option<&AnalyticalModel> {
         match self {
             StoredModel::Analytical(m) => Some(m),
-            StoredModel::Statistical(_) => None,
+            _ => None,
         }
     }
 
@@ -55,6 +67,7 @@ impl StoredModel {
         match self {
             StoredModel::Analytical(m) => Some((m.precision, &m.limits, m.statistic)),
             StoredModel::Statistical(m) => Some((m.precision, &m.limits, m.statistic)),
+            _ => None,
         }
     }
 
@@ -69,6 +82,7 @@ impl StoredModel {
                 measurements,
             )?))),
             StoredModel::Statistical(m) => Ok(Some(StoredModel::Statistical(m.refit()?))),
+            StoredModel::Lr(_) | StoredModel::Gb(_) | StoredModel::Knn(_) => Ok(None),
         }
     }
 
@@ -81,6 +95,9 @@ impl StoredModel {
             StoredModel::Statistical(m) if !m.is_valid() => Err(Error::Invalid(
                 "fitted parameters or benchmark times are not finite positive numbers".into(),
             )),
+            StoredModel::Lr(m) => m.validate(),
+            StoredModel::Gb(m) => m.validate(),
+            StoredModel::Knn(m) => m.validate(),
             _ => Ok(()),
         }
     }
@@ -139,6 +156,16 @@ impl Model for StoredModel {
         params: &crate::formats::FormatParams,
     ) -> String {
         self.model().explain(features, variant, params)
+    }
+    fn configs(&self) -> Vec<crate::backend::KernelConfig> {
+        self.model().configs()
+    }
+    fn predict_config(
+        &self,
+        features: &crate::features::Features,
+        cfg: &crate::backend::KernelConfig,
+    ) -> Result<f64> {
+        self.model().predict_config(features, cfg)
     }
 }
 

@@ -33,6 +33,7 @@ mod generate_random;
 mod generate_structured;
 mod instrument_cpu_pipeline;
 mod instrument_mock;
+mod learn;
 mod mm_errors;
 mod mm_fuzz_like;
 mod mm_read;

@@ -1,0 +1,272 @@
+//! `sparsecast train`: fit the learned models (002: LR, GB, KNN) on training tables into a
+//! profile, and cross-validate them beside the profile's other models.
+
+use crate::corpus::table::{self, TableRow};
+use crate::learn::{self, cv, report, Learner};
+use crate::model::NamedModel;
+use crate::profile::Profile;
+use crate::Precision;
+use anyhow::{bail, Context};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Train the learned models on measured training tables and write them into a device profile.
+///
+/// Reads one or more tables (`sparsecast collect`, .jsonl or .jsonl.gz) of one device, fits every
+/// model of --models on all rows of each precision (one model per configuration of the table:
+/// every format, thread mapping, block size and SELL-C-σ parameter set) and writes them into a
+/// copy of --base (default: the embedded profile of the table's GPU), replacing models of the
+/// same name. Then it cross-validates: --folds folds grouped by matrix family (a real matrix and
+/// its Kronecker expansions are never on both sides), each model trained on the other folds and
+/// scored on the held-out one, beside the base profile's other models (the analytical model, …)
+/// on the same rows: accuracy (002 Fig. 1), ranking (002 Fig. 2), the pick against cuSPARSE and
+/// the overhead (002 Table 4), overall and by matrix set (files, kron/, gen/).
+///
+/// Examples:
+///   sparsecast train --data data/corpus/h200.jsonl.gz --out h200-trained.json --report cv.md
+///   sparsecast train --data cpu.jsonl --base cpu-profile.json --out cpu.json --models lr,knn
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Training tables (JSON Lines, plain or gzip-compressed) of one device.
+    #[arg(long, num_args = 1.., required = true)]
+    data: Vec<PathBuf>,
+    /// The profile to add the models to (default: the embedded profile of the table's GPU).
+    #[arg(long)]
+    base: Option<PathBuf>,
+    /// Where to write the profile with the trained models.
+    #[arg(long)]
+    out: PathBuf,
+    /// Learned models to fit (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "lr,gb,knn")]
+    models: Vec<String>,
+    /// Cross-validation folds (0: no cross-validation).
+    #[arg(long, default_value_t = 5)]
+    folds: usize,
+    /// Also write the cross-validation report (Markdown) here.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The device of the rows; mixing devices or backends is an error.
+fn device_of(rows: &[TableRow]) -> anyhow::Result<(String, String)> {
+    let Some(first) = rows.first() else {
+        bail!("the training tables hold no rows");
+    };
+    if let Some(r) = rows
+        .iter()
+        .find(|r| r.device != first.device || r.backend != first.backend)
+    {
+        bail!(
+            "the tables mix devices ({} on {} and {} on {}): train one device at a time",
+            first.backend,
+            first.device,
+            r.backend,
+            r.device
+        );
+    }
+    Ok((first.backend.clone(), first.device.clone()))
+}
+
+/// --base, or the embedded profile of `device`.
+fn base_profile(base: Option<&PathBuf>, backend: &str, device: &str) -> anyhow::Result<Profile> {
+    let p = match base {
+        Some(path) => Profile::load(path)?,
+        None => match Profile::load_embedded_all()?
+            .into_iter()
+            .find(|(_, p)| p.matches_device(device))
+        {
+            Some((_, p)) => p,
+            None => bail!(
+                "no embedded profile of {device} (the table's device): pass --base PROFILE (e.g. \
+                 from `sparsecast instrument --backend {backend}`)"
+            ),
+        },
+    };
+    p.check_backend(backend)
+        .context("the base profile and the table come from different backends")?;
+    if !p.matches_device(device) {
+        bail!(
+            "the base profile was measured on {}, the table on {device}: the trained models \
+             would describe another device",
+            p.device_name
+        );
+    }
+    Ok(p)
+}
+
+/// A progress bar that appears only once the work has taken 2 s.
+struct LateBar {
+    bar: indicatif::ProgressBar,
+    start: Instant,
+}
+
+impl LateBar {
+    fn new(len: u64, what: &str) -> LateBar {
+        let bar = super::common::progress(len, what);
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        LateBar {
+            bar,
+            start: Instant::now(),
+        }
+    }
+    fn tick(&self, msg: &str) {
+        if self.bar.is_hidden() && self.start.elapsed() > Duration::from_secs(2) {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        self.bar.set_message(msg.to_string());
+        self.bar.inc(1);
+    }
+}
+
+/// One fitted model's line of the training summary.
+#[derive(serde::Serialize)]
+struct Fitted {
+    model: String,
+    precision: Precision,
+    configs: usize,
+    train_s: f64,
+    json_bytes: usize,
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let learners: Vec<&dyn Learner> = learn::select_learners(&a.models)?;
+    crate::util::check_writable(&a.out)?;
+    if let Some(r) = &a.report {
+        crate::util::check_writable(r)?;
+    }
+    let rows = table::read_all(&a.data)?;
+    let (backend, device) = device_of(&rows)?;
+    let mut profile = base_profile(a.base.as_ref(), &backend, &device)?;
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    let learned: Vec<&str> = learn::learners().iter().map(|l| l.name()).collect();
+
+    // The base profile's other models, as they were (before the new ones replace any).
+    let sections: Vec<cv::Section> = profile
+        .precisions
+        .iter()
+        .map(|s| cv::Section {
+            precision: s.precision,
+            bounds: s.bounds.clone(),
+            others: s
+                .models
+                .iter()
+                .filter(|m| !learned.contains(&m.model.family()))
+                .map(|m| (m.name.clone(), m.model.clone()))
+                .collect(),
+        })
+        .collect();
+
+    let precisions: Vec<Precision> = [Precision::F32, Precision::F64]
+        .into_iter()
+        .filter(|p| rows.iter().any(|r| r.precision == *p))
+        .collect();
+    let cv_steps = if a.folds > 0 {
+        cv::steps(&rows, a.folds, learners.len())
+    } else {
+        0
+    };
+    let bar = LateBar::new(
+        (precisions.len() * learners.len()) as u64 + cv_steps,
+        "train",
+    );
+    let mut fitted = Vec::new();
+    let mut notes = Vec::new();
+    for &p in &precisions {
+        let Some(section) = profile.precisions.iter_mut().find(|s| s.precision == p) else {
+            notes.push(format!(
+                "the base profile has no {p} section: the {p} models are not stored"
+            ));
+            continue;
+        };
+        for l in &learners {
+            bar.tick(&format!("{p} {}", l.name()));
+            let start = Instant::now();
+            let model = l
+                .fit(&refs, p)
+                .with_context(|| format!("training {} ({p})", l.name()))?;
+            let train_s = start.elapsed().as_secs_f64();
+            fitted.push(Fitted {
+                model: l.name().to_string(),
+                precision: p,
+                configs: crate::model::Model::configs(&model).len(),
+                train_s,
+                json_bytes: serde_json::to_string(&model)?.len(),
+            });
+            let named = NamedModel {
+                name: l.name().to_string(),
+                model,
+            };
+            match section.models.iter_mut().find(|m| m.name == named.name) {
+                Some(m) => *m = named,
+                None => section.models.push(named),
+            }
+        }
+    }
+    profile
+        .save(&a.out)
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    let profile_bytes = std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0);
+
+    let rep = if a.folds > 0 {
+        let outcome = cv::run(&rows, &learners, &sections, a.folds, &|m| bar.tick(m))?;
+        Some(report::summarize(&outcome, a.folds.max(2)))
+    } else {
+        None
+    };
+    bar.bar.finish_and_clear();
+    let md = rep.as_ref().map(report::markdown);
+    if let (Some(path), Some(md)) = (&a.report, &md) {
+        crate::util::write_atomic(path, |w| w.write_all(md.as_bytes()))?;
+    }
+    if a.json {
+        let v = serde_json::json!({
+            "device": device,
+            "rows": rows.len(),
+            "families": rows.iter().map(|r| &r.family).collect::<std::collections::BTreeSet<_>>().len(),
+            "out": a.out,
+            "profile_bytes": profile_bytes,
+            "fitted": fitted,
+            "notes": notes,
+            "cross_validation": rep,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    let mut t =
+        super::common::table(&["model", "precision", "configurations", "training", "stored"]);
+    for f in &fitted {
+        t.add_row(vec![
+            f.model.clone(),
+            f.precision.to_string(),
+            f.configs.to_string(),
+            super::common::fmt_seconds(f.train_s),
+            format!("{:.0} kB", f.json_bytes as f64 / 1e3),
+        ]);
+    }
+    println!(
+        "Trained on {} rows of {} ({}); wrote {} ({:.0} kB).",
+        rows.len(),
+        device,
+        a.data
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        a.out.display(),
+        profile_bytes as f64 / 1e3
+    );
+    println!("{t}");
+    for n in &notes {
+        println!("note: {n}");
+    }
+    if let Some(md) = md {
+        println!();
+        print!("{md}");
+    }
+    Ok(())
+}

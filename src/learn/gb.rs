@@ -1,0 +1,288 @@
+//! `gb`: gradient-boosted regression trees (002 §3.2, Friedman) — per configuration, an
+//! ensemble of regression trees fitted to `ln(time)` on the same features as [`super::lr`]
+//! ([`super::select::regression`]).
+//!
+//! **Training** uses the `forust-ml` crate (see [`TREES`] for the choice and its measured
+//! comparison with `perpetual`); the
+//! trained trees are then copied into our own compact form ([`Tree`]: parallel arrays of split
+//! features, `f32` thresholds, children and leaf values), which is what the profile stores and
+//! what predicts. So the profile does not depend on the crate's serialization (which changes
+//! between its versions and stores per-node statistics we do not need), and a prediction is a
+//! few hundred comparisons.
+
+use super::dataset::{self, ConfigSet};
+use super::select::{self, Feature};
+use super::Learner;
+use crate::corpus::table::TableRow;
+use crate::features::Features;
+use crate::model::StoredModel;
+use crate::{Error, Precision, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// One regression tree. Internal node `i` sends a row left when
+/// `x[feature[i]] < threshold[i]`, else right; a child `c ≥ 0` is internal node `c`, a child
+/// `c < 0` is leaf `−1 − c`. A tree without internal nodes is the single leaf `leaf[0]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    /// Split feature of each internal node (index into the configuration's features).
+    #[serde(rename = "f")]
+    pub feature: Vec<u8>,
+    /// Split threshold of each internal node.
+    #[serde(rename = "t")]
+    pub threshold: Vec<f32>,
+    /// Left child of each internal node.
+    #[serde(rename = "l")]
+    pub left: Vec<i32>,
+    /// Right child of each internal node.
+    #[serde(rename = "r")]
+    pub right: Vec<i32>,
+    /// Leaf values.
+    #[serde(rename = "v")]
+    pub leaf: Vec<f32>,
+}
+
+impl Tree {
+    /// The tree's value at `x`.
+    pub fn eval(&self, x: &[f64]) -> f64 {
+        if self.feature.is_empty() {
+            return self.leaf.first().copied().unwrap_or(0.0) as f64;
+        }
+        let mut i = 0i32;
+        loop {
+            let n = i as usize;
+            i = if x[self.feature[n] as usize] < self.threshold[n] as f64 {
+                self.left[n]
+            } else {
+                self.right[n]
+            };
+            if i < 0 {
+                return self.leaf[(-1 - i) as usize] as f64;
+            }
+        }
+    }
+
+    /// Arrays of equal length, children in range, no cycles (children point forward), finite.
+    fn validate(&self, features: usize) -> bool {
+        let m = self.feature.len();
+        let child_ok = |c: i32, from: usize| {
+            if c < 0 {
+                ((-1 - c) as usize) < self.leaf.len()
+            } else {
+                (c as usize) > from && (c as usize) < m
+            }
+        };
+        self.threshold.len() == m
+            && self.left.len() == m
+            && self.right.len() == m
+            && !self.leaf.is_empty()
+            && self.leaf.iter().all(|v| v.is_finite())
+            && self.threshold.iter().all(|v| !v.is_nan())
+            && (0..m).all(|i| {
+                (self.feature[i] as usize) < features
+                    && child_ok(self.left[i], i)
+                    && child_ok(self.right[i], i)
+            })
+    }
+}
+
+/// A node of a crate's tree, as the conversion reads it.
+struct NodeView {
+    leaf: bool,
+    value: f32,
+    feature: usize,
+    threshold: f64,
+    left: usize,
+    right: usize,
+}
+
+/// Copy a crate's tree (nodes reached through `get` from `root`) into a [`Tree`], internal nodes
+/// in depth-first order.
+fn convert(root: usize, get: &dyn Fn(usize) -> Option<NodeView>) -> Result<Tree> {
+    let mut t = Tree {
+        feature: Vec::new(),
+        threshold: Vec::new(),
+        left: Vec::new(),
+        right: Vec::new(),
+        leaf: Vec::new(),
+    };
+    fn walk(
+        t: &mut Tree,
+        n: usize,
+        get: &dyn Fn(usize) -> Option<NodeView>,
+        depth: usize,
+    ) -> Result<i32> {
+        let v = get(n)
+            .filter(|_| depth < 64)
+            .ok_or_else(|| Error::Invalid(format!("gb: malformed tree (node {n})")))?;
+        if v.leaf {
+            t.leaf.push(v.value);
+            return Ok(-(t.leaf.len() as i32));
+        }
+        let i = t.feature.len();
+        t.feature
+            .push(u8::try_from(v.feature).map_err(|_| Error::Invalid("gb: feature index".into()))?);
+        t.threshold.push(v.threshold as f32);
+        t.left.push(0);
+        t.right.push(0);
+        t.left[i] = walk(t, v.left, get, depth + 1)?;
+        t.right[i] = walk(t, v.right, get, depth + 1)?;
+        Ok(i as i32)
+    }
+    walk(&mut t, root, get, 0)?;
+    Ok(t)
+}
+
+/// One configuration's ensemble.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GbConfig {
+    /// The configuration's label.
+    pub config: String,
+    /// The features, in the order the trees index them.
+    pub features: Vec<Feature>,
+    /// `ln(seconds) = base + Σ trees`.
+    pub base: f64,
+    /// The trees.
+    pub trees: Vec<Tree>,
+    /// Training examples.
+    pub n: usize,
+}
+
+impl GbConfig {
+    fn eval(&self, x: &[f64]) -> f64 {
+        self.base + self.trees.iter().map(|t| t.eval(x)).sum::<f64>()
+    }
+}
+
+/// The `gb` family: one [`GbConfig`] per configuration of the training table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GbModel {
+    /// The value precision it predicts.
+    pub precision: Precision,
+    /// One ensemble per configuration, in display order.
+    pub configs: Vec<GbConfig>,
+}
+
+impl GbModel {
+    /// Predicted seconds of configuration `label`.
+    pub fn predict_label(&self, f: &Features, label: &str) -> Result<f64> {
+        let c = super::entry("gb", &self.configs, label)?;
+        super::seconds("gb", label, c.eval(&select::vector(f, &c.features)))
+    }
+
+    /// Every tree well formed and finite.
+    pub fn validate(&self) -> Result<()> {
+        for c in &self.configs {
+            if !c.base.is_finite() || !c.trees.iter().all(|t| t.validate(c.features.len())) {
+                return Err(Error::Invalid(format!(
+                    "gb model of {}: a malformed tree or a non-finite value",
+                    c.config
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl super::ConfigEntry for GbConfig {
+    fn label(&self) -> &str {
+        &self.config
+    }
+}
+
+crate::learned_model!(GbModel, "gb");
+
+/// Trees per configuration, their depth and the learning rate of the `forust-ml` booster.
+///
+/// **Why `forust-ml`** (XGBoost's algorithm) and these settings, measured by `train` on a CPU
+/// table of 158 matrices × 2 precisions × 25 configurations (5 folds, held-out median / mean
+/// difference rate, f32; training per precision on all rows; compact JSON per precision):
+///
+/// | engine | median | mean | picks < 5 % slower | training | stored |
+/// |---|---|---|---|---|---|
+/// | `perpetual` 3.0.0-rc.2, budget 0.5 | 34.3 % | 60.6 % | 48.1 % | 428 ms | 126 kB |
+/// | `forust-ml` 0.8, 100 trees, depth 4, rate 0.1 | 28.3 % | 48.7 % | – | 559 ms | 926 kB |
+/// | `forust-ml` 0.8, 50 trees, depth 3, rate 0.2 | 28.0 % | 46.3 % | 61.4 % | 120 ms | 278 kB |
+///
+/// `perpetual` was the less accurate, and every stable release (≤ 2.3) needs a nightly compiler
+/// (`#![feature(array_ptr_get)]`); only the 3.0 release candidate builds on stable Rust.
+/// `forust-ml` builds on stable, trains fast, and with 50 trees of depth 3 is as accurate as with
+/// 100 of depth 4 at a third of the size.
+pub const TREES: usize = 50;
+/// Depth of each tree.
+pub const DEPTH: usize = 3;
+/// Learning rate.
+pub const RATE: f32 = 0.2;
+
+/// Column-major copy of `xs` (both crates take column-major matrices).
+fn column_major(xs: &[Vec<f64>], d: usize) -> Vec<f64> {
+    (0..d).flat_map(|j| xs.iter().map(move |r| r[j])).collect()
+}
+
+/// Train one configuration's trees.
+pub fn fit_config(set: &ConfigSet<'_>) -> Result<GbConfig> {
+    use forust_ml::objective::ObjectiveType;
+    let features = select::regression(set.config.variant).to_vec();
+    let (xs, ys) = super::xy(set, &features);
+    let d = features.len();
+    let data = column_major(&xs, d);
+    let err = |e: String| Error::Invalid(format!("gb of {}: {e}", set.label));
+    let m = forust_ml::Matrix::new(&data, ys.len(), d);
+    let mut b = forust_ml::GradientBooster::default()
+        .set_objective_type(ObjectiveType::SquaredLoss)
+        .set_iterations(TREES)
+        .set_learning_rate(RATE)
+        .set_max_depth(DEPTH)
+        .set_min_leaf_weight(1.0)
+        .set_parallel(false)
+        .set_initialize_base_score(true);
+    b.fit_unweighted(&m, &ys, None)
+        .map_err(|e| err(e.to_string()))?;
+    let trees = b
+        .trees
+        .iter()
+        .map(|t| {
+            convert(0, &|n| {
+                t.nodes.get(n).map(|v| NodeView {
+                    leaf: v.is_leaf,
+                    value: v.weight_value,
+                    feature: v.split_feature,
+                    threshold: v.split_value,
+                    left: v.left_child,
+                    right: v.right_child,
+                })
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(GbConfig {
+        config: set.label.clone(),
+        features,
+        base: b.base_score,
+        trees,
+        n: ys.len(),
+    })
+}
+
+/// Train every configuration of `precision` (configurations in parallel).
+pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<GbModel> {
+    let sets = dataset::per_config(rows, precision)?;
+    super::check_any("gb", &sets, precision)?;
+    let configs = sets
+        .par_iter()
+        .filter(|s| !s.examples.is_empty())
+        .map(fit_config)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(GbModel { precision, configs })
+}
+
+/// The `gb` learner.
+pub struct Gb;
+
+impl Learner for Gb {
+    fn name(&self) -> &'static str {
+        "gb"
+    }
+    fn fit(&self, rows: &[&TableRow], precision: Precision) -> Result<StoredModel> {
+        fit(rows, precision).map(StoredModel::Gb)
+    }
+}

@@ -1,0 +1,252 @@
+//! The learned models (002: LR, GB, KNN): trained on tables, checked on rows they did not train
+//! on; the family-grouped split; profile round trips; `sparsecast train` end to end.
+
+use rand::{Rng, SeedableRng};
+use sparsecast::backend::measure::Status;
+use sparsecast::backend::{KernelConfig, TimingProtocol};
+use sparsecast::corpus::table::{self, ConfigTime, TableRow, TABLE_SCHEMA};
+use sparsecast::evaluate::record::SourceInfo;
+use sparsecast::features::Features;
+use sparsecast::learn::{self, dataset};
+use sparsecast::model::{Model, StoredModel};
+use sparsecast::profile::Profile;
+use sparsecast::{Csr, Precision};
+use std::path::{Path, PathBuf};
+
+/// The small CPU table committed for these tests (`collect --backend cpu`, see ACCURACY.md).
+fn small_table() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cpu-small.jsonl.gz")
+}
+
+/// A random matrix of `n` rows with row lengths around `mean` (spread `spread`).
+fn matrix(rng: &mut rand_chacha::ChaCha8Rng, n: usize, mean: f64, spread: f64) -> Csr<f64> {
+    let (mut r, mut c) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let len = (mean * (1.0 + spread * (rng.random::<f64>() - 0.5)))
+            .round()
+            .max(1.0) as usize;
+        let mut cols: Vec<u32> = (0..len.min(n))
+            .map(|_| rng.random_range(0..n as u32))
+            .collect();
+        cols.sort_unstable();
+        cols.dedup();
+        for col in cols {
+            r.push(i as u32);
+            c.push(col);
+        }
+    }
+    let v = vec![1.0; r.len()];
+    Csr::from_triplets(n, n, &r, &c, &v).unwrap()
+}
+
+/// The known law of the synthetic table: a power law of nnz and rows per configuration (what
+/// 002's regression on log features can represent exactly), times a little noise.
+fn law(label: &str, f: &Features, noise: f64) -> f64 {
+    let (a, b, k) = match label {
+        "csr-scalar" => (0.9, 0.1, 2e-9),
+        "csr-vector" => (0.7, 0.35, 5e-9),
+        "ell" => (1.0, 0.05, 1e-9),
+        _ => (0.8, 0.2, 3e-9),
+    };
+    k * (f.nnz as f64).powf(a) * (f.nrows as f64).powf(b) * (1.0 + noise)
+}
+
+/// A synthetic table: `n` matrices (two per family) whose times follow [`law`] within ±2 %.
+fn synthetic(n: usize) -> Vec<TableRow> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    (0..n)
+        .map(|i| {
+            let rows = (10f64.powf(rng.random_range(2.0..4.3))) as usize;
+            let mean = 10f64.powf(rng.random_range(0.3..1.6));
+            let spread = rng.random_range(0.0..1.5);
+            let f = Features::compute(&matrix(&mut rng, rows, mean, spread));
+            let times = ["csr-scalar", "csr-vector", "ell", "coo"]
+                .iter()
+                .map(|l| {
+                    let t = law(l, &f, rng.random_range(-0.02..0.02));
+                    ConfigTime {
+                        config: l.to_string(),
+                        status: Status::Ok,
+                        median_s: Some(t),
+                        warm_mean_s: Some(t),
+                        spread: Some(0.01),
+                        footprint_bytes: None,
+                        reason: None,
+                    }
+                })
+                .collect();
+            TableRow {
+                schema: TABLE_SCHEMA,
+                matrix: format!("gen/{i:03}"),
+                family: format!("fam{}", i / 2),
+                source: SourceInfo::Recipe("synthetic".into()),
+                precision: Precision::F64,
+                backend: "cpu".into(),
+                device: "synthetic".into(),
+                protocol: TimingProtocol::default(),
+                features: f,
+                times,
+            }
+        })
+        .collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+fn every_family_learns_a_known_law_on_rows_it_did_not_see() {
+    let rows = synthetic(90);
+    let (train, test) = dataset::split(&rows.iter().collect::<Vec<_>>(), 3, 0);
+    assert!(
+        !train.is_empty() && test.len() >= 10,
+        "{} {}",
+        train.len(),
+        test.len()
+    );
+    // The constant predictor (the training mean of ln t per configuration) misses by far more.
+    let constant: Vec<f64> = ["csr-scalar", "csr-vector", "ell", "coo"]
+        .iter()
+        .flat_map(|l| {
+            let ys: Vec<f64> = train
+                .iter()
+                .map(|r| r.get(l).unwrap().median_s.unwrap().ln())
+                .collect();
+            let c = (ys.iter().sum::<f64>() / ys.len() as f64).exp();
+            test.iter().map(move |r| {
+                let m = r.get(l).unwrap().median_s.unwrap();
+                (c - m).abs() / m
+            })
+        })
+        .collect();
+    eprintln!(
+        "constant: held-out median difference rate {:.3}",
+        median(constant.clone())
+    );
+    assert!(median(constant.clone()) > 0.5, "{}", median(constant));
+    for (learner, bound) in learn::learners().into_iter().zip([0.05, 0.25, 0.25]) {
+        let model = learner.fit(&train, Precision::F64).unwrap();
+        let labels: Vec<String> = model.configs().iter().map(|c| c.label()).collect();
+        assert_eq!(
+            labels,
+            ["csr-scalar", "csr-vector", "coo", "ell"],
+            "{}",
+            learner.name()
+        );
+        let errs: Vec<f64> = test
+            .iter()
+            .flat_map(|r| {
+                let model = &model;
+                r.times.iter().map(move |t| {
+                    let cfg = KernelConfig::parse_label(&t.config).unwrap();
+                    let p = model.predict_config(&r.features, &cfg).unwrap();
+                    (p - t.median_s.unwrap()).abs() / t.median_s.unwrap()
+                })
+            })
+            .collect();
+        let m = median(errs);
+        eprintln!("{}: held-out median difference rate {m:.3}", learner.name());
+        assert!(m < bound, "{}: held-out median error {m}", learner.name());
+        // Through the trait's variant API too (default block size).
+        let v = model.variants();
+        assert!(model
+            .predict(&test[0].features, v[0], &Default::default())
+            .is_ok());
+        let mut blocked = KernelConfig::new(v[0]);
+        blocked.block_size = 128;
+        assert!(model.predict_config(&test[0].features, &blocked).is_err());
+    }
+}
+
+#[test]
+fn the_split_never_puts_a_family_on_both_sides() {
+    let rows = table::read(&small_table()).unwrap();
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    for k in [2, 3, 5] {
+        let mut seen = 0;
+        for fold in 0..k {
+            let (train, test) = dataset::split(&refs, k, fold);
+            assert_eq!(train.len() + test.len(), rows.len());
+            seen += test.len();
+            for t in &test {
+                assert!(train.iter().all(|r| r.family != t.family), "{}", t.family);
+            }
+        }
+        assert_eq!(seen, rows.len(), "every row is held out once");
+    }
+    // Deterministic: the same family, the same fold.
+    assert_eq!(dataset::fold_of("cage11", 5), dataset::fold_of("cage11", 5));
+}
+
+#[test]
+fn trained_models_survive_a_profile_round_trip() {
+    let rows = table::read(&small_table()).unwrap();
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    for learner in learn::learners() {
+        let m = learner.fit(&refs, Precision::F32).unwrap();
+        let text = serde_json::to_string(&m).unwrap();
+        assert!(text.contains(&format!("\"family\":\"{}\"", learner.name())));
+        let back: StoredModel = serde_json::from_str(&text).unwrap();
+        back.validate().unwrap();
+        assert!(!m.configs().is_empty());
+        for cfg in m.configs() {
+            let (a, b) = (
+                m.predict_config(&rows[0].features, &cfg).unwrap(),
+                back.predict_config(&rows[0].features, &cfg).unwrap(),
+            );
+            assert_eq!(a, b, "{} {}", learner.name(), cfg.label());
+        }
+    }
+}
+
+#[test]
+fn train_writes_a_profile_and_a_cross_validated_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.json");
+    let rep = dir.path().join("cv.md");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/cpu-example.json");
+    let o = super::common::bin()
+        .args(["train", "--data"])
+        .arg(small_table())
+        .arg("--base")
+        .arg(&base)
+        .arg("--out")
+        .arg(&out)
+        .args(["--folds", "3", "--json", "--report"])
+        .arg(&rep)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let acc = v["cross_validation"]["accuracy"].as_array().unwrap();
+    for m in ["lr", "gb", "knn", "analytical"] {
+        assert!(
+            acc.iter().any(|a| a["model"] == m && a["set"] == "all"),
+            "{m} missing from {acc:?}"
+        );
+    }
+    assert!(v["cross_validation"]["ranking"].as_array().unwrap().len() >= 3);
+    let p = Profile::load(&out).unwrap();
+    for s in &p.precisions {
+        let names: Vec<&str> = s.models.iter().map(|m| m.name.as_str()).collect();
+        assert!(names.contains(&"analytical") && names.contains(&"lr") && names.contains(&"knn"));
+    }
+    let md = std::fs::read_to_string(&rep).unwrap();
+    assert!(
+        md.contains("## Ranking") && md.contains("## Overhead"),
+        "{md}"
+    );
+    // A table of another device than the base profile is refused, naming both.
+    let o = super::common::bin()
+        .args(["train", "--data"])
+        .arg(small_table())
+        .args(["--out"])
+        .arg(dir.path().join("q.json"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("--base"), "{e}");
+}
