@@ -146,7 +146,7 @@ const SELL_LR: &[Feature] = &[
     Nnz, MinNnz, MaxNnz, ModeNnz, MedianNnz, MinDist, Bandwidth, Dispersion, Density,
 ];
 const SELL_KNN: &[Feature] = &[Nnz, MinNnz, Dispersion];
-/// 002 Table 2's ELL-BRO columns, for when the format is added (map its variant to these).
+/// 002 Table 2's ELL-BRO columns.
 pub const ELL_BRO_LR: &[Feature] = &[
     Nnz, MinNnz, MaxNnz, ModeNnz, MedianNnz, MinDist, Dispersion, Density,
 ];
@@ -180,6 +180,7 @@ pub fn regression(variant: Variant) -> &'static [Feature] {
         Variant::Sell | Variant::Vendor(VendorAlg::SellAlg1) => SELL_LR,
         Variant::Dia => DIA_LR,
         Variant::Bsr => BSR_LR,
+        Variant::EllBro => ELL_BRO_LR,
         Variant::Vendor(VendorAlg::CsrAlg1 | VendorAlg::CsrAlg2) => VENDOR_CSR_LR,
     }
 }
@@ -196,6 +197,7 @@ pub fn neighbours(variant: Variant) -> &'static [Feature] {
         Variant::Sell | Variant::Vendor(VendorAlg::SellAlg1) => SELL_KNN,
         Variant::Dia => DIA_KNN,
         Variant::Bsr => BSR_KNN,
+        Variant::EllBro => ELL_BRO_KNN,
     }
 }
 
