@@ -19,8 +19,9 @@ use std::time::Instant;
 
 /// Predict, rank and optionally measure every modeled kernel for matrices.
 ///
-/// Predict the SpMV time of every modeled kernel (CSR vector, ELL, COO, HYB) for a matrix with
-/// the analytical model of a device profile, rank them (the recommendation first) and show the
+/// Predict the SpMV time of every modeled kernel for a matrix with a device profile's model
+/// (default: `sparsecast`, our own, covering every kernel and cuSPARSE algorithm; the papers'
+/// models with --models), rank them (the recommendation first) and show the
 /// predicted effective bandwidth. With --measure, run each kernel on the backend and show the
 /// measured time and the difference rate |predicted − measured| / measured.
 ///
@@ -42,7 +43,8 @@ pub struct Args {
     inputs: Vec<PathBuf>,
     #[command(flatten)]
     profile: common::ProfileArgs,
-    /// The profile's models to use, comma-separated (default: every model of the profile).
+    /// The profile's models to use, comma-separated (default: `sparsecast`, our own model, where
+    /// the profile has it, else every model of the profile); e.g. `sparsecast,analytical,gb`.
     #[arg(long, value_delimiter = ',')]
     models: Option<Vec<String>>,
     /// Precision(s) to predict; default: every precision in the profile.
@@ -153,6 +155,17 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         Some(p) => p.list(),
         None => profile.precisions.iter().map(|s| s.precision()).collect(),
     };
+    // Default: our own model where the profile has it (the others with --models), else every
+    // model of the profile.
+    let own = precisions.iter().all(|&p| {
+        profile
+            .precision(p)
+            .is_ok_and(|s| s.models.iter().any(|m| m.name == "sparsecast"))
+    });
+    let mut a = a;
+    if a.models.is_none() && own {
+        a.models = Some(vec!["sparsecast".to_string()]);
+    }
     for &p in &precisions {
         profile.precision(p)?.bounded_models(a.models.as_deref())?;
     }

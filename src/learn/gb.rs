@@ -62,6 +62,11 @@ impl Tree {
         }
     }
 
+    /// Well formed (as [`Tree::validate`] checks) whatever the feature count.
+    pub fn is_valid(&self) -> bool {
+        self.validate(u8::MAX as usize + 1)
+    }
+
     /// Arrays of equal length, children in range, no cycles (children point forward), finite.
     fn validate(&self, features: usize) -> bool {
         let m = self.feature.len();
@@ -219,24 +224,44 @@ fn column_major(xs: &[Vec<f64>], d: usize) -> Vec<f64> {
     (0..d).flat_map(|j| xs.iter().map(move |r| r[j])).collect()
 }
 
-/// Train one configuration's trees.
-pub fn fit_config(set: &ConfigSet<'_>) -> Result<GbConfig> {
+/// Boosting settings: trees, depth, learning rate.
+#[derive(Clone, Copy, Debug)]
+pub struct Boost {
+    /// Trees.
+    pub trees: usize,
+    /// Depth of each tree.
+    pub depth: usize,
+    /// Learning rate.
+    pub rate: f32,
+    /// Smallest hessian weight of a leaf (squared loss: examples per leaf).
+    pub min_leaf: f32,
+}
+
+/// 002's `gb` settings ([`TREES`], [`DEPTH`], [`RATE`]).
+pub const PAPER: Boost = Boost {
+    trees: TREES,
+    depth: DEPTH,
+    rate: RATE,
+    min_leaf: 1.0,
+};
+
+/// Fit `ys ≈ base + Σ trees(xs)` (rows of `xs` are examples) with `forust-ml`, and copy the
+/// trees into our compact form. `what` names the model in errors.
+pub fn boost(xs: &[Vec<f64>], ys: &[f64], p: Boost, what: &str) -> Result<(f64, Vec<Tree>)> {
     use forust_ml::objective::ObjectiveType;
-    let features = select::regression(set.config.variant).to_vec();
-    let (xs, ys) = super::xy(set, &features);
-    let d = features.len();
-    let data = column_major(&xs, d);
-    let err = |e: String| Error::Invalid(format!("gb of {}: {e}", set.label));
+    let d = xs.first().map_or(0, |r| r.len());
+    let data = column_major(xs, d);
+    let err = |e: String| Error::Invalid(format!("{what}: {e}"));
     let m = forust_ml::Matrix::new(&data, ys.len(), d);
     let mut b = forust_ml::GradientBooster::default()
         .set_objective_type(ObjectiveType::SquaredLoss)
-        .set_iterations(TREES)
-        .set_learning_rate(RATE)
-        .set_max_depth(DEPTH)
-        .set_min_leaf_weight(1.0)
+        .set_iterations(p.trees)
+        .set_learning_rate(p.rate)
+        .set_max_depth(p.depth)
+        .set_min_leaf_weight(p.min_leaf)
         .set_parallel(false)
         .set_initialize_base_score(true);
-    b.fit_unweighted(&m, &ys, None)
+    b.fit_unweighted(&m, ys, None)
         .map_err(|e| err(e.to_string()))?;
     let trees = b
         .trees
@@ -254,10 +279,18 @@ pub fn fit_config(set: &ConfigSet<'_>) -> Result<GbConfig> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    Ok((b.base_score, trees))
+}
+
+/// Train one configuration's trees.
+pub fn fit_config(set: &ConfigSet<'_>) -> Result<GbConfig> {
+    let features = select::regression(set.config.variant).to_vec();
+    let (xs, ys) = super::xy(set, &features);
+    let (base, trees) = boost(&xs, &ys, PAPER, &format!("gb of {}", set.label))?;
     Ok(GbConfig {
         config: set.label.clone(),
         features,
-        base: b.base_score,
+        base,
         trees,
         n: ys.len(),
     })

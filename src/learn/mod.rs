@@ -35,6 +35,7 @@ pub mod dataset;
 pub mod gb;
 pub mod knn;
 pub mod lr;
+pub mod own;
 pub mod report;
 pub mod select;
 
@@ -56,7 +57,7 @@ pub trait Learner: Sync {
 
 /// Every learned family of this build.
 pub fn learners() -> Vec<&'static dyn Learner> {
-    vec![&lr::Lr, &gb::Gb, &knn::Knn]
+    vec![&lr::Lr, &gb::Gb, &knn::Knn, &own::Own]
 }
 
 /// The learners named in `names`, in that order; an unknown name is an error listing the known.
@@ -194,8 +195,40 @@ macro_rules! learned_model {
                 let label = $crate::learn::label_of($family, cfg)?;
                 self.predict_label(features, &label)
             }
+            fn uncertainty(
+                &self,
+                features: &$crate::features::Features,
+                variant: $crate::backend::Variant,
+                params: &$crate::formats::FormatParams,
+            ) -> Option<f64> {
+                let cfg = $crate::backend::KernelConfig {
+                    variant,
+                    params: params.clone(),
+                    block_size: $crate::backend::KernelConfig::DEFAULT_BLOCK_SIZE,
+                };
+                let label = $crate::learn::label_of($family, &cfg).ok()?;
+                $crate::learn::Uncertain::uncertainty_label(self, features, &label)
+            }
         }
     };
+}
+
+/// A learned model's own uncertainty of one configuration (one sigma, seconds); none by default.
+pub trait Uncertain {
+    /// One-sigma uncertainty of configuration `label`, seconds, if the model knows it.
+    fn uncertainty_label(&self, f: &crate::features::Features, label: &str) -> Option<f64> {
+        let _ = (f, label);
+        None
+    }
+}
+
+impl Uncertain for lr::LrModel {}
+impl Uncertain for gb::GbModel {}
+impl Uncertain for knn::KnnModel {}
+impl Uncertain for own::OwnModel {
+    fn uncertainty_label(&self, f: &crate::features::Features, label: &str) -> Option<f64> {
+        own::OwnModel::uncertainty_label(self, f, label)
+    }
 }
 
 /// The row-major feature matrix and targets of one configuration's examples.

@@ -61,16 +61,22 @@ pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ra
         .variants()
         .into_iter()
         .map(|v| {
+            // A format that refuses the matrix is refused; bytes the summary cannot size (a
+            // cuSPARSE algorithm's own layout) are only left blank.
             let res = model.predict_detail(features, v, params).and_then(|p| {
-                let b = shape.working_set_bytes(v, params, value_bytes)?;
+                let b = match shape.working_set_bytes(v, params, value_bytes) {
+                    Ok(b) => Some(b),
+                    Err(crate::Error::Unsupported(_)) => None,
+                    Err(e) => return Err(e),
+                };
                 Ok((p, b))
             });
             match res {
                 Ok((p, b)) => Ranked {
                     variant: v,
                     seconds: Some(p.seconds),
-                    bytes: Some(b),
-                    effective_gbs: Some(b as f64 / p.seconds / 1e9),
+                    bytes: b,
+                    effective_gbs: b.map(|b| b as f64 / p.seconds / 1e9),
                     rank: None,
                     note: match &p.clamped {
                         Some(c) => format!("{}; {c}", model.explain(features, v, params)),

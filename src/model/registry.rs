@@ -28,6 +28,8 @@ pub enum StoredModel {
     Gb(crate::learn::gb::GbModel),
     /// Distance-weighted k nearest neighbours (002 §3.3), trained on a table.
     Knn(crate::learn::knn::KnnModel),
+    /// sparsecast's own model: bytes / bandwidth corrected by boosted trees, trained on a table.
+    Sparsecast(crate::learn::own::OwnModel),
 }
 
 impl StoredModel {
@@ -39,6 +41,7 @@ impl StoredModel {
             StoredModel::Lr(_) => "lr",
             StoredModel::Gb(_) => "gb",
             StoredModel::Knn(_) => "knn",
+            StoredModel::Sparsecast(_) => "sparsecast",
         }
     }
 
@@ -50,6 +53,7 @@ impl StoredModel {
             StoredModel::Lr(m) => m,
             StoredModel::Gb(m) => m,
             StoredModel::Knn(m) => m,
+            StoredModel::Sparsecast(m) => m,
         }
     }
 
@@ -82,7 +86,10 @@ impl StoredModel {
                 measurements,
             )?))),
             StoredModel::Statistical(m) => Ok(Some(StoredModel::Statistical(m.refit()?))),
-            StoredModel::Lr(_) | StoredModel::Gb(_) | StoredModel::Knn(_) => Ok(None),
+            StoredModel::Lr(_)
+            | StoredModel::Gb(_)
+            | StoredModel::Knn(_)
+            | StoredModel::Sparsecast(_) => Ok(None),
         }
     }
 
@@ -98,6 +105,7 @@ impl StoredModel {
             StoredModel::Lr(m) => m.validate(),
             StoredModel::Gb(m) => m.validate(),
             StoredModel::Knn(m) => m.validate(),
+            StoredModel::Sparsecast(m) => m.validate(),
             _ => Ok(()),
         }
     }

@@ -1,0 +1,371 @@
+//! `sparsecast`: our own model — a physical estimate from the bytes a configuration must move,
+//! corrected by gradient-boosted trees trained on the corpus.
+//!
+//! For configuration `c` of a matrix with features `f`, in precision with `v`-byte values:
+//!
+//! 1. **Bytes.** The format's arrays exactly as stored ([`crate::formats::FormatKind::footprint`],
+//!    padding included, the padded formats' counts from [`crate::features::Access`]; a cuSPARSE
+//!    algorithm is sized by the format it runs on), plus `y`, plus the gathers of `x`: `ncols · v`
+//!    when `x` is small next to the L2 cache, else the distinct 32-byte sectors a warp of 32 rows
+//!    touches ([`crate::features::Access::x_sectors_f64`]) — the traffic of a matrix without
+//!    column locality is up to 8× its `x`.
+//! 2. **Base.** `T₀ = floor + bytes / bandwidth`, with two device parameters fitted on the table:
+//!    the floor is the median, over the matrices of ≤ 20 000 non-zeros, of their fastest
+//!    configuration (the launch floor of a replayed SpMV), the bandwidth the 90th percentile of
+//!    `bytes / time` over the measurements of ≥ 256 MB (what the device sustains streaming).
+//! 3. **Correction.** Per configuration, boosted regression trees (150 of depth 4, rate 0.1,
+//!    `forust-ml` as [`super::gb`]) learn `ln(T / T₀)` from ln-scaled features that carry what
+//!    the papers leave out: size, row-length statistics, the per-warp imbalance of every CSR
+//!    thread mapping ([`crate::features::Access::warp_steps`]) and of this configuration, `x`
+//!    locality per warp and per row, padding, empty rows, diagonals, bandwidth, and `ln T₀`.
+//!    Trees bound the correction to what the corpus saw; outside it the physical base carries
+//!    the prediction (a matrix 10× larger than any trained one is still `bytes / bandwidth`).
+//! 4. **Uncertainty.** Per configuration, the median held-out `|ln(T̂ / T)|` of a 4-fold
+//!    cross-validation inside the training rows (grouped by family), as a relative one-sigma.
+//!
+//! The two device parameters are what cross-architecture transfer refits on a target
+//! ([`OwnModel::with_device`]); the trees are what it keeps.
+
+use super::dataset::{self, ConfigSet};
+use super::gb::{boost, Boost, Tree};
+use super::Learner;
+use crate::backend::{KernelConfig, Variant};
+use crate::corpus::table::TableRow;
+use crate::features::Features;
+use crate::formats::{FormatKind, FormatParams, Summary};
+use crate::model::StoredModel;
+use crate::{Error, Precision, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Settings of the correction's trees.
+pub const TREES: Boost = Boost {
+    trees: 150,
+    depth: 4,
+    rate: 0.1,
+    min_leaf: 3.0,
+};
+
+/// Folds of the inner cross-validation that measures each configuration's uncertainty.
+const INNER_FOLDS: usize = 4;
+
+/// The device parameters of the physical base.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Device {
+    /// Seconds of the fastest SpMV of a tiny matrix (the floor of a replayed launch).
+    pub floor_s: f64,
+    /// Bytes per second the device sustains streaming a large matrix.
+    pub bandwidth: f64,
+    /// Bytes of the last-level cache below which `x` is assumed to be read once.
+    pub l2_bytes: f64,
+}
+
+/// One configuration's correction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OwnConfig {
+    /// The configuration's label.
+    pub config: String,
+    /// `ln(T / T₀) = base + Σ trees`.
+    pub base: f64,
+    /// The trees.
+    pub trees: Vec<Tree>,
+    /// Relative one-sigma uncertainty (median held-out |ln error| of the inner folds).
+    pub sigma: f64,
+    /// Training examples.
+    pub n: usize,
+}
+
+/// The `sparsecast` family.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OwnModel {
+    /// The value precision it predicts.
+    pub precision: Precision,
+    /// The device parameters.
+    pub device: Device,
+    /// One correction per configuration.
+    pub configs: Vec<OwnConfig>,
+}
+
+impl super::ConfigEntry for OwnConfig {
+    fn label(&self) -> &str {
+        &self.config
+    }
+}
+
+/// Bytes of one value in `p`.
+fn value_bytes(p: Precision) -> u64 {
+    match p {
+        Precision::F32 => 4,
+        Precision::F64 => 8,
+    }
+}
+
+/// Bytes one SpMV of `cfg` moves on a device with `l2` bytes of cache (see the module doc).
+fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64) -> Result<f64> {
+    let a = f.access.as_ref().ok_or_else(|| {
+        Error::Unsupported(
+            "the sparsecast model needs the access features (computed with the matrix)".into(),
+        )
+    })?;
+    let params = if cfg.variant.is_vendor() {
+        FormatParams::default()
+    } else {
+        cfg.params.clone()
+    };
+    let kind = cfg.variant.format();
+    let s = a.add_counts(Summary::from_features(f), &params);
+    if !cfg.variant.is_vendor() {
+        // A format that refuses the matrix (DIA's fill limit, ELL's width …) has no time.
+        match kind.admit(&s, &params, vb) {
+            Err(r) if !matches!(r.reason, crate::formats::Reason::Unknown(_)) => {
+                return Err(r.into())
+            }
+            _ => {}
+        }
+    }
+    let fp = kind
+        .footprint(&s, &params, vb)
+        .or_else(|_| FormatKind::Csr.footprint(&s, &params, vb))
+        .map_err(|e| Error::Unsupported(e.to_string()))?;
+    let x_once = (f.ncols as f64) * vb as f64;
+    let sectors = if vb == 4 {
+        a.x_sectors_f32
+    } else {
+        a.x_sectors_f64
+    };
+    let x = if x_once <= l2 / 2.0 {
+        x_once
+    } else {
+        (sectors as f64 * 32.0).max(x_once.min(a.cols_used as f64 * vb as f64))
+    };
+    Ok(fp as f64 + x + (f.nrows as f64) * vb as f64)
+}
+
+/// The warp steps of `cfg`'s thread mapping (row-per-thread for the non-CSR kernels).
+fn steps(f: &Features, v: Variant) -> f64 {
+    let a = f.access.as_ref().map_or([0; 6], |a| a.warp_steps);
+    let i = match v {
+        Variant::Csr { threads_per_row } => threads_per_row.max(1).trailing_zeros().min(5) as usize,
+        Variant::Vendor(_) | Variant::CsrMerge | Variant::Coo => 5,
+        _ => 0,
+    };
+    a[i] as f64
+}
+
+/// The correction's features and `ln T₀`.
+fn features(f: &Features, cfg: &KernelConfig, vb: u64, d: &Device) -> Result<(Vec<f64>, f64)> {
+    let a = f.access.as_ref().ok_or_else(|| {
+        Error::Unsupported("the sparsecast model needs the access features".into())
+    })?;
+    let b = bytes(f, cfg, vb, d.l2_bytes)?;
+    let base = (d.floor_s + b / d.bandwidth).ln();
+    let nnz = f.nnz.max(1) as f64;
+    let n = f.nrows.max(1) as f64;
+    let l = |x: f64| x.max(0.0).ln_1p();
+    let sectors = if vb == 4 {
+        a.x_sectors_f32
+    } else {
+        a.x_sectors_f64
+    };
+    let mut x = vec![
+        nnz.ln(),
+        n.ln(),
+        (f.ncols.max(1) as f64).ln(),
+        l(f.max_nnz as f64),
+        l(f.mean_nnz),
+        l(f.std_nnz),
+        l(f.mode_nnz as f64),
+        b.ln(),
+        (sectors.max(1) as f64 / nnz).ln(),
+        (a.row_sectors_f64.max(1) as f64 / nnz).ln(),
+        f.ell_padding_ratio.max(1e-9).ln(),
+        f.empty_rows as f64 / n,
+        l(f.diagonals as f64),
+        l(f.bandwidth as f64 / n),
+        l(a.cols_used as f64),
+        l(steps(f, cfg.variant)),
+        b / d.l2_bytes,
+        base,
+    ];
+    x.extend(a.warp_steps.iter().map(|&s| l(s as f64)));
+    Ok((x, base))
+}
+
+impl OwnModel {
+    /// Predicted seconds and relative uncertainty of configuration `label`.
+    fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
+        let c = super::entry("sparsecast", &self.configs, label)?;
+        let cfg = KernelConfig::parse_label(label)?;
+        let (x, base) = features(f, &cfg, value_bytes(self.precision), &self.device)?;
+        let ln = base + c.base + c.trees.iter().map(|t| t.eval(&x)).sum::<f64>();
+        Ok((super::seconds("sparsecast", label, ln)?, c.sigma))
+    }
+
+    /// Predicted seconds of configuration `label`.
+    pub fn predict_label(&self, f: &Features, label: &str) -> Result<f64> {
+        self.detail(f, label).map(|d| d.0)
+    }
+
+    /// One-sigma uncertainty, seconds, of configuration `label`.
+    pub fn uncertainty_label(&self, f: &Features, label: &str) -> Option<f64> {
+        self.detail(f, label).ok().map(|(t, s)| t * s)
+    }
+
+    /// The same corrections on another device (cross-architecture transfer).
+    pub fn with_device(&self, device: Device) -> OwnModel {
+        OwnModel {
+            device,
+            ..self.clone()
+        }
+    }
+
+    /// Every number finite, every tree well formed.
+    pub fn validate(&self) -> Result<()> {
+        let d = &self.device;
+        let ok_dev = [d.floor_s, d.bandwidth, d.l2_bytes]
+            .iter()
+            .all(|v| v.is_finite() && *v > 0.0);
+        if !ok_dev
+            || !self.configs.iter().all(|c| {
+                c.base.is_finite() && c.sigma.is_finite() && c.trees.iter().all(|t| t.is_valid())
+            })
+        {
+            return Err(Error::Invalid(
+                "sparsecast model: a malformed tree or a non-finite value".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+crate::learned_model!(OwnModel, "sparsecast");
+
+/// The device parameters measured on `rows` of `precision` (see the module doc); `l2_bytes` is
+/// the device's cache (50 MB when the table's device is unknown).
+pub fn fit_device(rows: &[&TableRow], precision: Precision) -> Device {
+    let l2 = l2_of(rows.first().map_or("", |r| r.device.as_str()));
+    let vb = value_bytes(precision);
+    let mut floors: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.precision == precision && r.features.nnz <= 20_000)
+        .filter_map(|r| r.best().map(|b| b.1))
+        .collect();
+    floors.sort_by(f64::total_cmp);
+    let floor_s = floors.get(floors.len() / 2).copied().unwrap_or(2e-6);
+    let mut bw: Vec<f64> = Vec::new();
+    let mut all: Vec<f64> = Vec::new();
+    for r in rows.iter().filter(|r| r.precision == precision) {
+        for t in &r.times {
+            let (Some(s), Ok(cfg)) = (t.time(), KernelConfig::parse_label(&t.config)) else {
+                continue;
+            };
+            if let Ok(b) = bytes(&r.features, &cfg, vb, l2) {
+                all.push(b / s);
+                if b >= 256e6 {
+                    bw.push(b / s);
+                }
+            }
+        }
+    }
+    let pick = if bw.len() >= 10 { &mut bw } else { &mut all };
+    pick.sort_by(f64::total_cmp);
+    let bandwidth = pick
+        .get(pick.len() * 9 / 10)
+        .copied()
+        .filter(|b| b.is_finite() && *b > 0.0)
+        .unwrap_or(1e11);
+    Device {
+        floor_s,
+        bandwidth,
+        l2_bytes: l2,
+    }
+}
+
+/// The L2 bytes of a device named in a table (H200 60 MB, H100 50 MB; otherwise 50 MB).
+fn l2_of(device: &str) -> f64 {
+    if device.contains("H200") {
+        60e6
+    } else {
+        50e6
+    }
+}
+
+/// The examples of one configuration as (features, ln(T/T₀), family).
+fn examples<'a>(set: &ConfigSet<'a>, vb: u64, d: &Device) -> Vec<(Vec<f64>, f64, &'a str)> {
+    set.examples
+        .iter()
+        .filter_map(|(r, y)| {
+            let (x, base) = features(&r.features, &set.config, vb, d).ok()?;
+            Some((x, y - base, r.family.as_str()))
+        })
+        .collect()
+}
+
+/// Fit one configuration: trees on all its examples, sigma from inner folds.
+fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device) -> Result<Option<OwnConfig>> {
+    let ex = examples(set, vb, d);
+    if ex.len() < 2 {
+        return Ok(None);
+    }
+    let what = format!("sparsecast of {}", set.label);
+    let xs: Vec<Vec<f64>> = ex.iter().map(|e| e.0.clone()).collect();
+    let ys: Vec<f64> = ex.iter().map(|e| e.1).collect();
+    let (base, trees) = boost(&xs, &ys, TREES, &what)?;
+    let mut errs = Vec::new();
+    for k in 0..INNER_FOLDS {
+        let (test, train): (Vec<_>, Vec<_>) = ex
+            .iter()
+            .partition(|e| dataset::fold_of(e.2, INNER_FOLDS) == k);
+        if test.is_empty() || train.len() < 2 {
+            continue;
+        }
+        let txs: Vec<Vec<f64>> = train.iter().map(|e| e.0.clone()).collect();
+        let tys: Vec<f64> = train.iter().map(|e| e.1).collect();
+        let (b0, tr) = boost(&txs, &tys, TREES, &what)?;
+        errs.extend(
+            test.iter()
+                .map(|e| (b0 + tr.iter().map(|t| t.eval(&e.0)).sum::<f64>() - e.1).abs()),
+        );
+    }
+    errs.sort_by(f64::total_cmp);
+    let sigma = errs.get(errs.len() / 2).copied().unwrap_or(0.1);
+    Ok(Some(OwnConfig {
+        config: set.label.clone(),
+        base,
+        trees,
+        sigma,
+        n: ys.len(),
+    }))
+}
+
+/// Train every configuration of `precision` (in parallel).
+pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<OwnModel> {
+    let sets = dataset::per_config(rows, precision)?;
+    super::check_any("sparsecast", &sets, precision)?;
+    let device = fit_device(rows, precision);
+    let vb = value_bytes(precision);
+    let configs = sets
+        .par_iter()
+        .map(|s| fit_config(s, vb, &device))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok(OwnModel {
+        precision,
+        device,
+        configs,
+    })
+}
+
+/// The `sparsecast` learner.
+pub struct Own;
+
+impl Learner for Own {
+    fn name(&self) -> &'static str {
+        "sparsecast"
+    }
+    fn fit(&self, rows: &[&TableRow], precision: Precision) -> Result<StoredModel> {
+        fit(rows, precision).map(StoredModel::Sparsecast)
+    }
+}
