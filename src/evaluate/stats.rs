@@ -224,12 +224,13 @@ pub fn model_statistic(records: &[Record], model: &str) -> Statistic {
         .unwrap_or_default()
 }
 
-/// A model's pick for one matrix: the configuration of ours it predicts fastest among those
-/// measured.
+/// A model's pick for one matrix: the configuration it predicts fastest among those measured —
+/// ours or a cuSPARSE algorithm, whatever a user could call (a model that predicts no cuSPARSE
+/// algorithm picks among ours).
 pub fn pick<'a>(group: &[&'a Record], model: &str) -> Option<&'a Record> {
     group
         .iter()
-        .filter(|r| r.kind == ConfigKind::Ours && r.status == Status::Ok)
+        .filter(|r| r.kind != ConfigKind::Plan && r.status == Status::Ok)
         .filter_map(|r| r.predicted(model).map(|p| (p, *r)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, r)| r)
@@ -273,7 +274,16 @@ pub fn ranking(records: &[Record]) -> Vec<RankingRow> {
                 if *p != precision {
                     continue;
                 }
-                let Some(best_rec) = best_of(g, ConfigKind::Ours, stat) else {
+                // The best of everything a user could call: ours and cuSPARSE.
+                let Some(best_rec) = [ConfigKind::Ours, ConfigKind::Vendor]
+                    .into_iter()
+                    .filter_map(|k| best_of(g, k, stat))
+                    .filter(|r| r.measured(stat).is_some())
+                    .min_by(|a, b| {
+                        let t = |r: &&Record| r.measured(stat).unwrap_or(f64::INFINITY);
+                        t(a).total_cmp(&t(b))
+                    })
+                else {
                     continue;
                 };
                 let Some(best) = best_rec.measured(stat) else {
@@ -281,7 +291,7 @@ pub fn ranking(records: &[Record]) -> Vec<RankingRow> {
                 };
                 let unrestricted = g
                     .iter()
-                    .filter(|r| r.kind == ConfigKind::Ours)
+                    .filter(|r| r.kind != ConfigKind::Plan)
                     .filter_map(|r| r.predicted(&model).map(|p| (p, *r)))
                     .min_by(|a, b| a.0.total_cmp(&b.0));
                 if let Some((_, r)) = unrestricted {

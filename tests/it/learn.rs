@@ -126,7 +126,13 @@ fn every_family_learns_a_known_law_on_rows_it_did_not_see() {
         median(constant.clone())
     );
     assert!(median(constant.clone()) > 0.5, "{}", median(constant));
-    for (learner, bound) in learn::learners().into_iter().zip([0.05, 0.25, 0.25]) {
+    let bounds = [0.05, 0.25, 0.25, 0.15];
+    assert_eq!(
+        learn::learners().len(),
+        bounds.len(),
+        "a bound for every learner"
+    );
+    for (learner, bound) in learn::learners().into_iter().zip(bounds) {
         let model = learner.fit(&train, Precision::F64).unwrap();
         let labels: Vec<String> = model.configs().iter().map(|c| c.label()).collect();
         assert_eq!(
@@ -249,4 +255,34 @@ fn train_writes_a_profile_and_a_cross_validated_report() {
     assert!(!o.status.success());
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("--base"), "{e}");
+}
+
+#[test]
+fn our_model_extrapolates_by_bytes_and_states_its_uncertainty() {
+    use sparsecast::learn::own;
+    let rows = synthetic(60);
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    let m = own::fit(&refs, Precision::F64).unwrap();
+    assert!(
+        m.device.bandwidth > 0.0 && m.device.floor_s > 0.0,
+        "{:?}",
+        m.device
+    );
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(99);
+    // 40× more rows than any trained matrix: the trees saw nothing like it, the bytes grow.
+    let small = Features::compute(&matrix(&mut rng, 5_000, 8.0, 0.5));
+    let big = Features::compute(&matrix(&mut rng, 800_000, 8.0, 0.5));
+    for label in ["csr-scalar", "ell"] {
+        let (ts, tb) = (
+            m.predict_label(&small, label).unwrap(),
+            m.predict_label(&big, label).unwrap(),
+        );
+        assert!(tb > 20.0 * ts, "{label}: {ts} → {tb}");
+        let u = m.uncertainty_label(&small, label).unwrap();
+        assert!(u > 0.0 && u < ts, "{label}: ±{u} of {ts}");
+    }
+    // Features without the access pass (an old record) are refused, not guessed.
+    let mut old = small.clone();
+    old.access = None;
+    assert!(m.predict_label(&old, "ell").is_err());
 }
