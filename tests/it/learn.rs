@@ -197,13 +197,18 @@ fn trained_models_survive_a_profile_round_trip() {
         let back: StoredModel = serde_json::from_str(&text).unwrap();
         back.validate().unwrap();
         assert!(!m.configs().is_empty());
+        let mut predicted = 0;
         for cfg in m.configs() {
+            // A format that refuses the matrix (sparsecast asks DIA's fill limit) is refused by
+            // both alike.
             let (a, b) = (
-                m.predict_config(&rows[0].features, &cfg).unwrap(),
-                back.predict_config(&rows[0].features, &cfg).unwrap(),
+                m.predict_config(&rows[0].features, &cfg).ok(),
+                back.predict_config(&rows[0].features, &cfg).ok(),
             );
             assert_eq!(a, b, "{} {}", learner.name(), cfg.label());
+            predicted += a.is_some() as usize;
         }
+        assert!(predicted >= m.configs().len() / 2, "{}", learner.name());
     }
 }
 
