@@ -132,8 +132,18 @@ impl PrecisionProfile {
 /// The profiles built into the binary, as `(name, JSON)`: one per GPU measured with
 /// `sparsecast instrument --backend cuda --precision both` and committed under `profiles/`
 /// (`h200.json`; `h100.json` when that file exists at build time, see `build.rs`).
-pub fn embedded() -> Vec<(&'static str, &'static str)> {
-    include!(concat!(env!("OUT_DIR"), "/embedded_profiles.rs"))
+pub fn embedded() -> Vec<(&'static str, String)> {
+    let compressed: Vec<(&'static str, &'static [u8])> =
+        include!(concat!(env!("OUT_DIR"), "/embedded_profiles.rs"));
+    compressed
+        .into_iter()
+        .map(|(name, gz)| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz), &mut text)
+                .expect("build.rs compressed a UTF-8 profile");
+            (name, text)
+        })
+        .collect()
 }
 
 impl Profile {
@@ -187,7 +197,7 @@ impl Profile {
     pub fn load_embedded_all() -> Result<Vec<(&'static str, Profile)>> {
         embedded()
             .into_iter()
-            .map(|(name, text)| Profile::from_json(name, text).map(|p| (name, p)))
+            .map(|(name, text)| Profile::from_json(name, &text).map(|p| (name, p)))
             .collect()
     }
 
@@ -196,12 +206,11 @@ impl Profile {
     pub fn load_embedded_for(gpu: Option<&str>) -> Result<Option<(&'static str, Profile)>> {
         let all = embedded();
         let pick = match gpu {
-            None => all.first().copied(),
+            None => all.first(),
             Some(g) => {
                 let g = g.to_lowercase();
                 let hit = all
                     .iter()
-                    .copied()
                     .find(|(name, _)| name.to_lowercase().contains(&g));
                 match hit {
                     Some(h) => Some(h),
@@ -214,7 +223,7 @@ impl Profile {
                 }
             }
         };
-        pick.map(|(name, text)| Profile::from_json(name, text).map(|p| (name, p)))
+        pick.map(|(name, text)| Profile::from_json(name, text).map(|p| (*name, p)))
             .transpose()
     }
 
