@@ -486,13 +486,31 @@ fn print_result(r: &MatrixResult) {
     }
     header.push("model input");
     let mut t = common::table(&header);
+    // The recommendation of each model, to flag the configurations within its uncertainty.
+    let first = |model: &str| {
+        r.kernels
+            .iter()
+            .find(|k| k.model == model && k.ranked.rank == Some(1))
+            .and_then(|k| Some((k.ranked.seconds?, k.ranked.uncertainty_seconds?)))
+    };
     for k in &r.kernels {
         let x = &k.ranked;
+        let predicted = match (x.seconds, x.uncertainty_seconds) {
+            (Some(p), Some(u)) => format!("{} ± {:.0} %", common::fmt_seconds(p), 100.0 * u / p),
+            (Some(p), None) => common::fmt_seconds(p),
+            (None, _) => "refused".into(),
+        };
+        let tie = match (first(&k.model), x.seconds, x.rank) {
+            (Some((b, u)), Some(p), Some(rank)) if rank > 1 && p - b <= u => {
+                "within the uncertainty of rank 1".to_string()
+            }
+            _ => String::new(),
+        };
         let mut row = vec![
             k.model.clone(),
             x.rank.map_or("—".into(), |r| r.to_string()),
             x.variant.name(),
-            x.seconds.map_or("refused".into(), common::fmt_seconds),
+            predicted,
             x.effective_gbs.map_or("—".into(), |g| format!("{g:.1}")),
         ];
         if measured {
@@ -506,13 +524,23 @@ fn print_result(r: &MatrixResult) {
                     .map_or("—".into(), |d| format!("{:.1} %", 100.0 * d)),
             );
         }
+        let note = match (tie.is_empty(), x.note.is_empty()) {
+            (true, _) => x.note.clone(),
+            (false, true) => tie,
+            (false, false) => format!("{tie}; {}", x.note),
+        };
         row.push(match &k.measure_error {
-            Some(e) if x.seconds.is_some() => format!("{} (measure: {e})", x.note),
-            _ => x.note.clone(),
+            Some(e) if x.seconds.is_some() => format!("{note} (measure: {e})"),
+            _ => note,
         });
         t.add_row(row);
     }
     println!("{t}");
+    println!(
+        "rank 1 is the recommendation; predicted = time of one SpMV (median of back-to-back runs) \
+         ± the model's one-sigma held-out error for that configuration; pred. GB/s = bytes the \
+         format must move (arrays, x, y) / predicted time"
+    );
     // The tool's own cost, not an SpMV time: say so.
     println!(
         "(time sparsecast took: {} to compute the features, {} to predict {})\n",
