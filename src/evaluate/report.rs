@@ -16,7 +16,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// Section headings, in order (tests check for them).
-pub const SECTIONS: [&str; 6] = [
+pub const SECTIONS: [&str; 7] = [
+    "## Summary",
     "## Setup",
     "## Matrices",
     "## Accuracy",
@@ -73,11 +74,12 @@ pub fn write(dir: &Path, records: &[Record], info: Option<&RunInfo>) -> Result<(
         Ok(())
     })()
     .map_err(fmt_err)?;
+    let rank = stats::ranking(records);
+    summary(w, records, &rank).map_err(fmt_err)?;
     setup(w, records, info).map_err(fmt_err)?;
     matrices(w, records).map_err(fmt_err)?;
     let acc = stats::accuracy(records);
     accuracy(w, dir, records, &acc)?;
-    let rank = stats::ranking(records);
     ranking(w, dir, &rank)?;
     let rows = stats::speed_rows(records);
     speed(w, dir, &rows)?;
@@ -85,8 +87,72 @@ pub fn write(dir: &Path, records: &[Record], info: Option<&RunInfo>) -> Result<(
     crate::util::write_atomic(&dir.join(super::REPORT), |f| f.write_all(md.as_bytes()))
 }
 
-fn setup(w: &mut String, records: &[Record], info: Option<&RunInfo>) -> std::fmt::Result {
+/// The first section: which model is best, by how much, on what data — per precision, the model
+/// with the lowest median difference rate over every prediction it made, and the one whose pick
+/// is within 5 % of the best most often, each beside the runner-up.
+fn summary(w: &mut String, records: &[Record], rank: &[stats::RankingRow]) -> std::fmt::Result {
     writeln!(w, "{}\n", SECTIONS[0])?;
+    let matrices: std::collections::BTreeSet<&str> =
+        records.iter().map(|r| r.matrix.as_str()).collect();
+    let generated = matrices.iter().filter(|m| m.starts_with("gen/")).count();
+    writeln!(
+        w,
+        "- Data: {} matrices ({} files, {generated} generated), {} records.",
+        matrices.len(),
+        matrices.len() - generated,
+        records.len()
+    )?;
+    for precision in stats::precisions(records) {
+        let mut acc: Vec<(f64, String, usize)> = stats::models(records)
+            .into_iter()
+            .filter_map(|m| {
+                let mut d: Vec<f64> = stats::pairs(records, &m)
+                    .into_iter()
+                    .filter(|((p, _), _)| *p == precision)
+                    .flat_map(|(_, ps)| ps.into_iter().map(|x| x.rate()))
+                    .collect();
+                d.sort_by(f64::total_cmp);
+                (!d.is_empty()).then(|| (d[d.len() / 2], m, d.len()))
+            })
+            .collect();
+        acc.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let line = |v: &[(f64, String, usize)], what: &str| match v {
+            [] => format!("no model predicted {what}"),
+            [(x, m, n)] => format!("**{m}** ({:.1} % over {n} predictions)", 100.0 * x),
+            [(x, m, n), (y, m2, _), ..] => format!(
+                "**{m}** ({:.1} % over {n} predictions; next {m2}, {:.1} %)",
+                100.0 * x,
+                100.0 * y
+            ),
+        };
+        writeln!(
+            w,
+            "- {precision}, most accurate (median difference rate): {}",
+            line(&acc, "anything")
+        )?;
+        let mut picks: Vec<(f64, String, usize)> = rank
+            .iter()
+            .filter(|r| r.precision == precision && r.n > 0)
+            .map(|r| (-(r.below_5 as f64) / r.n as f64, r.model.clone(), r.n))
+            .collect();
+        picks.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let best = match picks.as_slice() {
+            [] => "no model ranked any matrix".to_string(),
+            [(x, m, n), rest @ ..] => format!(
+                "**{m}** (pick within 5 % of the best on {:.1} % of {n} matrices{})",
+                -100.0 * x,
+                rest.first()
+                    .map(|(y, m2, _)| format!("; next {m2}, {:.1} %", -100.0 * y))
+                    .unwrap_or_default()
+            ),
+        };
+        writeln!(w, "- {precision}, best ranking: {best}")?;
+    }
+    writeln!(w)
+}
+
+fn setup(w: &mut String, records: &[Record], info: Option<&RunInfo>) -> std::fmt::Result {
+    writeln!(w, "{}\n", SECTIONS[1])?;
     let mut devices: Vec<String> = records
         .iter()
         .map(|r| format!("{} backend on {}", r.backend, r.device))
@@ -194,7 +260,7 @@ fn setup(w: &mut String, records: &[Record], info: Option<&RunInfo>) -> std::fmt
 }
 
 fn matrices(w: &mut String, records: &[Record]) -> std::fmt::Result {
-    writeln!(w, "{}\n", SECTIONS[1])?;
+    writeln!(w, "{}\n", SECTIONS[2])?;
     writeln!(
         w,
         "| matrix | source | rows | columns | non-zeros | longest row | mean row |"
@@ -247,7 +313,7 @@ fn matrices(w: &mut String, records: &[Record]) -> std::fmt::Result {
 
 fn accuracy(w: &mut String, dir: &Path, records: &[Record], rows: &[AccuracyRow]) -> Result<()> {
     let mut s = String::new();
-    writeln!(s, "{}\n", SECTIONS[2]).ok();
+    writeln!(s, "{}\n", SECTIONS[3]).ok();
     writeln!(
         s,
         "Difference rate = |predicted − measured| / measured (004 §5.1), per model, precision and \
@@ -345,7 +411,7 @@ fn accuracy(w: &mut String, dir: &Path, records: &[Record], rows: &[AccuracyRow]
 
 fn ranking(w: &mut String, dir: &Path, rows: &[RankingRow]) -> Result<()> {
     let mut s = String::new();
-    writeln!(s, "{}\n", SECTIONS[3]).ok();
+    writeln!(s, "{}\n", SECTIONS[4]).ok();
     writeln!(
         s,
         "Per matrix, the model's pick is the configuration of ours it predicts fastest (among those \
@@ -406,7 +472,7 @@ fn ranking(w: &mut String, dir: &Path, rows: &[RankingRow]) -> Result<()> {
 
 fn speed(w: &mut String, dir: &Path, rows: &[SpeedRow]) -> Result<()> {
     let mut s = String::new();
-    writeln!(s, "{}\n", SECTIONS[4]).ok();
+    writeln!(s, "{}\n", SECTIONS[5]).ok();
     writeln!(
         s,
         "Speed-up = t(best cuSPARSE algorithm) / t(contender), per matrix and precision (> 1: \
@@ -541,7 +607,7 @@ fn speed(w: &mut String, dir: &Path, rows: &[SpeedRow]) -> Result<()> {
 }
 
 fn skipped(w: &mut String, records: &[Record]) -> std::fmt::Result {
-    writeln!(w, "{}\n", SECTIONS[5])?;
+    writeln!(w, "{}\n", SECTIONS[6])?;
     let bad: Vec<&Record> = records.iter().filter(|r| r.status != Status::Ok).collect();
     if bad.is_empty() {
         return writeln!(w, "None: every configuration was measured.");
@@ -641,6 +707,15 @@ mod tests {
         for s in SECTIONS {
             assert!(md.contains(s), "{s}");
         }
+        // The summary names the best model of each precision, with its figure.
+        assert!(
+            md.contains("- f64, most accurate (median difference rate): **analytical** ("),
+            "{md}"
+        );
+        assert!(
+            md.contains("- f64, best ranking: **analytical** (pick within 5 %"),
+            "{md}"
+        );
         // ell is 1.6× faster than cuSPARSE everywhere, the plan 2×.
         assert!(md.contains("| f64 | best ours | all | 3 | 1.60× |"), "{md}");
         assert!(

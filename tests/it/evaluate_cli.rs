@@ -55,7 +55,8 @@ fn lines(path: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-const SECTIONS: [&str; 6] = [
+const SECTIONS: [&str; 7] = [
+    "## Summary",
     "## Setup",
     "## Matrices",
     "## Accuracy",
