@@ -88,7 +88,10 @@ impl KronKind {
         let ratio = target as f64 / base_nnz.max(1) as f64;
         let k = |x: f64| (x.floor() as usize).clamp(2, 4096);
         match self {
-            KronKind::Dense => KronPattern::Dense { k: k(ratio.sqrt()) },
+            // The rule of `evaluate`'s generated set, capped as the others.
+            KronKind::Dense => KronPattern::Dense {
+                k: crate::evaluate::generated::kron_factor(base_nnz, target).min(4096),
+            },
             KronKind::Identity => KronPattern::Identity { k: k(ratio) },
             KronKind::Random(d) => KronPattern::Random {
                 k: k((ratio / d).sqrt()),

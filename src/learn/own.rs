@@ -100,13 +100,19 @@ fn value_bytes(p: Precision) -> u64 {
     }
 }
 
-/// Bytes one SpMV of `cfg` moves on a device with `l2` bytes of cache (see the module doc).
-fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64) -> Result<f64> {
-    let a = f.access.as_ref().ok_or_else(|| {
+/// The access features, which this model cannot predict without (features saved before they
+/// existed have none).
+fn access(f: &Features) -> Result<&crate::features::Access> {
+    f.access.as_ref().ok_or_else(|| {
         Error::Unsupported(
             "the sparsecast model needs the access features (computed with the matrix)".into(),
         )
-    })?;
+    })
+}
+
+/// Bytes one SpMV of `cfg` moves on a device with `l2` bytes of cache (see the module doc).
+fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64) -> Result<f64> {
+    let a = access(f)?;
     let params = if cfg.variant.is_vendor() {
         FormatParams::default()
     } else {
@@ -154,9 +160,7 @@ fn steps(f: &Features, v: Variant) -> f64 {
 
 /// The correction's features and `ln T₀`.
 fn features(f: &Features, cfg: &KernelConfig, vb: u64, d: &Device) -> Result<(Vec<f64>, f64)> {
-    let a = f.access.as_ref().ok_or_else(|| {
-        Error::Unsupported("the sparsecast model needs the access features".into())
-    })?;
+    let a = access(f)?;
     let b = bytes(f, cfg, vb, d.l2_bytes)?;
     let base = (d.floor_s + b / d.bandwidth).ln();
     let nnz = f.nnz.max(1) as f64;
