@@ -46,6 +46,10 @@ pub struct Args {
     /// Also write the cross-validation report (Markdown) here.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Also write every held-out prediction of the cross-validation here (JSON Lines, one
+    /// `evaluate` record per row × configuration with each model's prediction), for analysis.
+    #[arg(long)]
+    records: Option<PathBuf>,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -136,7 +140,7 @@ struct Fitted {
 pub fn run(a: Args) -> anyhow::Result<()> {
     let learners: Vec<&dyn Learner> = learn::select_learners(&a.models)?;
     crate::util::check_writable(&a.out)?;
-    if let Some(r) = &a.report {
+    for r in a.report.iter().chain(a.records.iter()) {
         crate::util::check_writable(r)?;
     }
     let rows = table::read_all(&a.data)?;
@@ -214,6 +218,15 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 
     let rep = if a.folds > 0 {
         let outcome = cv::run(&rows, &learners, &sections, a.folds, &|m| bar.tick(m))?;
+        if let Some(path) = &a.records {
+            crate::util::write_atomic(path, |w| {
+                for r in &outcome.records {
+                    serde_json::to_writer(&mut *w, r).map_err(std::io::Error::other)?;
+                    w.write_all(b"\n")?;
+                }
+                Ok(())
+            })?;
+        }
         Some(report::summarize(&outcome, a.folds.max(2)))
     } else {
         None

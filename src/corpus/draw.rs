@@ -235,6 +235,14 @@ pub fn draw(opts: &DrawOptions) -> Result<Vec<Item>> {
         )));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    // Seed 1 keeps the ids of the committed tables; another seed's matrices are different ones,
+    // so their ids (and the generated families) carry the seed: a second table adds to the
+    // first without a clash of names.
+    let tag = if opts.seed == 1 {
+        String::new()
+    } else {
+        format!("s{}-", opts.seed)
+    };
     let files = corpus::discover(&opts.corpus)?;
     let mut items = Vec::new();
     let mut drawn = Vec::new();
@@ -260,7 +268,7 @@ pub fn draw(opts: &DrawOptions) -> Result<Vec<Item>> {
             };
             let seed = rng.random::<u32>() as u64;
             drawn.push(Item {
-                id: format!("kron/{family}-{j}"),
+                id: format!("kron/{family}-{tag}{j}"),
                 family: family.clone(),
                 build: Build::Kron {
                     base: path.clone(),
@@ -278,8 +286,8 @@ pub fn draw(opts: &DrawOptions) -> Result<Vec<Item>> {
         let target = (lo + slice * (i as f64 + rng.random_range(0.0..1.0))).exp() as u64;
         let spec = draw_spec(&mut rng, target);
         drawn.push(Item {
-            id: format!("gen/{i:05}-{}", spec.name()),
-            family: format!("gen/{i:05}"),
+            id: format!("gen/{tag}{i:05}-{}", spec.name()),
+            family: format!("gen/{tag}{i:05}"),
             build: Build::Spec(spec),
             est_nnz: target,
         });
@@ -335,6 +343,10 @@ mod tests {
         }
         let ids: std::collections::HashSet<_> = a.iter().map(|i| &i.id).collect();
         assert_eq!(ids.len(), 40);
+        // Another seed than 1 names its matrices and families apart; seed 1 keeps the names.
+        assert!(a.iter().all(|i| i.id.starts_with("gen/s9-") && i.family.starts_with("gen/s9-")));
+        let one = draw(&DrawOptions { seed: 1, ..opts }).unwrap();
+        assert!(one.iter().all(|i| i.id.starts_with("gen/0")), "{:?}", one[0].id);
     }
 
     #[test]
