@@ -83,6 +83,10 @@ pub struct Args {
     /// Let row blocks use cuSPARSE algorithms too (the CUDA backend runs them on a row block).
     #[arg(long)]
     vendor_blocks: bool,
+    /// (Models other than analytical) Stop taking new inputs after this many seconds; the
+    /// inputs left are listed as skipped (device scripts with a time limit).
+    #[arg(long)]
+    budget_s: Option<f64>,
     /// With --measure: time on a backend the profile was not measured with (dry runs of the
     /// device scripts on the CPU; the predictions are then not for this device).
     #[arg(long)]
@@ -319,7 +323,12 @@ fn run_learned(
     let several = inputs.len() > 1;
     let quiet = a.json || (a.summary_only && several);
     let (mut results, mut failed) = (Vec::new(), Vec::<(String, String)>::new());
+    let (t0, mut over) = (std::time::Instant::now(), Vec::new());
     for (src, load) in inputs {
+        if a.budget_s.is_some_and(|b| t0.elapsed().as_secs_f64() > b) {
+            over.push(src);
+            continue;
+        }
         let res = load()
             .with_context(|| format!("reading {src}"))
             .and_then(|m| match a.precision {
@@ -349,7 +358,15 @@ fn run_learned(
         .iter()
         .map(|(i, e)| serde_json::json!({ "input": i, "error": e }))
         .collect();
-    let out = serde_json::json!({ "results": results, "summary": summary, "failed": skipped });
+    if !over.is_empty() {
+        eprintln!(
+            "note: --budget-s {} reached: {} inputs not optimized",
+            a.budget_s.unwrap_or(0.0),
+            over.len()
+        );
+    }
+    let out = serde_json::json!({ "results": results, "summary": summary, "failed": skipped,
+        "over_budget": over });
     if let Some(p) = &a.json_out {
         crate::util::write_atomic(p, |w| {
             serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
