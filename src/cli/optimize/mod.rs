@@ -32,6 +32,14 @@ use std::path::PathBuf;
 /// single format's prediction, as the paper's Table 3. Where splitting does not pay, the answer is
 /// the single best format.
 ///
+/// With our own model (`sparsecast`, the default where the profile has it) or any other model
+/// of full features, the matrix is cut into a few strips where its rows change, every block of
+/// consecutive strips is predicted in every configuration from its own features, and the plan
+/// (adjacent blocks always differ, the floor is paid once, every extra block costs
+/// --block-cost-us) is the answer only if its predicted gain over the best single configuration,
+/// cuSPARSE included, exceeds the model's uncertainty; otherwise that configuration is the
+/// answer, and the output says why. `--model analytical` runs 004's program as below.
+///
 /// Strips hold S_CSR rows of the profile's device by default (--strip-rows overrides). A matrix
 /// with more than --max-strips strips gets taller strips (a multiple of the height), and the
 /// output says so.
