@@ -195,6 +195,14 @@ macro_rules! learned_model {
                 let label = $crate::learn::label_of($family, cfg)?;
                 self.predict_label(features, &label)
             }
+            fn uncertainty_config(
+                &self,
+                features: &$crate::features::Features,
+                cfg: &$crate::backend::KernelConfig,
+            ) -> Option<f64> {
+                let label = $crate::learn::label_of($family, cfg).ok()?;
+                $crate::learn::Uncertain::uncertainty_label(self, features, &label)
+            }
             fn uncertainty(
                 &self,
                 features: &$crate::features::Features,

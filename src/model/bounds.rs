@@ -197,6 +197,13 @@ impl<M: Model> Model for Bounded<M> {
         let shape = Shape::from_features(features);
         Ok(self.checked(&shape, cfg.variant, &cfg.params, raw).0)
     }
+    fn uncertainty_config(
+        &self,
+        features: &Features,
+        cfg: &crate::backend::KernelConfig,
+    ) -> Option<f64> {
+        self.model.uncertainty_config(features, cfg)
+    }
 }
 
 #[cfg(test)]

@@ -113,6 +113,14 @@ pub trait Model: Send + Sync {
     /// Predicted seconds of one SpMV in configuration `cfg`. By default [`Model::predict`] when
     /// `cfg` has the default block size, else [`Error::Unsupported`] (a model of the variant
     /// alone does not know the block size).
+    /// One-sigma uncertainty, seconds, of [`Model::predict_config`]: by default
+    /// [`Model::uncertainty`] at the default block size, none at another.
+    fn uncertainty_config(&self, features: &Features, cfg: &KernelConfig) -> Option<f64> {
+        if cfg.block_size != KernelConfig::DEFAULT_BLOCK_SIZE {
+            return None;
+        }
+        self.uncertainty(features, cfg.variant, &cfg.params)
+    }
     fn predict_config(&self, features: &Features, cfg: &KernelConfig) -> Result<f64> {
         if cfg.block_size != KernelConfig::DEFAULT_BLOCK_SIZE {
             return Err(Error::Unsupported(format!(
@@ -170,6 +178,9 @@ impl<M: Model + ?Sized> Model for &M {
     }
     fn predict_config(&self, features: &Features, cfg: &KernelConfig) -> Result<f64> {
         (**self).predict_config(features, cfg)
+    }
+    fn uncertainty_config(&self, features: &Features, cfg: &KernelConfig) -> Option<f64> {
+        (**self).uncertainty_config(features, cfg)
     }
 }
 

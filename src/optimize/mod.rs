@@ -15,6 +15,13 @@
 //! * [`execute`] — a plan prepared on a backend ([`PreparedPlan`], a [`crate::backend::PreparedSpmv`]);
 //! * [`stack`] — heterogeneous test matrices (generated parts stacked by rows).
 //!
+//! The path above is 004's, faithful, on the analytical model's block shapes. Every model that
+//! predicts from full features (`sparsecast`, our own, by default) goes through [`learned`]
+//! instead: few strips cut where the rows change ([`cuts`]), every candidate block's features
+//! computed from its rows, a program over plans with distinct adjacent configurations
+//! ([`merged`]) costed the way the plan executes ([`rule`]: launches overlap, a per-block cost),
+//! and a plan adopted only when its predicted gain exceeds the model's uncertainty.
+//!
 //! ```
 //! use sparsecast::optimize::dp::solve_table;
 //! // Three strips; strips 1–2 are cheap together in format 0, strip 3 alone in format 1.
@@ -29,12 +36,16 @@
 //! ```
 
 pub mod admit;
+pub mod cuts;
 pub mod dp;
 pub mod execute;
 pub mod features;
 pub mod identity;
+pub mod learned;
+pub mod merged;
 pub mod plan;
 pub mod predictor;
+pub mod rule;
 pub mod solve;
 pub mod stack;
 pub mod strips;
@@ -43,8 +54,10 @@ pub use admit::format_refusal;
 pub use execute::{PlanTiming, PreparedPlan};
 pub use features::{StripTable, Sweep};
 pub use identity::MatrixIdentity;
+pub use learned::{optimize_learned, LearnedBlock, LearnedOptimum, LearnedOptions};
 pub use plan::{Plan, PlanBlock, Provenance, SingleFormat};
 pub use predictor::{block_model, AnalyticalBlocks, BlockModel, MODEL_NAMES};
+pub use rule::PlanRule;
 pub use solve::{
     features_for, optimize, optimize_with_progress, OptimalBlock, OptimizeOptions, Optimum,
 };

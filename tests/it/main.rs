@@ -46,5 +46,6 @@ mod optimize_admit;
 mod optimize_cli;
 mod optimize_dp;
 mod optimize_features;
+mod optimize_learned;
 mod optimize_plan;
 mod platform;

@@ -399,3 +399,45 @@ fn bad_arguments_are_explained() {
         "{e}"
     );
 }
+
+/// The default model of the embedded profile is ours: the answer (plan or best single
+/// configuration) with its reason, one line per block; the saved answer runs on the CPU
+/// (`--any-backend`: the H200 profile, measured on the CPU) and its y is checked.
+#[test]
+fn our_model_answers_with_its_reason_and_the_answer_runs() {
+    let het = path("hetero.json");
+    let out = ok(&["optimize", &het, "--strips", "3", "--block-cost-us", "0.5"]);
+    assert!(out.contains("sparsecast model"), "{out}");
+    assert!(out.contains("answer: "), "{out}");
+    assert!(out.contains("    rows "), "{out}");
+    let j: Value =
+        serde_json::from_str(&ok(&["optimize", &het, "--strips", "3", "--json"])).unwrap();
+    let r = &j["results"][0];
+    assert_eq!(r["model"], "sparsecast");
+    assert!(!r["verdict"].as_str().unwrap().is_empty());
+    assert!(r["cuts"].as_array().unwrap().len() <= 4);
+    // Measured on the CPU: the answer, every single configuration ours, y checked.
+    let m = ok(&[
+        "optimize",
+        &het,
+        "--strips",
+        "2",
+        "--measure",
+        "--backend",
+        "cpu",
+        "--any-backend",
+        "--runs",
+        "3",
+        "--warmup",
+        "1",
+        "--calibrate",
+        "--json",
+    ]);
+    let j: Value = serde_json::from_str(&m).unwrap();
+    let ms = &j["results"][0]["measured"];
+    assert!(ms["answer_seconds"].as_f64().unwrap() > 0.0);
+    assert!(ms["best_ours"][1].as_f64().unwrap() > 0.0);
+    assert!(ms["max_relative_error"].as_f64().unwrap() <= 1e-10);
+    let e = fails(&["optimize", &het, "--measure", "--backend", "cpu"]);
+    assert!(e.contains("cuda backend"), "{e}");
+}

@@ -6,9 +6,11 @@
 //! * [`measure`] — `--measure`: run the plan, the single formats and cuSPARSE;
 //! * [`report`] — what is printed (tables or JSON) and the summary over several matrices.
 
+mod learned;
 mod measure;
 mod report;
 
+use super::common;
 use crate::backend::{BackendKind, BackendScalar, TimingProtocol};
 use crate::formats::{EllParams, FormatParams, HybParams};
 use crate::matrix::generate::GeneratorSpec;
@@ -29,6 +31,14 @@ use std::path::PathBuf;
 /// strategy (blocks as strip and row ranges, a format per block, the predicted total) beside every
 /// single format's prediction, as the paper's Table 3. Where splitting does not pay, the answer is
 /// the single best format.
+///
+/// With our own model (`sparsecast`, the default where the profile has it) or any other model
+/// of full features, the matrix is cut into a few strips where its rows change, every block of
+/// consecutive strips is predicted in every configuration from its own features, and the plan
+/// (adjacent blocks always differ, the floor is paid once, every extra block costs
+/// --block-cost-us) is the answer only if its predicted gain over the best single configuration,
+/// cuSPARSE included, exceeds the model's uncertainty; otherwise that configuration is the
+/// answer, and the output says why. `--model analytical` runs 004's program as below.
 ///
 /// Strips hold S_CSR rows of the profile's device by default (--strip-rows overrides). A matrix
 /// with more than --max-strips strips gets taller strips (a multiple of the height), and the
@@ -57,9 +67,42 @@ pub struct Args {
     inputs: Vec<PathBuf>,
     #[command(flatten)]
     profile: super::common::ProfileArgs,
-    /// The profile's model that predicts every block (`sparsecast profiles` lists them).
-    #[arg(long, default_value = "analytical")]
-    model: String,
+    /// The profile's model that predicts every block (`sparsecast profiles` lists them; default:
+    /// `sparsecast`, our own, where the profile has it, else `analytical`). `analytical` runs
+    /// 004's faithful program on thousands of S_CSR strips; every other model runs on a few
+    /// strips cut where the rows change, with every candidate block's full features.
+    #[arg(long)]
+    model: Option<String>,
+    /// (Models other than analytical) Budget of feature passes over the matrix for the
+    /// candidate blocks: N strips cost about (N+1)(N+2)/6 passes (10: N = 6).
+    #[arg(long, default_value_t = 10.0)]
+    feature_passes: f64,
+    /// (Models other than analytical) The number of strips, overriding --feature-passes.
+    #[arg(long)]
+    strips: Option<usize>,
+    /// Cost of every block beyond the first in a plan, µs (calibrated by
+    /// scripts/device_optimizer.sh; default: the launch floor, i.e. blocks in sequence).
+    #[arg(long)]
+    block_cost_us: Option<f64>,
+    /// A plan is adopted when its predicted gain exceeds this many one-sigma uncertainties
+    /// (of the best single configuration plus the blocks').
+    #[arg(long, default_value_t = 1.0)]
+    adopt_sigmas: f64,
+    /// Let row blocks use cuSPARSE algorithms too (the CUDA backend runs them on a row block).
+    #[arg(long)]
+    vendor_blocks: bool,
+    /// (Models other than analytical) Stop taking new inputs after this many seconds; the
+    /// inputs left are listed as skipped (device scripts with a time limit).
+    #[arg(long)]
+    budget_s: Option<f64>,
+    /// With --measure: time on a backend the profile was not measured with (dry runs of the
+    /// device scripts on the CPU; the predictions are then not for this device).
+    #[arg(long)]
+    any_backend: bool,
+    /// With --measure: also time the best single configuration cut at the strips (same
+    /// configuration in every block), to calibrate --block-cost-us.
+    #[arg(long)]
+    calibrate: bool,
     /// Value precision to optimize for (the profile must have it).
     #[arg(long, value_enum, default_value_t = Precision::F64)]
     precision: Precision,
@@ -133,7 +176,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             None if profile.backend == "cuda" => BackendKind::Cuda,
             None => BackendKind::Cpu,
         };
-        profile.check_backend(kind.name())?;
+        if !a.any_backend {
+            profile.check_backend(kind.name())?;
+        }
         let protocol = TimingProtocol {
             runs: a.runs.unwrap_or(profile.timing.runs),
             warmup: a.warmup.unwrap_or(profile.timing.warmup),
@@ -150,10 +195,26 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     } else {
         None
     };
+    let model_name = a.model.clone().unwrap_or_else(|| {
+        if section.models.iter().any(|m| m.name == "sparsecast") {
+            "sparsecast".into()
+        } else {
+            "analytical".into()
+        }
+    });
+    if model_name != "analytical" {
+        let by = Provenance {
+            model: model_name.clone(),
+            profile: profile_name,
+            device: profile.device_name.clone(),
+            precision: a.precision,
+        };
+        return run_learned(&a, section, &model_name, by, measure.as_ref(), inputs);
+    }
     let setup = Setup {
-        model: block_model(&a.model, section)?,
+        model: block_model(&model_name, section)?,
         by: Provenance {
-            model: a.model.clone(),
+            model: model_name.clone(),
             profile: profile_name,
             device: profile.device_name.clone(),
             precision: a.precision,
@@ -237,6 +298,116 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 r.input,
                 ms.max_relative_error,
                 ms.tolerance
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every input through the feature-based optimizer ([`learned`]).
+fn run_learned(
+    a: &Args,
+    section: &crate::profile::PrecisionProfile,
+    name: &str,
+    by: Provenance,
+    measure: Option<&(BackendKind, TimingProtocol)>,
+    inputs: Vec<(String, Loader)>,
+) -> anyhow::Result<()> {
+    let named = crate::model::registry::select(&section.models, Some(&[name.to_string()]))?;
+    let model = crate::model::Bounded {
+        model: named[0].model.model(),
+        bounds: section.bounds.clone(),
+    };
+    let floor = section.bounds.as_ref().map_or(2e-6, |b| b.launch_floor_s);
+    let mut opts = crate::optimize::LearnedOptions::new(floor);
+    opts.feature_passes = a.feature_passes;
+    opts.strips = a.strips;
+    opts.adopt_sigmas = a.adopt_sigmas;
+    opts.vendor_blocks = a.vendor_blocks && measure.map_or(true, |m| m.0 == BackendKind::Cuda);
+    if let Some(us) = a.block_cost_us {
+        anyhow::ensure!(us.is_finite() && us >= 0.0, "--block-cost-us must be ≥ 0");
+        opts.rule.block_s = us * 1e-6;
+    }
+    let several = inputs.len() > 1;
+    let quiet = a.json || (a.summary_only && several);
+    let (mut results, mut failed) = (Vec::new(), Vec::<(String, String)>::new());
+    let (t0, mut over) = (std::time::Instant::now(), Vec::new());
+    for (src, load) in inputs {
+        if a.budget_s.is_some_and(|b| t0.elapsed().as_secs_f64() > b) {
+            over.push(src);
+            continue;
+        }
+        let res = load()
+            .with_context(|| format!("reading {src}"))
+            .and_then(|m| match a.precision {
+                Precision::F32 => {
+                    learned::one::<f32>(a, &model, &opts, &by, measure, &src, &m.cast(), quiet)
+                }
+                Precision::F64 => {
+                    learned::one::<f64>(a, &model, &opts, &by, measure, &src, &m, quiet)
+                }
+            });
+        match res {
+            Ok(r) => {
+                if !quiet {
+                    learned::print(&r);
+                }
+                results.push(r);
+            }
+            Err(e) if several || a.json => {
+                eprintln!("skipped {src}: {e:#}");
+                failed.push((src, format!("{e:#}")));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let summary = learned::summarize(&results);
+    let skipped: Vec<serde_json::Value> = failed
+        .iter()
+        .map(|(i, e)| serde_json::json!({ "input": i, "error": e }))
+        .collect();
+    if !over.is_empty() {
+        eprintln!(
+            "note: --budget-s {} reached: {} inputs not optimized",
+            a.budget_s.unwrap_or(0.0),
+            over.len()
+        );
+    }
+    let out = serde_json::json!({ "results": results, "summary": summary, "failed": skipped,
+        "over_budget": over });
+    if let Some(p) = &a.json_out {
+        crate::util::write_atomic(p, |w| {
+            serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
+            w.write_all(b"\n")
+        })?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else if several || measure.is_some() {
+        learned::print_summary(&summary);
+    }
+    if !a.json {
+        if let (Some(p), 1) = (&a.save_plan, results.len()) {
+            println!("plan written to {}", p.display());
+        }
+    }
+    anyhow::ensure!(
+        failed.is_empty(),
+        "{} of {} inputs failed",
+        failed.len(),
+        failed.len() + results.len()
+    );
+    for r in &results {
+        if let Some(ms) = &r.measured {
+            let tol = match a.precision {
+                Precision::F32 => common::tolerance::<f32>(),
+                Precision::F64 => common::tolerance::<f64>(),
+            };
+            anyhow::ensure!(
+                ms.max_relative_error <= tol,
+                "{}: the plan's y differs from the f64 reference by {:.2e} (tolerance {tol:.0e})",
+                r.input,
+                ms.max_relative_error
             );
         }
     }

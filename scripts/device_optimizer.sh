@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The optimizer on one GPU (issue 16, docs/OPTIMIZER.md): for SuiteSparse matrices, generated
+# large matrices and heterogeneous matrices, in f32 and f64, `optimize --measure --calibrate`
+# with the embedded profile's sparsecast model: the answer's measured time (plan or best single
+# configuration) against the best measured single configuration and the best cuSPARSE
+# algorithm, predicted against measured, and the per-block cost of the plan-time rule.
+# Runs from the repository root with the stripped binary in .dev/bin/sparsecast and the
+# SuiteSparse files in .dev/mats/.
+#
+#   GPU=h200 bash scripts/device_optimizer.sh            # ≈ 7 minutes
+#   GPU=h100 SUBSET=all bash scripts/device_optimizer.sh # every SuiteSparse file (longer)
+#   BACKEND=cpu GPU=h200 SCALE=tiny bash scripts/device_optimizer.sh   # dry run on the CPU
+#
+# Writes $OUT/optimizer-$GPU.tar.gz (one JSON per set and precision, the log, optimizer-$GPU.md:
+# the tables to paste into docs/OPTIMIZER.md) and prints the summaries. The calibration line
+# ("per-block cost … µs") is what `optimize --block-cost-us` should be given on this GPU.
+set -u
+OUT=${OUT:-$PWD/.dev/out}
+MATS=${MATS:-$PWD/.dev/mats}
+GPU=${GPU:?set GPU=h100 or h200}
+BIN=${BIN:-$PWD/.dev/bin/sparsecast}
+BACKEND=${BACKEND:-cuda}
+SCALE=${SCALE:-full}
+W=${WORK:-/tmp/optimizer-$GPU}
+mkdir -p "$OUT" "$W"
+for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64; do
+    [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+done
+export SPARSECAST_CACHE=${SPARSECAST_CACHE:-/tmp/scc}
+LOG="$W/log.txt"
+: > "$LOG"
+say() { echo "$@" | tee -a "$LOG"; }
+
+# SuiteSparse: every other file by name (SUBSET=all: every file); conf5 is complex.
+mapfile -t ALLM < <(ls "$MATS"/*.mtx.gz 2>/dev/null | grep -v conf5 | sort)
+if [ "${SUBSET:-half}" = all ]; then REAL=("${ALLM[@]}"); else
+    REAL=(); for i in "${!ALLM[@]}"; do [ $((i % 2)) -eq 0 ] && REAL+=("${ALLM[$i]}"); done
+fi
+KM=$(ls "$MATS"/rajat19.mtx.gz "$MATS"/*.mtx.gz 2>/dev/null | head -1)   # an irregular circuit
+KM2=$(ls "$MATS"/hep-th.mtx.gz "$MATS"/*.mtx.gz 2>/dev/null | head -1)   # a power-law graph
+
+# Sizes: full on the GPU (10^7–10^8 entries), tiny for the CPU dry run.
+if [ "$SCALE" = tiny ]; then N1=2000; N2=40; N3=20; N4=40; LONG=300; K=2; else
+    N1=1000000; N2=1000; N3=100; N4=2000; LONG=40000; K=4; fi
+cat > "$W/large.json" <<EOF
+[{"family":"stencil","stencil":"3d7","n":$((N3 * 16 / 10))},
+ {"family":"stencil","stencil":"2d5","n":$N4},
+ {"family":"stencil","stencil":"3d27","n":$N3},
+ {"family":"random","rows":$((N1 * 2)),"cols":$((N1 * 2)),"row_len":{"dist":"constant","nnz":16},"seed":31},
+ {"family":"random","rows":$N1,"cols":$N1,"row_len":{"dist":"uniform","min":1,"max":64},"seed":32},
+ {"family":"random","rows":$N1,"cols":$N1,"row_len":{"dist":"normal","mean":32.0,"std":8.0},"seed":33},
+ {"family":"banded","n":$((N1 * 2)),"half_bandwidth":8,"seed":34},
+ {"family":"block-diagonal","blocks":$((N1 / 2)),"block_size":6,"seed":35},
+ {"family":"power-law","n":$((N1 * 2)),"mean":8.0,"exponent":2.1,"seed":36},
+ {"family":"kronecker","matrix":"$KM2","pattern":{"kind":"dense","k":$K},"seed":37}]
+EOF
+# Heterogeneous: power law on a stencil, circuit-like (a few very long rows), Kronecker of
+# irregular matrices, block mixtures, short rows with a band of long ones.
+cat > "$W/het.json" <<EOF
+[{"stack":[{"family":"power-law","n":$N1,"mean":12.0,"exponent":2.1,"seed":41},{"family":"stencil","stencil":"2d5","n":$N2}]},
+ {"stack":[{"family":"stencil","stencil":"2d5","n":$((N2 * 3 / 2))},{"family":"random","rows":200,"cols":$((N2 * N2)),"row_len":{"dist":"uniform","min":$((LONG / 8)),"max":$LONG},"seed":42}]},
+ {"stack":[{"family":"random","rows":$((N1 * 3)),"cols":$N1,"row_len":{"dist":"constant","nnz":3},"seed":43},{"family":"random","rows":50,"cols":$N1,"row_len":{"dist":"constant","nnz":$((LONG * 5))},"seed":44}]},
+ {"stack":[{"family":"random","rows":$((N1 * 3)),"cols":$N1,"row_len":{"dist":"constant","nnz":4},"seed":45},{"family":"random","rows":$((N1 / 50)),"cols":$N1,"row_len":{"dist":"constant","nnz":256},"seed":46}]},
+ {"stack":[{"family":"banded","n":$N1,"half_bandwidth":16,"seed":47},{"family":"power-law","n":$N1,"mean":8.0,"exponent":1.9,"seed":48},{"family":"stencil","stencil":"3d7","n":$N3}]},
+ {"stack":[{"family":"block-diagonal","blocks":$((N1 / 5)),"block_size":8,"seed":49},{"family":"power-law","n":$N1,"mean":4.0,"exponent":2.5,"seed":50}]},
+ {"stack":[{"family":"random","rows":$N1,"cols":$N1,"row_len":{"dist":"normal","mean":32.0,"std":4.0},"seed":51},{"family":"random","rows":$((N1 / 100)),"cols":$N1,"row_len":{"dist":"uniform","min":200,"max":800},"seed":52}]},
+ {"stack":[{"family":"kronecker","matrix":"$KM","pattern":{"kind":"dense","k":$K},"seed":53},{"family":"stencil","stencil":"2d5","n":$N2}]},
+ {"stack":[{"family":"kronecker","matrix":"$KM2","pattern":{"kind":"random","k":$((K * 2)),"density":0.5},"seed":54},{"family":"stencil","stencil":"3d27","n":$((N3 / 2))}]},
+ {"family":"power-law","n":$((N1 * 2)),"mean":16.0,"exponent":2.0,"seed":55}]
+EOF
+
+run() { # set precision budget-seconds inputs…
+    local set=$1 p=$2 b=$3; shift 3
+    say "== $set $p ($# inputs, budget ${b} s)"
+    "$BIN" optimize "$@" --precision "$p" --measure --backend "$BACKEND" --calibrate \
+        ${ANY:+--any-backend} ${RUNS:+--runs $RUNS --warmup 1} --budget-s "$b" --summary-only \
+        --json-out "$W/opt-$set-$p.json" 2>&1 | grep -v '^skipped\|^\s*$' | tail -6 | tee -a "$LOG"
+}
+[ "$BACKEND" = cpu ] && ANY=1
+say "optimizer on $GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo "$BACKEND backend")"
+say "$(${BIN} --version 2>/dev/null); ${#REAL[@]} SuiteSparse files; kron of $(basename "$KM") and $(basename "$KM2")"
+t0=$SECONDS
+for p in f64 f32; do
+    run real "$p" "${BREAL:-70}" "${REAL[@]}"
+    run large "$p" "${BLARGE:-70}" "$W/large.json"
+    run het "$p" "${BHET:-50}" "$W/het.json"
+done
+say "[all in $((SECONDS - t0)) s]"
+
+# The tables for docs/OPTIMIZER.md.
+python3 - "$W" "$GPU" > "$W/optimizer-$GPU.md" <<'PY' || echo "(python3 missing: tables not written)"
+import json, sys, glob, os, math
+w, gpu = sys.argv[1], sys.argv[2]
+us = lambda s: "-" if s is None else f"{s*1e6:.1f}"
+print(f"## Optimizer on the {gpu.upper()} (sparsecast model, `scripts/device_optimizer.sh`)\n")
+print("| set | prec | matrices | plan adopted | answer ≤ 1.02× best single | answer ≥ 1.15× faster | DP plans ≥ 1.15× | geomean vs best single | worst | geomean vs best cuSPARSE | median pred. error | per-block cost |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+rows = []
+for f in sorted(glob.glob(os.path.join(w, "opt-*.json"))):
+    d = json.load(open(f)); s = d["summary"]; _, st, p = os.path.basename(f)[:-5].split("-")
+    x = lambda v: "-" if v is None else f"{v:.3f}×"
+    err = "-" if s["median_answer_error"] is None else f"{100 * s['median_answer_error']:.1f} %"
+    cal = "-" if s["fitted_block_s"] is None else f"{s['fitted_block_s'] * 1e6:.2f} µs ({s['calibration_samples']})"
+    print(f"| {st} | {p} | {s['measured']} | {s['adopted']} | {s['within_102']} | {s['faster_115']} | "
+          f"{s['plan_faster_115']}/{s['plans_measured']} | {x(s['geomean_vs_best_single'])} | "
+          f"{x(s['worst_vs_best_single'])} | {x(s['geomean_vs_best_vendor'])} | {err} | {cal} |")
+    rows += [(st, p, r) for r in d["results"]]
+print("\n### Per matrix (µs; ratio = best single measured / answer measured)\n")
+print("| set | prec | matrix | plan (rows: config) | adopted | answer pred. | answer meas. | DP plan meas. | best single | best cuSPARSE | ratio |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for st, p, r in rows:
+    m = r.get("measured") or {}
+    plan = "; ".join(f"{b['rows'][0]}–{b['rows'][1]}: {b['config']}" for b in r["plan"])
+    bs, bv = m.get("best_single"), m.get("best_vendor")
+    a = m.get("answer_seconds")
+    ratio = f"{bs[1]/a:.2f}" if bs and a else "-"
+    print(f"| {st} | {p} | {os.path.basename(r['input'])[:40]} | {plan} | {'yes' if r['adopted'] else 'no'} | "
+          f"{us(r['answer_predicted'])} | {us(a)} | {us(m.get('plan_seconds'))} | "
+          f"{bs[0]+' '+us(bs[1]) if bs else '-'} | {bv[0]+' '+us(bv[1]) if bv else '-'} | {ratio} |")
+PY
+head -12 "$W/optimizer-$GPU.md"
+grep -h "calibration" "$LOG" | sed 's/^ *//'
+cp "$LOG" "$W/log-$GPU.txt"
+tar -czf "$OUT/optimizer-$GPU.tar.gz" -C "$W" $(cd "$W" && ls opt-*.json optimizer-$GPU.md log-$GPU.txt 2>/dev/null)
+ls -la "$OUT"

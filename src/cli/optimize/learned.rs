@@ -1,0 +1,415 @@
+//! `optimize` on a model of full features (`sparsecast` by default; [`crate::optimize::learned`]):
+//! the answer (plan or best single configuration, and why), one line per block, and with
+//! `--measure` the plan, the answer, every single configuration and cuSPARSE timed alike.
+
+use super::Args;
+use crate::backend::measure::{measure_kernel, Reference, Status};
+use crate::backend::{
+    Backend, BackendKind, BackendScalar, KernelConfig, PreparedSpmv, TimingProtocol,
+};
+use crate::cli::common::{self, fmt_seconds as fs};
+use crate::model::Model;
+use crate::optimize::{
+    optimize_learned, LearnedBlock, LearnedOptimum, LearnedOptions, MatrixIdentity, Plan, PlanRule,
+    PreparedPlan, Provenance,
+};
+use crate::Csr;
+use serde::Serialize;
+use std::ops::Range;
+
+/// One block as reported.
+#[derive(Debug, Serialize)]
+pub struct BlockOut {
+    pub rows: [usize; 2],
+    pub nnz: usize,
+    pub config: String,
+    pub predicted_seconds: f64,
+    pub sigma: f64,
+}
+
+/// Measured times of one matrix (seconds, warm mean).
+#[derive(Debug, Serialize, Default)]
+pub struct MeasuredOut {
+    /// The DP's plan (where it has two blocks or more).
+    pub plan_seconds: Option<f64>,
+    /// Its blocks timed alone.
+    pub plan_block_seconds: Vec<f64>,
+    /// What `optimize` answers (the plan if adopted, else the best single configuration).
+    pub answer_seconds: Option<f64>,
+    pub max_relative_error: f64,
+    /// Every single configuration: (label, seconds or None, error).
+    pub singles: Vec<(String, Option<f64>, Option<String>)>,
+    pub best_single: Option<(String, f64)>,
+    pub best_ours: Option<(String, f64)>,
+    pub best_vendor: Option<(String, f64)>,
+    /// Calibration: the best single configuration cut at the strips (same configuration in
+    /// every block): (blocks, plan seconds, Σ work of the blocks alone beyond the floor).
+    pub split_sample: Option<(usize, f64, f64)>,
+}
+
+/// One matrix's result.
+#[derive(Debug, Serialize)]
+pub struct LearnedReport {
+    pub input: String,
+    pub nrows: usize,
+    pub nnz: usize,
+    pub precision: crate::Precision,
+    pub model: String,
+    pub rule: PlanRule,
+    pub cuts: Vec<usize>,
+    pub feature_passes: f64,
+    pub optimize_seconds: f64,
+    pub plan: Vec<BlockOut>,
+    pub plan_predicted: f64,
+    pub plan_uncertainty: f64,
+    pub best_single: Option<(String, f64)>,
+    pub adopted: bool,
+    pub verdict: String,
+    pub answer_predicted: f64,
+    pub measured: Option<MeasuredOut>,
+}
+
+fn blocks_out(b: &[LearnedBlock]) -> Vec<BlockOut> {
+    b.iter()
+        .map(|b| BlockOut {
+            rows: [b.rows.start, b.rows.end],
+            nnz: b.nnz,
+            config: b.config.label(),
+            predicted_seconds: b.predicted,
+            sigma: b.sigma,
+        })
+        .collect()
+}
+
+/// A plan of `blocks` for `m`.
+fn plan_of<T: crate::Scalar>(
+    m: &Csr<T>,
+    source: &str,
+    by: &Provenance,
+    blocks: &[(Range<usize>, KernelConfig, f64)],
+    total: f64,
+) -> anyhow::Result<Plan> {
+    let spec: Vec<(Range<usize>, KernelConfig)> = blocks
+        .iter()
+        .map(|(r, c, _)| (r.clone(), c.clone()))
+        .collect();
+    let mut p = Plan::by_rows(MatrixIdentity::of(source, m), by.precision, &spec)?;
+    p.model = by.model.clone();
+    p.profile = by.profile.clone();
+    p.device = by.device.clone();
+    p.predicted_seconds = Some(total);
+    for (pb, (_, _, t)) in p.blocks.iter_mut().zip(blocks) {
+        pb.predicted_seconds = Some(*t);
+    }
+    Ok(p)
+}
+
+fn triples(b: &[LearnedBlock]) -> Vec<(Range<usize>, KernelConfig, f64)> {
+    b.iter()
+        .map(|b| (b.rows.clone(), b.config.clone(), b.predicted))
+        .collect()
+}
+
+/// Optimize (and measure) one matrix.
+#[allow(clippy::too_many_arguments)]
+pub fn one<T: BackendScalar>(
+    a: &Args,
+    model: &dyn Model,
+    opts: &LearnedOptions,
+    by: &Provenance,
+    measure: Option<&(BackendKind, TimingProtocol)>,
+    source: &str,
+    m: &Csr<T>,
+    quiet: bool,
+) -> anyhow::Result<LearnedReport> {
+    let pb = common::progress(0, &format!("optimizing {source}"));
+    pb.set_message("non-zeros of candidate blocks (features)");
+    let opt = optimize_learned(m, model, opts, &|d, t| {
+        pb.set_length(t);
+        pb.set_position(d);
+    });
+    pb.finish_and_clear();
+    let opt = opt.map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+    if opt.seconds > 30.0 && !quiet {
+        eprintln!(
+            "note: {source}: {:.1} feature passes took {:.0} s; --feature-passes lowers it",
+            opt.feature_passes, opt.seconds
+        );
+    }
+    let chosen = opt.chosen();
+    let plan = plan_of(m, source, by, &triples(&chosen), opt.chosen_predicted())?;
+    if let Some(p) = &a.save_plan {
+        plan.save(p)?;
+    }
+    let measured = match measure {
+        Some((kind, protocol)) => {
+            Some(measure_all(m, source, by, &opt, &plan, *kind, protocol, a)?)
+        }
+        None => None,
+    };
+    Ok(LearnedReport {
+        input: source.to_string(),
+        nrows: m.nrows,
+        nnz: m.nnz(),
+        precision: by.precision,
+        model: by.model.clone(),
+        rule: opt.rule,
+        cuts: opt.cuts.clone(),
+        feature_passes: opt.feature_passes,
+        optimize_seconds: opt.seconds,
+        plan: blocks_out(&opt.plan),
+        plan_predicted: opt.plan_predicted,
+        plan_uncertainty: opt.plan_uncertainty,
+        best_single: opt
+            .best_single()
+            .map(|s| (s.config.label(), s.seconds.unwrap_or(f64::NAN))),
+        adopted: opt.adopted,
+        verdict: opt.verdict.clone(),
+        answer_predicted: opt.chosen_predicted(),
+        measured,
+    })
+}
+
+/// Time a plan (checked against the reference first): (warm mean, blocks alone).
+fn time_plan<T: crate::Scalar>(
+    be: &dyn Backend<T>,
+    m: &Csr<T>,
+    plan: &Plan,
+    x: &[T],
+    reference: &Reference,
+    protocol: &TimingProtocol,
+) -> anyhow::Result<(f64, Vec<f64>, f64)> {
+    let mut p = PreparedPlan::new(be, m, plan, "the plan")?;
+    p.set_x(x)?;
+    p.poison_y()?;
+    p.run()?;
+    let err = reference.max_relative_error(&p.y()?);
+    let t = p.time_blocks(protocol)?;
+    Ok((
+        t.total.warm_mean(),
+        t.blocks.iter().map(|b| b.warm_mean()).collect(),
+        err,
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure_all<T: BackendScalar>(
+    m: &Csr<T>,
+    source: &str,
+    by: &Provenance,
+    opt: &LearnedOptimum,
+    answer: &Plan,
+    kind: BackendKind,
+    protocol: &TimingProtocol,
+    a: &Args,
+) -> anyhow::Result<MeasuredOut> {
+    let be = T::open_backend(kind)?;
+    let x: Vec<T> = common::random_vector(m.ncols, a.seed);
+    let reference = Reference::new(m, &x);
+    let mut out = MeasuredOut::default();
+    let (t, _, err) = time_plan(be.as_ref(), m, answer, &x, &reference, protocol)?;
+    out.answer_seconds = Some(t);
+    out.max_relative_error = err;
+    if opt.plan.len() >= 2 {
+        let p = plan_of(m, source, by, &triples(&opt.plan), opt.plan_predicted)?;
+        let (t, blocks, err) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol)?;
+        out.plan_seconds = Some(t);
+        out.plan_block_seconds = blocks;
+        out.max_relative_error = out.max_relative_error.max(err);
+    }
+    for s in &opt.singles {
+        let k = measure_kernel(be.as_ref(), m, &x, &reference, &s.config, protocol);
+        let (t, e) = match (k.status, k.warm_mean_s) {
+            (Status::Ok, Some(t)) => (Some(t), None),
+            (st, _) => (
+                None,
+                Some(format!("{}: {}", st.name(), k.reason.unwrap_or_default())),
+            ),
+        };
+        out.singles.push((s.config.label(), t, e));
+    }
+    let best = |vendor: Option<bool>| {
+        out.singles
+            .iter()
+            .zip(&opt.singles)
+            .filter(|(_, s)| vendor.map_or(true, |v| s.config.variant.is_vendor() == v))
+            .filter_map(|((l, t, _), _)| t.map(|t| (l.clone(), t)))
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+    };
+    out.best_single = best(None);
+    out.best_ours = best(Some(false));
+    out.best_vendor = best(Some(true));
+    if a.calibrate && opt.cuts.len() > 2 {
+        // The best single configuration of ours cut at the strips, one block per strip.
+        if let Some(s) = opt
+            .singles
+            .iter()
+            .find(|s| !s.config.variant.is_vendor() && s.seconds.is_some())
+        {
+            let blocks: Vec<(Range<usize>, KernelConfig, f64)> = opt
+                .cuts
+                .windows(2)
+                .map(|w| (w[0]..w[1], s.config.clone(), 0.0))
+                .collect();
+            let p = plan_of(m, source, by, &blocks, 0.0)?;
+            if let Ok((t, alone, _)) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol) {
+                let work = alone.iter().map(|&b| (b - opt.rule.floor_s).max(0.0)).sum();
+                out.split_sample = Some((blocks.len(), t, work));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Print one matrix compactly.
+pub fn print(r: &LearnedReport) {
+    println!(
+        "{}: {} rows, {} non-zeros, {} model, {} ({:.1} feature passes, {:.2} s)",
+        r.input, r.nrows, r.nnz, r.model, r.precision, r.feature_passes, r.optimize_seconds
+    );
+    println!(
+        "  plan ({} block{}, predicted {} ± {}):",
+        r.plan.len(),
+        if r.plan.len() == 1 { "" } else { "s" },
+        fs(r.plan_predicted),
+        fs(r.plan_uncertainty)
+    );
+    for b in &r.plan {
+        println!(
+            "    rows {:>10}..{:<10} {:<18} {:>10}",
+            b.rows[0],
+            b.rows[1],
+            b.config,
+            fs(b.predicted_seconds)
+        );
+    }
+    if let Some((l, t)) = &r.best_single {
+        println!("  best single configuration: {l} {}", fs(*t));
+    }
+    println!(
+        "  answer: {} — {}",
+        if r.adopted {
+            "the plan"
+        } else {
+            "one configuration"
+        },
+        r.verdict
+    );
+    if let Some(ms) = &r.measured {
+        let o = |v: &Option<(String, f64)>| {
+            v.as_ref()
+                .map_or("-".into(), |(l, t)| format!("{l} {}", fs(*t)))
+        };
+        println!(
+            "  measured: answer {}, plan {}, best single {}, best ours {}, best cuSPARSE {}",
+            ms.answer_seconds.map_or("-".into(), fs),
+            ms.plan_seconds.map_or("-".into(), fs),
+            o(&ms.best_single),
+            o(&ms.best_ours),
+            o(&ms.best_vendor)
+        );
+    }
+}
+
+/// The summary over matrices: shares and speed-ups against the targets of the issue.
+#[derive(Debug, Serialize, Default)]
+pub struct LearnedSummary {
+    pub matrices: usize,
+    pub adopted: usize,
+    pub measured: usize,
+    /// Answers within 1.02× of the best measured single configuration.
+    pub within_102: usize,
+    /// Answers ≥ 1.15× faster than the best measured single configuration.
+    pub faster_115: usize,
+    /// DP plans (≥ 2 blocks, adopted or not) ≥ 1.15× faster than the best single.
+    pub plan_faster_115: usize,
+    pub plans_measured: usize,
+    /// Geometric means: best single / answer, best cuSPARSE / answer.
+    pub geomean_vs_best_single: Option<f64>,
+    pub geomean_vs_best_vendor: Option<f64>,
+    pub worst_vs_best_single: Option<f64>,
+    /// Median |predicted − measured| / measured of the answer.
+    pub median_answer_error: Option<f64>,
+    /// The per-block cost fitted on the calibration samples, and how many there were.
+    pub fitted_block_s: Option<f64>,
+    pub calibration_samples: usize,
+}
+
+pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
+    let mut s = LearnedSummary {
+        matrices: rs.len(),
+        adopted: rs.iter().filter(|r| r.adopted).count(),
+        ..Default::default()
+    };
+    let (mut g1, mut g2, mut n2, mut errs, mut worst) = (0.0, 0.0, 0, Vec::new(), f64::INFINITY);
+    let mut samples = Vec::new();
+    for r in rs {
+        let Some(ms) = &r.measured else { continue };
+        if let (Some(p), Some((_, b))) = (ms.plan_seconds, &ms.best_single) {
+            s.plans_measured += 1;
+            s.plan_faster_115 += usize::from(b / p >= 1.15);
+        }
+        let (Some(t), Some((_, b))) = (ms.answer_seconds, &ms.best_single) else {
+            continue;
+        };
+        s.measured += 1;
+        s.within_102 += usize::from(t <= 1.02 * b);
+        s.faster_115 += usize::from(b / t >= 1.15);
+        g1 += (b / t).ln();
+        worst = worst.min(b / t);
+        if let Some((_, v)) = &ms.best_vendor {
+            g2 += (v / t).ln();
+            n2 += 1;
+        }
+        errs.push((r.answer_predicted - t).abs() / t);
+        if let Some(x) = ms.split_sample {
+            samples.push(x);
+        }
+    }
+    if s.measured > 0 {
+        s.geomean_vs_best_single = Some((g1 / s.measured as f64).exp());
+        s.worst_vs_best_single = Some(worst);
+        errs.sort_by(f64::total_cmp);
+        s.median_answer_error = Some(errs[errs.len() / 2]);
+    }
+    if n2 > 0 {
+        s.geomean_vs_best_vendor = Some((g2 / n2 as f64).exp());
+    }
+    s.calibration_samples = samples.len();
+    s.fitted_block_s = rs
+        .first()
+        .and_then(|r| PlanRule::fit_block_s(r.rule.floor_s, &samples));
+    s
+}
+
+pub fn print_summary(s: &LearnedSummary) {
+    println!(
+        "summary: {} matrices, plan adopted on {}; measured {}: answer ≤ 1.02× best single on {}, \
+         ≥ 1.15× faster on {}; DP plans ≥ 1.15× faster on {} of {}",
+        s.matrices,
+        s.adopted,
+        s.measured,
+        s.within_102,
+        s.faster_115,
+        s.plan_faster_115,
+        s.plans_measured
+    );
+    let x = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}×"));
+    println!(
+        "  speed of the answer: geomean {} of the best single (worst {}), {} of the best cuSPARSE; \
+         median prediction error {}",
+        x(s.geomean_vs_best_single),
+        x(s.worst_vs_best_single),
+        x(s.geomean_vs_best_vendor),
+        s.median_answer_error
+            .map_or("-".into(), |e| format!("{:.1} %", 100.0 * e))
+    );
+    if let Some(b) = s.fitted_block_s {
+        println!(
+            "  calibration: per-block cost {:.2} µs from {} split plans (optimize --block-cost-us {:.2})",
+            b * 1e6,
+            s.calibration_samples,
+            b * 1e6
+        );
+    }
+}

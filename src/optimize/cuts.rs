@@ -1,0 +1,134 @@
+//! Where the strips of the feature-based optimizer ([`super::learned`]) are cut.
+//!
+//! A model on full features costs one feature pass per candidate block, so the strips are few
+//! (`N` ≲ 8, [`super::learned::LearnedOptions::feature_passes`]) and where they are cut matters
+//! more than with 004's thousands of `S_CSR` strips. The cuts go first where the rows change
+//! character, then into the largest remaining pieces:
+//!
+//! 1. the rows are summarized in `F ≤ 512` fine pieces of whole 32-row groups (a warp of the
+//!    thread-per-row kernels, so no cut splits a warp), each by `(ln(1 + mean row length),
+//!    ln(1 + longest row))`;
+//! 2. **change points**: greedy binary segmentation — the cut that most reduces the summed
+//!    squared deviation of the pieces' summaries from their segment's mean, while the reduction
+//!    exceeds [`CHANGE_GAIN`] per fine piece (a part of half the rows with twice the row length
+//!    reduces it by `F/4 · ln²2 ≈ 0.12 F`);
+//! 3. **balance**: the segment with the most non-zeros is halved (by non-zeros, at a fine
+//!    boundary) until there are `N` strips, so that the program can also choose by size.
+//!
+//! Only row pointers are read: `O(nrows)`.
+
+/// Least reduction of the squared deviation per fine piece for a change-point cut.
+pub const CHANGE_GAIN: f64 = 0.05;
+
+/// Rows per group: cuts fall on multiples of this (or the last row).
+pub const ALIGN: usize = 32;
+
+/// Boundaries `[0, b₁, …, nrows]` of at most `strips` strips (at least one; fewer when the
+/// matrix has too few 32-row groups).
+pub fn cut_rows(row_ptr: &[usize], strips: usize) -> Vec<usize> {
+    let nrows = row_ptr.len().saturating_sub(1);
+    let groups = nrows.div_ceil(ALIGN);
+    let f = groups.clamp(1, 512);
+    // Fine boundaries, on 32-row groups.
+    let fine: Vec<usize> = (0..=f)
+        .map(|k| ((groups * k / f) * ALIGN).min(nrows))
+        .collect();
+    let sig: Vec<[f64; 2]> = fine
+        .windows(2)
+        .map(|w| {
+            let rows = (w[1] - w[0]).max(1) as f64;
+            let nnz = (row_ptr[w[1]] - row_ptr[w[0]]) as f64;
+            let max = (w[0]..w[1])
+                .map(|r| row_ptr[r + 1] - row_ptr[r])
+                .max()
+                .unwrap_or(0) as f64;
+            [(nnz / rows).ln_1p(), max.ln_1p()]
+        })
+        .collect();
+    // Prefix sums of the summaries and their squares: the deviation of any segment in O(1).
+    let mut s1 = vec![[0.0; 2]; f + 1];
+    let mut s2 = vec![0.0; f + 1];
+    for (k, v) in sig.iter().enumerate() {
+        s1[k + 1] = [s1[k][0] + v[0], s1[k][1] + v[1]];
+        s2[k + 1] = s2[k] + v[0] * v[0] + v[1] * v[1];
+    }
+    let sse = |a: usize, b: usize| {
+        let n = (b - a) as f64;
+        if n == 0.0 {
+            return 0.0;
+        }
+        let m = [s1[b][0] - s1[a][0], s1[b][1] - s1[a][1]];
+        (s2[b] - s2[a]) - (m[0] * m[0] + m[1] * m[1]) / n
+    };
+    // Segments as fine-index ranges.
+    let mut segs: Vec<(usize, usize)> = vec![(0, f)];
+    let want = strips.max(1).min(f);
+    while segs.len() < want {
+        let best = segs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &(a, b))| {
+                (a + 1..b).map(move |m| (i, m, sse(a, b) - sse(a, m) - sse(m, b)))
+            })
+            .max_by(|x, y| x.2.total_cmp(&y.2));
+        match best {
+            Some((i, m, gain)) if gain > CHANGE_GAIN * f as f64 => {
+                let (a, b) = segs[i];
+                segs.splice(i..=i, [(a, m), (m, b)]);
+            }
+            _ => break,
+        }
+    }
+    while segs.len() < want {
+        // Halve the segment with the most non-zeros, at the fine boundary nearest its middle.
+        let nnz = |a: usize, b: usize| row_ptr[fine[b]] - row_ptr[fine[a]];
+        let Some((i, &(a, b))) = segs
+            .iter()
+            .enumerate()
+            .filter(|(_, &(a, b))| b - a >= 2)
+            .max_by_key(|(_, &(a, b))| (nnz(a, b), b - a))
+        else {
+            break;
+        };
+        let half = row_ptr[fine[a]] + nnz(a, b) / 2;
+        let m = (a + 1..b)
+            .min_by_key(|&m| row_ptr[fine[m]].abs_diff(half))
+            .unwrap_or(a + 1);
+        segs.splice(i..=i, [(a, m), (m, b)]);
+    }
+    let mut cuts: Vec<usize> = segs.iter().map(|&(a, _)| fine[a]).collect();
+    cuts.push(nrows);
+    cuts.dedup();
+    cuts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ptr(lens: &[usize]) -> Vec<usize> {
+        let mut p = vec![0];
+        for &l in lens {
+            p.push(p.last().unwrap() + l);
+        }
+        p
+    }
+
+    #[test]
+    fn cuts_where_the_rows_change_then_balance() {
+        // 3200 rows of length 4, then 800 rows of length 300.
+        let mut lens = vec![4usize; 3200];
+        lens.extend(vec![300usize; 800]);
+        let c = cut_rows(&ptr(&lens), 2);
+        assert_eq!(c, vec![0, 3200, 4000]);
+        let c = cut_rows(&ptr(&lens), 4);
+        assert!(c.contains(&3200), "{c:?}");
+        assert_eq!(c.len(), 5);
+        assert!(c.iter().all(|&r| r % ALIGN == 0 || r == 4000));
+        // Homogeneous: balanced by non-zeros.
+        let c = cut_rows(&ptr(&vec![5usize; 6400]), 4);
+        assert_eq!(c, vec![0, 1600, 3200, 4800, 6400]);
+        assert_eq!(cut_rows(&ptr(&[1, 2]), 5), vec![0, 2]);
+        assert_eq!(cut_rows(&ptr(&[]), 5), vec![0]);
+    }
+}

@@ -1,0 +1,353 @@
+//! The optimizer on any model of the profile that predicts from full [`Features`] — `sparsecast`
+//! (our own model) by default, `gb`, `lr`, `knn` as well: every candidate block's features are
+//! computed from its rows, every configuration the model covers is predicted on them, and a
+//! dynamic program over plans with distinct adjacent configurations ([`super::merged`]) chooses
+//! with the plan-time rule of the execution ([`super::rule`]). The plan is adopted only when its
+//! predicted gain over the best single configuration (cuSPARSE included) exceeds the models'
+//! uncertainty.
+//!
+//! **Why features per block, not prefix structures** (the analytical path's [`super::features`]).
+//! Our model reads, besides additive counts (rows, non-zeros, warp steps, x sectors per 32-row
+//! group, row sectors, empty rows), counts that are *unions* over the rows and do not add up:
+//! the distinct columns used (`cols_used`), the occupied diagonals (DIA's count, and the
+//! `diagonals` feature), SELL-C-σ's sorting windows, BSR's block rows; and the bandwidth of a
+//! row slice depends on where it starts. Prefix structures for unions cost as much memory as the
+//! matrix per strip boundary, and would have to be kept bit-for-bit equal to
+//! [`Features::compute`] as features are added. Computing the features of each candidate block
+//! from its rows is exact by construction and its cost is known in advance: `Σ_blocks nnz(block)`,
+//! `(N+1)(N+2)/6` passes over the matrix for `N` even strips. The strips are therefore few
+//! ([`LearnedOptions::feature_passes`], default 10 passes: `N = 6`) and cut where the rows change
+//! character ([`super::cuts`]). Measured on the 2-core build machine: see `docs/OPTIMIZER.md`.
+//!
+//! **Candidates**: every configuration the model covers (thread mappings, block sizes, SELL-C-σ
+//! parameter sets, DIA, BSR, ELL-BRO, …); cuSPARSE algorithms too where the backend can run them
+//! on a row block ([`LearnedOptions::vendor_blocks`]: `execute` prepares any configuration on
+//! the block's rows). Formats whose conversion would refuse a block are not candidates.
+
+use super::cuts::cut_rows;
+use super::merged::solve_merged;
+use super::rule::PlanRule;
+use crate::backend::KernelConfig;
+use crate::features::Features;
+use crate::formats::{Reason, Summary};
+use crate::model::Model;
+use crate::{Csr, Error, Result, Scalar};
+use std::ops::Range;
+use std::time::Instant;
+
+/// What the feature-based optimizer may spend and how it decides.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LearnedOptions {
+    /// Budget of feature passes over the matrix for all candidate blocks (sets `N`).
+    pub feature_passes: f64,
+    /// `N` itself, overriding the budget.
+    pub strips: Option<usize>,
+    /// The plan-time rule; `None` = blocks in sequence with the given floor.
+    pub rule: PlanRule,
+    /// Gain needed for a plan, in units of the summed one-sigma uncertainties.
+    pub adopt_sigmas: f64,
+    /// cuSPARSE algorithms as candidates of row blocks.
+    pub vendor_blocks: bool,
+}
+
+impl LearnedOptions {
+    /// Defaults with `floor_s` as the fixed cost of an SpMV.
+    pub fn new(floor_s: f64) -> LearnedOptions {
+        LearnedOptions {
+            feature_passes: 10.0,
+            strips: None,
+            rule: PlanRule::sequential(floor_s),
+            adopt_sigmas: 1.0,
+            vendor_blocks: false,
+        }
+    }
+
+    /// The most strips whose blocks cost at most the budget on even strips.
+    pub fn strips_for_budget(&self) -> usize {
+        let mut n = 1usize;
+        while n < 64 && ((n + 2) * (n + 3)) as f64 / 6.0 <= self.feature_passes {
+            n += 1;
+        }
+        n
+    }
+}
+
+/// One configuration's prediction on the whole matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SinglePrediction {
+    pub config: KernelConfig,
+    /// Seconds (`None`: refused or not predicted, see `note`).
+    pub seconds: Option<f64>,
+    /// Relative one-sigma uncertainty, where the model states one.
+    pub sigma: Option<f64>,
+    pub note: String,
+}
+
+/// One block of a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LearnedBlock {
+    pub rows: Range<usize>,
+    pub nnz: usize,
+    pub config: KernelConfig,
+    /// The block's predicted time alone, seconds.
+    pub predicted: f64,
+    /// Its relative one-sigma uncertainty (0 where the model states none).
+    pub sigma: f64,
+}
+
+/// The answer of [`optimize_learned`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct LearnedOptimum {
+    /// Strip boundaries `[0, …, nrows]`.
+    pub cuts: Vec<usize>,
+    pub rule: PlanRule,
+    /// The cheapest plan of the program (one block where no split pays).
+    pub plan: Vec<LearnedBlock>,
+    /// Its time by the rule, and its one-sigma uncertainty (Σ σ_b·T_b), seconds.
+    pub plan_predicted: f64,
+    pub plan_uncertainty: f64,
+    /// Every configuration on the whole matrix, fastest first (refused last).
+    pub singles: Vec<SinglePrediction>,
+    /// Whether the plan is the answer (else the best single configuration is).
+    pub adopted: bool,
+    /// Why, in one sentence.
+    pub verdict: String,
+    /// Feature passes spent (Σ nnz of the candidate blocks / nnz), blocks and seconds.
+    pub feature_passes: f64,
+    pub blocks_evaluated: usize,
+    pub seconds: f64,
+}
+
+impl LearnedOptimum {
+    /// The best single configuration (a predicted one), if any.
+    pub fn best_single(&self) -> Option<&SinglePrediction> {
+        self.singles.first().filter(|s| s.seconds.is_some())
+    }
+
+    /// What to run: the plan if adopted, else the best single configuration on every row.
+    pub fn chosen(&self) -> Vec<LearnedBlock> {
+        match (self.adopted, self.best_single()) {
+            (false, Some(s)) => vec![LearnedBlock {
+                rows: 0..*self.cuts.last().unwrap_or(&0),
+                nnz: self.plan.iter().map(|b| b.nnz).sum(),
+                config: s.config.clone(),
+                predicted: s.seconds.unwrap_or(f64::NAN),
+                sigma: s.sigma.unwrap_or(0.0),
+            }],
+            _ => self.plan.clone(),
+        }
+    }
+
+    /// The predicted time of [`LearnedOptimum::chosen`].
+    pub fn chosen_predicted(&self) -> f64 {
+        match (self.adopted, self.best_single()) {
+            (false, Some(s)) => s.seconds.unwrap_or(f64::NAN),
+            _ => self.plan_predicted,
+        }
+    }
+}
+
+/// A prediction and its relative one-sigma uncertainty.
+pub type Pred = (Option<f64>, Option<f64>);
+
+/// `model`'s prediction of `cfg` on `f`, `None` where the format's conversion refuses the rows
+/// (checked on the features' counts; a count the features lack does not refuse) or the model
+/// cannot predict.
+pub fn predict_block(model: &dyn Model, f: &Features, cfg: &KernelConfig) -> Pred {
+    if !cfg.variant.is_vendor() {
+        let mut s = Summary::from_features(f);
+        if let Some(a) = &f.access {
+            s = a.add_counts(s, &cfg.params);
+        }
+        let vb = model.precision().bytes() as u64;
+        if let Err(r) = cfg.variant.format().admit(&s, &cfg.params, vb) {
+            if !matches!(r.reason, Reason::Unknown(_)) {
+                return (None, None);
+            }
+        }
+    }
+    match model.predict_config(f, cfg) {
+        Ok(t) if t.is_finite() && t >= 0.0 => {
+            let sigma = model.uncertainty_config(f, cfg).map(|u| u / t.max(1e-300));
+            (Some(t), sigma)
+        }
+        _ => (None, None),
+    }
+}
+
+/// Optimize `a` with `model` (see the module documentation). `progress(done, total)` counts
+/// non-zeros of candidate blocks whose features are done.
+pub fn optimize_learned<T: Scalar>(
+    a: &Csr<T>,
+    model: &dyn Model,
+    opts: &LearnedOptions,
+    progress: &dyn Fn(u64, u64),
+) -> Result<LearnedOptimum> {
+    if a.nrows == 0 {
+        return Err(Error::Invalid(
+            "the matrix has no rows: there is nothing to partition".into(),
+        ));
+    }
+    let t0 = Instant::now();
+    let all = model.configs();
+    if all.is_empty() {
+        return Err(Error::Invalid(format!(
+            "the {} model has no configurations",
+            model.name()
+        )));
+    }
+    let cand: Vec<usize> = (0..all.len())
+        .filter(|&k| opts.vendor_blocks || !all[k].variant.is_vendor())
+        .collect();
+    let n_strips = opts
+        .strips
+        .unwrap_or_else(|| opts.strips_for_budget())
+        .max(1);
+    let cuts = cut_rows(&a.row_ptr, n_strips);
+    let n = cuts.len() - 1;
+    let nnz_of = |i: usize, j: usize| (a.row_ptr[cuts[j + 1]] - a.row_ptr[cuts[i]]) as u64;
+    let total: u64 = (0..n)
+        .flat_map(|i| (i..n).map(move |j| (i, j)))
+        .map(|(i, j)| nnz_of(i, j).max(1))
+        .sum();
+    // e[i][j - i][k]: prediction and sigma of candidate k on strips i..=j.
+    let mut e: Vec<Vec<Vec<Pred>>> = vec![Vec::new(); n];
+    let mut whole: Vec<Pred> = Vec::new();
+    let mut done = 0u64;
+    for (i, row) in e.iter_mut().enumerate() {
+        for j in i..n {
+            let (r0, r1) = (cuts[i], cuts[j + 1]);
+            let f = if r0 == 0 && r1 == a.nrows {
+                Features::compute(a)
+            } else {
+                Features::compute(&a.slice_rows(r0, r1))
+            };
+            if i == 0 && j == n - 1 {
+                whole = all.iter().map(|c| predict_block(model, &f, c)).collect();
+                row.push(cand.iter().map(|&k| whole[k]).collect());
+            } else {
+                row.push(
+                    cand.iter()
+                        .map(|&k| predict_block(model, &f, &all[k]))
+                        .collect(),
+                );
+            }
+            done += nnz_of(i, j).max(1);
+            progress(done, total);
+        }
+    }
+    let rule = opts.rule;
+    let w = |i: usize, j: usize, k: usize| match e[i][j - i][k].0 {
+        Some(t) => rule.block_cost(t),
+        None => f64::INFINITY,
+    };
+    let (blocks, cost) = solve_merged(n, cand.len(), w).ok_or_else(|| {
+        Error::Invalid(format!(
+            "the {} model refuses every candidate configuration for part of the matrix",
+            model.name()
+        ))
+    })?;
+    let plan: Vec<LearnedBlock> = blocks
+        .iter()
+        .map(|b| {
+            let (t, s) = e[b.first][b.last - b.first][b.config];
+            LearnedBlock {
+                rows: cuts[b.first]..cuts[b.last + 1],
+                nnz: nnz_of(b.first, b.last) as usize,
+                config: all[cand[b.config]].clone(),
+                predicted: t.unwrap_or(f64::INFINITY),
+                sigma: s.unwrap_or(0.0),
+            }
+        })
+        .collect();
+    let plan_predicted = rule.offset() + cost;
+    let plan_uncertainty = plan.iter().map(|b| b.sigma * b.predicted).sum();
+    let mut singles: Vec<SinglePrediction> = all
+        .iter()
+        .zip(&whole)
+        .map(|(c, &(t, s))| SinglePrediction {
+            config: c.clone(),
+            seconds: t,
+            sigma: s,
+            note: if t.is_none() {
+                "refused (the format cannot hold the matrix, or the model has no prediction)".into()
+            } else {
+                String::new()
+            },
+        })
+        .collect();
+    singles.sort_by(|x, y| match (x.seconds, y.seconds) {
+        (Some(p), Some(q)) => p.total_cmp(&q),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    let (adopted, verdict) = adopt(&plan, plan_predicted, plan_uncertainty, &singles, opts);
+    Ok(LearnedOptimum {
+        feature_passes: total as f64 / a.nnz().max(1) as f64,
+        blocks_evaluated: n * (n + 1) / 2,
+        cuts,
+        rule,
+        plan,
+        plan_predicted,
+        plan_uncertainty,
+        singles,
+        adopted,
+        verdict,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// The adoption rule: a plan of two blocks or more is the answer only when the best single
+/// configuration's predicted time exceeds the plan's by more than `adopt_sigmas` × (the single's
+/// one-sigma uncertainty + the plan's). Errors of one model on neighbouring blocks are not
+/// independent, so the uncertainties are added, not combined in quadrature.
+fn adopt(
+    plan: &[LearnedBlock],
+    t_plan: f64,
+    u_plan: f64,
+    singles: &[SinglePrediction],
+    opts: &LearnedOptions,
+) -> (bool, String) {
+    let us = crate::util::fmt_seconds;
+    let Some(best) = singles.first().filter(|s| s.seconds.is_some()) else {
+        return (
+            true,
+            "no single configuration holds the whole matrix: the plan is the only answer".into(),
+        );
+    };
+    let t_s = best.seconds.unwrap_or(f64::INFINITY);
+    let u_s = best.sigma.unwrap_or(0.0) * t_s;
+    let label = best.config.label();
+    if plan.len() < 2 {
+        return (
+            false,
+            format!("no split pays: one block; the best single configuration is {label}"),
+        );
+    }
+    let need = opts.adopt_sigmas * (u_s + u_plan);
+    let gain = t_s - t_plan;
+    if gain > need {
+        (
+            true,
+            format!(
+                "the plan is predicted {} ({:.0} %) faster than {label}, more than the \
+                 uncertainty {}",
+                us(gain, "-"),
+                100.0 * gain / t_s,
+                us(need, "-")
+            ),
+        )
+    } else {
+        (
+            false,
+            format!(
+                "the plan's predicted gain over {label} ({}) does not exceed the models' \
+                 uncertainty ({} = {}× (σ of {label} + σ of the blocks)): {label} is the answer",
+                us(gain, "-"),
+                us(need, "-"),
+                opts.adopt_sigmas
+            ),
+        )
+    }
+}

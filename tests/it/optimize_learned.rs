@@ -1,0 +1,232 @@
+//! The feature-based optimizer (`src/optimize/learned.rs`): the program over plans with distinct
+//! adjacent configurations against brute force, every block predicted on its own rows' features,
+//! the adoption rule, and the answer running correctly on the CPU backend.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sparsecast::backend::{Backend, KernelConfig, PreparedSpmv, Variant, VendorAlg};
+use sparsecast::features::Features;
+use sparsecast::formats::FormatParams;
+use sparsecast::matrix::generate::GeneratorSpec;
+use sparsecast::model::Model;
+use sparsecast::optimize::merged::{brute_force, solve_merged};
+use sparsecast::optimize::{
+    optimize_learned, stack_rows, LearnedOptions, MatrixIdentity, Plan, PlanRule, PreparedPlan,
+};
+use sparsecast::{Csr, Precision, Result};
+
+#[test]
+fn merged_program_equals_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    for case in 0..400 {
+        let n = rng.random_range(1..=7);
+        let c = rng.random_range(1..=3);
+        let table: Vec<f64> = (0..n * n * c)
+            .map(|_| {
+                if rng.random_bool(0.05) {
+                    f64::INFINITY
+                } else {
+                    rng.random_range(0..6) as f64 + rng.random_range(0.0..1.0)
+                }
+            })
+            .collect();
+        let w = |i: usize, j: usize, k: usize| table[(i * n + j) * c + k];
+        let want = brute_force(n, c, &w);
+        match solve_merged(n, c, w) {
+            None => assert!(want.is_infinite(), "case {case}: {want}"),
+            Some((blocks, total)) => {
+                assert!(
+                    (total - want).abs() <= 1e-9,
+                    "case {case}: {total} vs {want}"
+                );
+                assert_eq!(blocks.first().unwrap().first, 0);
+                assert_eq!(blocks.last().unwrap().last, n - 1);
+                assert!(blocks.windows(2).all(|p| p[0].last + 1 == p[1].first));
+                assert!(blocks.windows(2).all(|p| p[0].config != p[1].config));
+                let sum: f64 = blocks.iter().map(|b| b.cost).sum();
+                assert!((sum - total).abs() <= 1e-9);
+            }
+        }
+    }
+}
+
+/// A model whose configurations cost differently by row length: row-per-thread pays the longest
+/// row per row, warp-per-row pays 32 per row, COO pays per entry; a vendor configuration pays a
+/// bit less than COO. Uncertainty: `sigma` × the prediction.
+struct Toy {
+    sigma: f64,
+}
+
+impl Model for Toy {
+    fn name(&self) -> &str {
+        "toy"
+    }
+    fn precision(&self) -> Precision {
+        Precision::F64
+    }
+    fn variants(&self) -> Vec<Variant> {
+        self.configs().iter().map(|c| c.variant).collect()
+    }
+    fn configs(&self) -> Vec<KernelConfig> {
+        [
+            Variant::Csr { threads_per_row: 1 },
+            Variant::Csr {
+                threads_per_row: 32,
+            },
+            Variant::Coo,
+            Variant::Vendor(VendorAlg::CooAlg2),
+        ]
+        .into_iter()
+        .map(KernelConfig::new)
+        .collect()
+    }
+    fn predict(&self, f: &Features, v: Variant, p: &FormatParams) -> Result<f64> {
+        self.predict_config(
+            f,
+            &KernelConfig {
+                params: p.clone(),
+                ..KernelConfig::new(v)
+            },
+        )
+    }
+    fn predict_config(&self, f: &Features, cfg: &KernelConfig) -> Result<f64> {
+        let (n, nnz) = (f.nrows as f64, f.nnz as f64);
+        let work = match cfg.variant {
+            Variant::Csr { threads_per_row: 1 } => n * f.max_nnz as f64 * 0.02,
+            Variant::Csr { .. } => n * 32.0 * 0.02 * (f.max_nnz as f64 / 32.0).ceil(),
+            Variant::Vendor(_) => nnz * 0.9,
+            _ => nnz,
+        };
+        Ok(2e-6 + work * 1e-9)
+    }
+    fn uncertainty_config(&self, f: &Features, cfg: &KernelConfig) -> Option<f64> {
+        Some(self.sigma * self.predict_config(f, cfg).ok()?)
+    }
+}
+
+/// 4000 short rows (length 4) on top of 64 rows of length 2000.
+fn two_parts() -> Csr<f64> {
+    let short = serde_json::from_str::<GeneratorSpec>(
+        r#"{"family":"random","rows":4000,"cols":4096,"row_len":{"dist":"constant","nnz":4},"seed":3}"#,
+    )
+    .unwrap()
+    .generate()
+    .unwrap();
+    let long = serde_json::from_str::<GeneratorSpec>(
+        r#"{"family":"random","rows":64,"cols":4096,"row_len":{"dist":"constant","nnz":2000},"seed":4}"#,
+    )
+    .unwrap()
+    .generate()
+    .unwrap();
+    stack_rows(&[short, long]).unwrap()
+}
+
+#[test]
+fn every_block_is_predicted_on_its_own_rows_and_the_plan_pays() {
+    let a = two_parts();
+    let model = Toy { sigma: 0.0 };
+    let mut opts = LearnedOptions::new(2e-6);
+    opts.strips = Some(3);
+    opts.rule = PlanRule {
+        floor_s: 2e-6,
+        block_s: 1e-7,
+    };
+    let opt = optimize_learned(&a, &model, &opts, &|_, _| {}).unwrap();
+    // The change point is a cut; the long rows are their own block.
+    assert!(opt.cuts.contains(&4000), "{:?}", opt.cuts);
+    for b in &opt.plan {
+        let f = Features::compute(&a.slice_rows(b.rows.start, b.rows.end));
+        assert_eq!(b.predicted, model.predict_config(&f, &b.config).unwrap());
+    }
+    let times: Vec<f64> = opt.plan.iter().map(|b| b.predicted).collect();
+    assert!((opt.plan_predicted - opts.rule.plan_time(&times)).abs() < 1e-15);
+    // Brute force over the cuts and candidates (vendor excluded from blocks by default).
+    let n = opt.cuts.len() - 1;
+    let cand: Vec<KernelConfig> = model
+        .configs()
+        .into_iter()
+        .filter(|c| !c.variant.is_vendor())
+        .collect();
+    let w = |i: usize, j: usize, k: usize| {
+        let f = Features::compute(&a.slice_rows(opt.cuts[i], opt.cuts[j + 1]));
+        opts.rule
+            .block_cost(model.predict_config(&f, &cand[k]).unwrap())
+    };
+    let want = brute_force(n, cand.len(), &w) + opts.rule.offset();
+    assert!(
+        (opt.plan_predicted - want).abs() < 1e-12,
+        "{} vs {want}",
+        opt.plan_predicted
+    );
+    assert!(opt.plan.len() >= 2);
+    assert!(opt.plan.windows(2).all(|p| p[0].config != p[1].config));
+    // No uncertainty: a plan faster than every single configuration is adopted.
+    let best = opt.best_single().unwrap().seconds.unwrap();
+    assert!(opt.plan_predicted < best);
+    assert!(opt.adopted, "{}", opt.verdict);
+    assert_eq!(opt.chosen(), opt.plan);
+}
+
+#[test]
+fn a_gain_within_the_uncertainty_keeps_the_best_single_configuration() {
+    let a = two_parts();
+    let mut opts = LearnedOptions::new(2e-6);
+    opts.strips = Some(3);
+    opts.rule.block_s = 1e-7;
+    let toy = Toy { sigma: 0.1 };
+    let opt = optimize_learned(&a, &toy, &opts, &|_, _| {}).unwrap();
+    // The gain in units of the summed uncertainties decides, on either side of it.
+    let best = opt.best_single().unwrap();
+    let (t_s, u_s) = (
+        best.seconds.unwrap(),
+        best.sigma.unwrap() * best.seconds.unwrap(),
+    );
+    let ratio = (t_s - opt.plan_predicted) / (u_s + opt.plan_uncertainty);
+    assert!(ratio > 0.0);
+    opts.adopt_sigmas = ratio * 0.99;
+    assert!(
+        optimize_learned(&a, &toy, &opts, &|_, _| {})
+            .unwrap()
+            .adopted
+    );
+    opts.adopt_sigmas = ratio * 1.01;
+    let opt = optimize_learned(&a, &toy, &opts, &|_, _| {}).unwrap();
+    assert!(opt.plan.len() >= 2);
+    assert!(!opt.adopted);
+    assert!(opt.verdict.contains("does not exceed"), "{}", opt.verdict);
+    let chosen = opt.chosen();
+    assert_eq!(chosen.len(), 1);
+    assert_eq!(chosen[0].rows, 0..a.nrows);
+    // The best single configuration may be a cuSPARSE one (here the toy's cheapest).
+    assert_eq!(chosen[0].config, opt.best_single().unwrap().config);
+    assert_eq!(
+        opt.chosen_predicted(),
+        opt.best_single().unwrap().seconds.unwrap()
+    );
+}
+
+#[test]
+fn the_answer_runs_on_the_cpu_backend() {
+    let a = two_parts();
+    let mut opts = LearnedOptions::new(2e-6);
+    opts.strips = Some(4);
+    opts.rule.block_s = 0.0;
+    let opt = optimize_learned(&a, &Toy { sigma: 0.0 }, &opts, &|_, _| {}).unwrap();
+    let blocks: Vec<_> = opt
+        .chosen()
+        .iter()
+        .map(|b| (b.rows.clone(), b.config.clone()))
+        .collect();
+    let plan = Plan::by_rows(MatrixIdentity::of("two", &a), Precision::F64, &blocks).unwrap();
+    let be = sparsecast::backend::cpu::CpuBackend::new();
+    let mut p = PreparedPlan::new(&be as &dyn Backend<f64>, &a, &plan, "plan").unwrap();
+    let x: Vec<f64> = (0..a.ncols).map(|i| (i % 7) as f64 - 3.0).collect();
+    p.set_x(&x).unwrap();
+    p.run().unwrap();
+    let y = p.y().unwrap();
+    for (r, yr) in y.iter().enumerate() {
+        let (c, v) = a.row(r);
+        let want: f64 = c.iter().zip(v).map(|(&c, &v)| v * x[c as usize]).sum();
+        assert!((yr - want).abs() <= 1e-9 * (1.0 + want.abs()), "row {r}");
+    }
+}
