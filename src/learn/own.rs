@@ -9,7 +9,16 @@
 //!    when `x` is small next to the L2 cache, else the distinct 32-byte sectors a warp of 32 rows
 //!    touches ([`crate::features::Access::x_sectors_f64`]) — the traffic of a matrix without
 //!    column locality is up to 8× its `x`.
-//! 2. **Base.** `T₀ = floor + bytes / bandwidth`, with two device parameters fitted on the table:
+//! 2. **Base.** `T₀ = floor + max(bytes / bandwidth, step · chain)`. The second term is the longest
+//!    row in flight: a kernel that gives a row to `t` threads (row-per-thread ELL, SELL, JAD,
+//!    ELL-BRO and cuSPARSE's SELL: `t = 1`; CSR with `t` threads per row; BSR one block column
+//!    per step) cannot finish before the thread with the longest row has taken
+//!    `chain = ⌈max row / t⌉` dependent steps, whatever the bandwidth — measured on the H200, a
+//!    circuit matrix's row of 20,188 entries holds `csr-scalar` at 3.2 ms (0.16 µs per step)
+//!    where its bytes need 25 µs. `step` is fitted per configuration: the 10th percentile of
+//!    `(T − floor) / chain` over the training matrices whose chain is ≥ 256 steps (the chain
+//!    dominates there; a byte-bound one only lies above). Balanced kernels (merge, COO, HYB, DIA,
+//!    cuSPARSE CSR/COO) have no chain. The device parameters are fitted on the table:
 //!    the floor is the median, over the matrices of ≤ 20 000 non-zeros, of their fastest
 //!    configuration (the launch floor of a replayed SpMV), the bandwidth the 90th percentile of
 //!    `bytes / time` over the measurements of ≥ 256 MB (what the device sustains streaming).
@@ -71,6 +80,9 @@ pub struct OwnConfig {
     pub trees: Vec<Tree>,
     /// Relative one-sigma uncertainty (median held-out |ln error| of the inner folds).
     pub sigma: f64,
+    /// Seconds per dependent step of the longest row (0: no chain term; see the module doc).
+    #[serde(default)]
+    pub step_s: f64,
     /// Training examples.
     pub n: usize,
 }
@@ -158,11 +170,32 @@ fn steps(f: &Features, v: Variant) -> f64 {
     a[i] as f64
 }
 
-/// The correction's features and `ln T₀`.
-fn features(f: &Features, cfg: &KernelConfig, vb: u64, d: &Device) -> Result<(Vec<f64>, f64)> {
+/// Dependent steps of the longest row under `v`'s thread mapping (0 for the balanced kernels).
+fn chain(f: &Features, v: Variant) -> f64 {
+    let per_step = match v {
+        Variant::Csr { threads_per_row } => threads_per_row.max(1),
+        Variant::Ell | Variant::Sell | Variant::Jad | Variant::EllBro => 1,
+        Variant::Vendor(crate::backend::VendorAlg::SellAlg1) => 1,
+        Variant::Bsr => 4,
+        _ => return 0.0,
+    };
+    (f.max_nnz as f64 / per_step as f64).ceil()
+}
+
+/// The correction's features and `ln T₀` (`step_s`: the configuration's seconds per step of the
+/// longest row).
+fn features(
+    f: &Features,
+    cfg: &KernelConfig,
+    vb: u64,
+    d: &Device,
+    step_s: f64,
+) -> Result<(Vec<f64>, f64)> {
     let a = access(f)?;
     let b = bytes(f, cfg, vb, d.l2_bytes)?;
-    let base = (d.floor_s + b / d.bandwidth).ln();
+    let steps_chain = chain(f, cfg.variant);
+    let stream = b / d.bandwidth;
+    let base = (d.floor_s + stream.max(step_s * steps_chain)).ln();
     let nnz = f.nnz.max(1) as f64;
     let n = f.nrows.max(1) as f64;
     let l = |x: f64| x.max(0.0).ln_1p();
@@ -190,6 +223,8 @@ fn features(f: &Features, cfg: &KernelConfig, vb: u64, d: &Device) -> Result<(Ve
         l(steps(f, cfg.variant)),
         b / d.l2_bytes,
         base,
+        l(steps_chain),
+        (step_s * steps_chain / stream.max(1e-12)).max(1e-6).ln(),
     ];
     x.extend(a.warp_steps.iter().map(|&s| l(s as f64)));
     Ok((x, base))
@@ -200,7 +235,7 @@ impl OwnModel {
     fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
         let c = super::entry("sparsecast", &self.configs, label)?;
         let cfg = KernelConfig::parse_label(label)?;
-        let (x, base) = features(f, &cfg, value_bytes(self.precision), &self.device)?;
+        let (x, base) = features(f, &cfg, value_bytes(self.precision), &self.device, c.step_s)?;
         let ln = base + c.base + c.trees.iter().map(|t| t.eval(&x)).sum::<f64>();
         Ok((super::seconds("sparsecast", label, ln)?, c.sigma))
     }
@@ -231,7 +266,11 @@ impl OwnModel {
             .all(|v| v.is_finite() && *v > 0.0);
         if !ok_dev
             || !self.configs.iter().all(|c| {
-                c.base.is_finite() && c.sigma.is_finite() && c.trees.iter().all(|t| t.is_valid())
+                c.base.is_finite()
+                    && c.sigma.is_finite()
+                    && c.step_s.is_finite()
+                    && c.step_s >= 0.0
+                    && c.trees.iter().all(|t| t.is_valid())
             })
         {
             return Err(Error::Invalid(
@@ -294,12 +333,36 @@ fn l2_of(device: &str) -> f64 {
     }
 }
 
+/// Seconds per step of the longest row of one configuration (see the module doc): the 10th
+/// percentile of `(T − floor) / chain` over its examples with a chain of ≥ 256 steps; 0 when
+/// fewer than 5 have one.
+fn fit_step(set: &ConfigSet<'_>, d: &Device) -> f64 {
+    let mut r: Vec<f64> = set
+        .examples
+        .iter()
+        .filter_map(|(row, y)| {
+            let c = chain(&row.features, set.config.variant);
+            (c >= 256.0).then(|| (y.exp() - d.floor_s).max(0.0) / c)
+        })
+        .collect();
+    if r.len() < 5 {
+        return 0.0;
+    }
+    r.sort_by(f64::total_cmp);
+    r[r.len() / 10]
+}
+
 /// The examples of one configuration as (features, ln(T/T₀), family).
-fn examples<'a>(set: &ConfigSet<'a>, vb: u64, d: &Device) -> Vec<(Vec<f64>, f64, &'a str)> {
+fn examples<'a>(
+    set: &ConfigSet<'a>,
+    vb: u64,
+    d: &Device,
+    step_s: f64,
+) -> Vec<(Vec<f64>, f64, &'a str)> {
     set.examples
         .iter()
         .filter_map(|(r, y)| {
-            let (x, base) = features(&r.features, &set.config, vb, d).ok()?;
+            let (x, base) = features(&r.features, &set.config, vb, d, step_s).ok()?;
             Some((x, y - base, r.family.as_str()))
         })
         .collect()
@@ -307,7 +370,8 @@ fn examples<'a>(set: &ConfigSet<'a>, vb: u64, d: &Device) -> Vec<(Vec<f64>, f64,
 
 /// Fit one configuration: trees on all its examples, sigma from inner folds.
 fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device) -> Result<Option<OwnConfig>> {
-    let ex = examples(set, vb, d);
+    let step_s = fit_step(set, d);
+    let ex = examples(set, vb, d, step_s);
     if ex.len() < 2 {
         return Ok(None);
     }
@@ -338,6 +402,7 @@ fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device) -> Result<Option<OwnConf
         base,
         trees,
         sigma,
+        step_s,
         n: ys.len(),
     }))
 }
