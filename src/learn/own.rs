@@ -84,6 +84,9 @@ pub struct OwnModel {
     pub device: Device,
     /// One correction per configuration.
     pub configs: Vec<OwnConfig>,
+    /// The device the trees were trained on, once moved to another ([`OwnModel::with_device`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trained_on: Option<Device>,
 }
 
 impl super::ConfigEntry for OwnConfig {
@@ -196,12 +199,28 @@ fn features(f: &Features, cfg: &KernelConfig, vb: u64, d: &Device) -> Result<(Ve
 }
 
 impl OwnModel {
-    /// Predicted seconds and relative uncertainty of configuration `label`.
-    fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
+    /// The bytes of configuration `label` on this model's device and the trees' correction
+    /// `ln(T / T₀)` (constant + trees, the trees reading features computed on the device they
+    /// were trained on).
+    pub(super) fn parts(&self, f: &Features, label: &str) -> Result<(f64, f64, &OwnConfig)> {
         let c = super::entry("sparsecast", &self.configs, label)?;
         let cfg = KernelConfig::parse_label(label)?;
-        let (x, base) = features(f, &cfg, value_bytes(self.precision), &self.device)?;
-        let ln = base + c.base + c.trees.iter().map(|t| t.eval(&x)).sum::<f64>();
+        let vb = value_bytes(self.precision);
+        let trained = self.trained_on.as_ref().unwrap_or(&self.device);
+        let (x, _) = features(f, &cfg, vb, trained)?;
+        let b = bytes(f, &cfg, vb, self.device.l2_bytes)?;
+        Ok((
+            b,
+            c.base + c.trees.iter().map(|t| t.eval(&x)).sum::<f64>(),
+            c,
+        ))
+    }
+
+    /// Predicted seconds and relative uncertainty of configuration `label`.
+    fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
+        let (b, corr, c) = self.parts(f, label)?;
+        let d = &self.device;
+        let ln = (d.floor_s + b / d.bandwidth).ln() + corr;
         Ok((super::seconds("sparsecast", label, ln)?, c.sigma))
     }
 
@@ -215,10 +234,15 @@ impl OwnModel {
         self.detail(f, label).ok().map(|(t, s)| t * s)
     }
 
-    /// The same corrections on another device (cross-architecture transfer).
+    /// The same corrections on another device (cross-architecture transfer): the physical
+    /// base `floor + bytes / bandwidth` (bytes with the new L2 size) uses `device`, the trees
+    /// keep reading features computed on the device they were trained on (their inputs include
+    /// `ln T₀` and the bytes per L2 size, which on a new device would move them off what they
+    /// learned). See [`super::transfer`] for refitting `device` on a target.
     pub fn with_device(&self, device: Device) -> OwnModel {
         OwnModel {
             device,
+            trained_on: Some(self.trained_on.unwrap_or(self.device)),
             ..self.clone()
         }
     }
@@ -286,7 +310,7 @@ pub fn fit_device(rows: &[&TableRow], precision: Precision) -> Device {
 }
 
 /// The L2 bytes of a device named in a table (H200 60 MB, H100 50 MB; otherwise 50 MB).
-fn l2_of(device: &str) -> f64 {
+pub fn l2_of(device: &str) -> f64 {
     if device.contains("H200") {
         60e6
     } else {
@@ -305,8 +329,8 @@ fn examples<'a>(set: &ConfigSet<'a>, vb: u64, d: &Device) -> Vec<(Vec<f64>, f64,
         .collect()
 }
 
-/// Fit one configuration: trees on all its examples, sigma from inner folds.
-fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device) -> Result<Option<OwnConfig>> {
+/// Fit one configuration: trees on all its examples, sigma from `inner` inner folds (none: 0).
+fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device, inner: usize) -> Result<Option<OwnConfig>> {
     let ex = examples(set, vb, d);
     if ex.len() < 2 {
         return Ok(None);
@@ -316,10 +340,9 @@ fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device) -> Result<Option<OwnConf
     let ys: Vec<f64> = ex.iter().map(|e| e.1).collect();
     let (base, trees) = boost(&xs, &ys, TREES, &what)?;
     let mut errs = Vec::new();
-    for k in 0..INNER_FOLDS {
-        let (test, train): (Vec<_>, Vec<_>) = ex
-            .iter()
-            .partition(|e| dataset::fold_of(e.2, INNER_FOLDS) == k);
+    for k in 0..inner {
+        let (test, train): (Vec<_>, Vec<_>) =
+            ex.iter().partition(|e| dataset::fold_of(e.2, inner) == k);
         if test.is_empty() || train.len() < 2 {
             continue;
         }
@@ -344,13 +367,19 @@ fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device) -> Result<Option<OwnConf
 
 /// Train every configuration of `precision` (in parallel).
 pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<OwnModel> {
+    fit_with(rows, precision, INNER_FOLDS)
+}
+
+/// [`fit`] with `inner` folds for the uncertainty (0: no uncertainty, 5× faster; for
+/// evaluations that only score the prediction).
+pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Result<OwnModel> {
     let sets = dataset::per_config(rows, precision)?;
     super::check_any("sparsecast", &sets, precision)?;
     let device = fit_device(rows, precision);
     let vb = value_bytes(precision);
     let configs = sets
         .par_iter()
-        .map(|s| fit_config(s, vb, &device))
+        .map(|s| fit_config(s, vb, &device, inner))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
         .flatten()
@@ -359,6 +388,7 @@ pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<OwnModel> {
         precision,
         device,
         configs,
+        trained_on: None,
     })
 }
 
