@@ -223,7 +223,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         ..FormatParams::default()
     };
     let reference = match &a.measured_on {
-        Some(p) => Some(super::measured_on::ReferenceTimes::load(p)?),
+        Some(p) => {
+            let has_cross = profile.precisions.iter().any(|s| {
+                s.models
+                    .iter()
+                    .any(|m| matches!(m.model, crate::model::StoredModel::Cross(_)))
+            });
+            if !has_cross {
+                bail!(
+                    "--measured-on needs a profile with a cross-architecture model (measure one \
+                     on the target: `sparsecast instrument --cross-from REFERENCE_PROFILE`)"
+                );
+            }
+            Some(super::measured_on::ReferenceTimes::load(p)?)
+        }
         None => None,
     };
     let mut results = Vec::new();

@@ -319,4 +319,15 @@ fn instrument_cross_from_then_predict_measured_on_the_cpu() {
         checked += 1;
     }
     assert!(checked >= 4, "{pred}");
+    // A profile without a cross model refuses reference times (rather than ignoring them).
+    let out = bin()
+        .args(["predict", "--profile"])
+        .arg(&reference)
+        .arg("--measured-on")
+        .arg(&bench_path)
+        .arg(&mtx)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cross-from"));
 }
