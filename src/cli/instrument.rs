@@ -123,6 +123,13 @@ pub struct Args {
     /// --quick takes a tiny grid.
     #[arg(long, value_enum, default_value = "paper")]
     stat_grid: StatGrid,
+    /// Cross-architecture (003): measure only the 17 benchmark matrices of Guo & Wang's
+    /// cross-architecture model (9 CSR, 5 ELL, 3 COO, chosen from this reference profile's
+    /// suite) and write a profile whose `cross` model carries times of the reference here
+    /// (`predict --profile OUT`, with the reference's analytical model, or with times measured
+    /// on the reference: `--measured-on`).
+    #[arg(long, value_name = "REFERENCE_PROFILE")]
+    cross_from: Option<PathBuf>,
 }
 
 /// `--stat-grid`.
@@ -246,17 +253,40 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         host: HostSource::default(),
         auto: AutoSource::default(),
     };
+    let reference = match &a.cross_from {
+        Some(p) => Some(Profile::load(p).with_context(|| format!("reading {}", p.display()))?),
+        None => None,
+    };
+    let refp = reference.as_ref();
     let (device_name, device_info, sections) = match a.backend {
         BackendKind::Cpu => {
             let be = CpuBackend::new();
-            let sections = run_all(&be, DeviceLimits::cpu, &sources, &a, &suite, &opts, &pb)?;
+            let sections = run_all(
+                &be,
+                DeviceLimits::cpu,
+                &sources,
+                &a,
+                &suite,
+                &opts,
+                &pb,
+                refp,
+            )?;
             (Backend::<f64>::device_name(&be), None, sections)
         }
         BackendKind::Cuda => {
             let be = CudaBackend::new(a.device)?;
             let info = be.describe();
             let limits = DeviceLimits::from(&info);
-            let sections = run_all(&be, |_| limits.clone(), &sources, &a, &suite, &opts, &pb)?;
+            let sections = run_all(
+                &be,
+                |_| limits.clone(),
+                &sources,
+                &a,
+                &suite,
+                &opts,
+                &pb,
+                refp,
+            )?;
             (
                 Backend::<f64>::device_name(&be),
                 Some(serde_json::to_value(&info)?),
@@ -290,7 +320,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     profile
         .save(&a.out)
         .with_context(|| format!("writing {}", a.out.display()))?;
-    print_summary(&profile)?;
+    match &reference {
+        Some(r) => super::instrument_cross::print_summary(&profile, r),
+        None => print_summary(&profile)?,
+    }
     println!(
         "wrote {} in {:.1} s (benchmark matrices built on the {source})",
         a.out.display(),
@@ -324,7 +357,8 @@ impl SourceSet {
     }
 }
 
-/// Instrument every requested precision.
+/// Instrument every requested precision (only 003's benchmarks with a `reference`).
+#[allow(clippy::too_many_arguments)]
 fn run_all<B: Backend<f32> + Backend<f64>>(
     be: &B,
     limits: impl Fn(Precision) -> DeviceLimits,
@@ -333,8 +367,30 @@ fn run_all<B: Backend<f32> + Backend<f64>>(
     suite: &SuiteConfig,
     opts: &MeasureOptions,
     pb: &ProgressBar,
+    reference: Option<&Profile>,
 ) -> anyhow::Result<Vec<PrecisionProfile>> {
+    use super::instrument_cross as cross;
     let mut out = Vec::new();
+    if let Some(r) = reference {
+        for p in cross::precisions(r, &a.precision.list()) {
+            let l = limits(p);
+            let st = a.statistic;
+            let section = match p {
+                Precision::F32 => {
+                    cross::run_precision::<f32>(be, sources.get(), r, &l, opts, st, pb)
+                }
+                Precision::F64 => {
+                    cross::run_precision::<f64>(be, sources.get(), r, &l, opts, st, pb)
+                }
+            }
+            .with_context(|| format!("instrumenting {p} (cross-architecture)"))?;
+            out.push(section);
+        }
+        if out.is_empty() {
+            anyhow::bail!("the reference profile has none of the precisions asked for");
+        }
+        return Ok(out);
+    }
     for p in a.precision.list() {
         let l = limits(p);
         let section = match p {

@@ -6,11 +6,14 @@ mod accuracy;
 mod bench;
 mod collect;
 mod common;
+mod crossarch;
 mod device;
 mod evaluate;
 mod features;
 mod generate;
 mod instrument;
+mod instrument_cross;
+mod measured_on;
 mod noise;
 mod optimize;
 mod predict;
@@ -54,6 +57,7 @@ enum Command {
     Noise(noise::Args),
     Collect(collect::Args),
     Train(train::Args),
+    Crossarch(crossarch::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -75,6 +79,7 @@ pub fn main() -> i32 {
         Command::Noise(a) => noise::run(a),
         Command::Collect(a) => collect::run(a),
         Command::Train(a) => train::run(a),
+        Command::Crossarch(a) => crossarch::run(a),
     };
     match res {
         Ok(()) => 0,

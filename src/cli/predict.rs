@@ -77,6 +77,12 @@ pub struct Args {
     /// With --measure and several inputs: print only the accuracy summary.
     #[arg(long)]
     summary_only: bool,
+    /// Times measured on a reference GPU for the profile's cross-architecture model (003;
+    /// `instrument --cross-from`): `bench --json` output (one report or an array) or a training
+    /// table, matched to the inputs by file name. The `cross` model then carries those times to
+    /// the profile's device instead of the reference's predicted ones.
+    #[arg(long, value_name = "REF_RESULTS")]
+    measured_on: Option<PathBuf>,
 }
 
 /// One kernel of one matrix in one precision by one model, as printed.
@@ -216,6 +222,23 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         hyb: a.hyb.clone(),
         ..FormatParams::default()
     };
+    let reference = match &a.measured_on {
+        Some(p) => {
+            let has_cross = profile.precisions.iter().any(|s| {
+                s.models
+                    .iter()
+                    .any(|m| matches!(m.model, crate::model::StoredModel::Cross(_)))
+            });
+            if !has_cross {
+                bail!(
+                    "--measured-on needs a profile with a cross-architecture model (measure one \
+                     on the target: `sparsecast instrument --cross-from REFERENCE_PROFILE`)"
+                );
+            }
+            Some(super::measured_on::ReferenceTimes::load(p)?)
+        }
+        None => None,
+    };
     let mut results = Vec::new();
     let mut skipped = Vec::new();
     let inputs = expand_inputs(&a.inputs)?;
@@ -235,7 +258,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 Precision::F32 => {
                     let m = a64.cast::<f32>();
                     one(
-                        &name,
+                        (&name, reference.as_ref()),
                         &m,
                         section,
                         a.models.as_deref(),
@@ -245,7 +268,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                     )
                 }
                 Precision::F64 => one(
-                    &name,
+                    (&name, reference.as_ref()),
                     &a64,
                     section,
                     a.models.as_deref(),
@@ -374,7 +397,7 @@ fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, Loader)>> {
 
 /// Predict (and measure) one matrix in one precision.
 fn one<T: Scalar>(
-    name: &str,
+    (name, ref_times): (&str, Option<&super::measured_on::ReferenceTimes>),
     a: &Csr<T>,
     section: &crate::profile::PrecisionProfile,
     names: Option<&[String]>,
@@ -397,6 +420,17 @@ fn one<T: Scalar>(
     let mut measured: Vec<(Variant, Option<f64>, Option<String>)> = Vec::new();
     let mut kernels = Vec::new();
     for model in &models {
+        let swapped;
+        let model: &dyn Model = match (&model.model, ref_times) {
+            (crate::model::StoredModel::Cross(c), Some(r)) => {
+                swapped = crate::model::cross::MeasuredCross {
+                    cross: c,
+                    times: r.of(name, T::PRECISION),
+                };
+                &swapped
+            }
+            _ => model,
+        };
         let ranking = rank(model, &features, params);
         predict_seconds += ranking.predict_seconds;
         for ranked in ranking.rows {

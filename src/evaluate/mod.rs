@@ -19,6 +19,7 @@
 //! | `*.svg` | its plots |
 
 pub mod corpus;
+pub mod crossarch;
 pub mod generated;
 pub mod inputs;
 pub mod models;

@@ -38,6 +38,7 @@ pub mod lr;
 pub mod own;
 pub mod report;
 pub mod select;
+pub mod transfer;
 
 use crate::backend::{KernelConfig, Variant};
 use crate::corpus::table::TableRow;

@@ -96,6 +96,9 @@ pub struct OwnModel {
     pub device: Device,
     /// One correction per configuration.
     pub configs: Vec<OwnConfig>,
+    /// The device the trees were trained on, once moved to another ([`OwnModel::with_device`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trained_on: Option<Device>,
 }
 
 impl super::ConfigEntry for OwnConfig {
@@ -230,14 +233,50 @@ fn features(
     Ok((x, base))
 }
 
+/// One configuration's prediction before the device: what [`super::transfer`] refits a device on.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Parts {
+    /// Bytes moved on the model's device (its L2 size).
+    pub bytes: f64,
+    /// Seconds of the longest row's chain (`step · chain`; 0 for the balanced kernels).
+    pub chain_s: f64,
+    /// The trees' correction `ln(T / T₀)`.
+    pub correction: f64,
+    /// Relative one-sigma uncertainty.
+    pub sigma: f64,
+}
+
+impl Parts {
+    /// `ln T₀` on `d`: `floor + max(bytes / bandwidth, chain)`.
+    pub fn ln_base(&self, d: &Device) -> f64 {
+        (d.floor_s + (self.bytes / d.bandwidth).max(self.chain_s)).ln()
+    }
+}
+
 impl OwnModel {
-    /// Predicted seconds and relative uncertainty of configuration `label`.
-    fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
+    /// The bytes of configuration `label` on this model's device and the trees' correction
+    /// `ln(T / T₀)` (constant + trees, the trees reading features computed on the device they
+    /// were trained on).
+    pub(super) fn parts(&self, f: &Features, label: &str) -> Result<Parts> {
         let c = super::entry("sparsecast", &self.configs, label)?;
         let cfg = KernelConfig::parse_label(label)?;
-        let (x, base) = features(f, &cfg, value_bytes(self.precision), &self.device, c.step_s)?;
-        let ln = base + c.base + c.trees.iter().map(|t| t.eval(&x)).sum::<f64>();
-        Ok((super::seconds("sparsecast", label, ln)?, c.sigma))
+        let vb = value_bytes(self.precision);
+        let trained = self.trained_on.as_ref().unwrap_or(&self.device);
+        let (x, _) = features(f, &cfg, vb, trained, c.step_s)?;
+        let b = bytes(f, &cfg, vb, self.device.l2_bytes)?;
+        Ok(Parts {
+            bytes: b,
+            chain_s: c.step_s * chain(f, cfg.variant),
+            correction: c.base + c.trees.iter().map(|t| t.eval(&x)).sum::<f64>(),
+            sigma: c.sigma,
+        })
+    }
+
+    /// Predicted seconds and relative uncertainty of configuration `label`.
+    fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
+        let p = self.parts(f, label)?;
+        let ln = p.ln_base(&self.device) + p.correction;
+        Ok((super::seconds("sparsecast", label, ln)?, p.sigma))
     }
 
     /// Predicted seconds of configuration `label`.
@@ -250,10 +289,15 @@ impl OwnModel {
         self.detail(f, label).ok().map(|(t, s)| t * s)
     }
 
-    /// The same corrections on another device (cross-architecture transfer).
+    /// The same corrections on another device (cross-architecture transfer): the physical
+    /// base `floor + bytes / bandwidth` (bytes with the new L2 size) uses `device`, the trees
+    /// keep reading features computed on the device they were trained on (their inputs include
+    /// `ln T₀` and the bytes per L2 size, which on a new device would move them off what they
+    /// learned). See [`super::transfer`] for refitting `device` on a target.
     pub fn with_device(&self, device: Device) -> OwnModel {
         OwnModel {
             device,
+            trained_on: Some(self.trained_on.unwrap_or(self.device)),
             ..self.clone()
         }
     }
@@ -325,7 +369,7 @@ pub fn fit_device(rows: &[&TableRow], precision: Precision) -> Device {
 }
 
 /// The L2 bytes of a device named in a table (H200 60 MB, H100 50 MB; otherwise 50 MB).
-fn l2_of(device: &str) -> f64 {
+pub fn l2_of(device: &str) -> f64 {
     if device.contains("H200") {
         60e6
     } else {
@@ -368,8 +412,8 @@ fn examples<'a>(
         .collect()
 }
 
-/// Fit one configuration: trees on all its examples, sigma from inner folds.
-fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device) -> Result<Option<OwnConfig>> {
+/// Fit one configuration: trees on all its examples, sigma from `inner` inner folds (none: 0).
+fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device, inner: usize) -> Result<Option<OwnConfig>> {
     let step_s = fit_step(set, d);
     let ex = examples(set, vb, d, step_s);
     if ex.len() < 2 {
@@ -380,10 +424,9 @@ fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device) -> Result<Option<OwnConf
     let ys: Vec<f64> = ex.iter().map(|e| e.1).collect();
     let (base, trees) = boost(&xs, &ys, TREES, &what)?;
     let mut errs = Vec::new();
-    for k in 0..INNER_FOLDS {
-        let (test, train): (Vec<_>, Vec<_>) = ex
-            .iter()
-            .partition(|e| dataset::fold_of(e.2, INNER_FOLDS) == k);
+    for k in 0..inner {
+        let (test, train): (Vec<_>, Vec<_>) =
+            ex.iter().partition(|e| dataset::fold_of(e.2, inner) == k);
         if test.is_empty() || train.len() < 2 {
             continue;
         }
@@ -409,13 +452,19 @@ fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device) -> Result<Option<OwnConf
 
 /// Train every configuration of `precision` (in parallel).
 pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<OwnModel> {
+    fit_with(rows, precision, INNER_FOLDS)
+}
+
+/// [`fit`] with `inner` folds for the uncertainty (0: no uncertainty, 5× faster; for
+/// evaluations that only score the prediction).
+pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Result<OwnModel> {
     let sets = dataset::per_config(rows, precision)?;
     super::check_any("sparsecast", &sets, precision)?;
     let device = fit_device(rows, precision);
     let vb = value_bytes(precision);
     let configs = sets
         .par_iter()
-        .map(|s| fit_config(s, vb, &device))
+        .map(|s| fit_config(s, vb, &device, inner))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
         .flatten()
@@ -424,6 +473,7 @@ pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<OwnModel> {
         precision,
         device,
         configs,
+        trained_on: None,
     })
 }
 

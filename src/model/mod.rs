@@ -12,6 +12,7 @@
 pub mod accuracy;
 pub mod analytical;
 pub mod bounds;
+pub mod cross;
 pub mod fit;
 pub mod rank;
 pub mod registry;
@@ -26,6 +27,7 @@ use crate::{Error, Precision, Result};
 
 pub use analytical::AnalyticalModel;
 pub use bounds::{Bounded, DeviceBounds};
+pub use cross::CrossModel;
 pub use rank::{rank, Ranked, Ranking};
 pub use registry::{NamedModel, StoredModel};
 pub use statistical::StatisticalModel;

@@ -7,7 +7,7 @@
 //! profile's own benchmark measurements, one arm in [`StoredModel::refit`] so a loaded profile is
 //! checked against its measurements.
 
-use super::{AnalyticalModel, Model, StatisticalModel};
+use super::{AnalyticalModel, CrossModel, Model, StatisticalModel};
 use crate::instrument::{DeviceLimits, Measurement, Statistic};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -30,6 +30,8 @@ pub enum StoredModel {
     Knn(crate::learn::knn::KnnModel),
     /// sparsecast's own model: bytes / bandwidth corrected by boosted trees, trained on a table.
     Sparsecast(crate::learn::own::OwnModel),
+    /// Guo & Wang's cross-architecture model (003): a reference time carried to this device.
+    Cross(CrossModel),
 }
 
 impl StoredModel {
@@ -42,6 +44,7 @@ impl StoredModel {
             StoredModel::Gb(_) => "gb",
             StoredModel::Knn(_) => "knn",
             StoredModel::Sparsecast(_) => "sparsecast",
+            StoredModel::Cross(_) => "cross",
         }
     }
 
@@ -54,6 +57,7 @@ impl StoredModel {
             StoredModel::Gb(m) => m,
             StoredModel::Knn(m) => m,
             StoredModel::Sparsecast(m) => m,
+            StoredModel::Cross(m) => m,
         }
     }
 
@@ -89,7 +93,8 @@ impl StoredModel {
             StoredModel::Lr(_)
             | StoredModel::Gb(_)
             | StoredModel::Knn(_)
-            | StoredModel::Sparsecast(_) => Ok(None),
+            | StoredModel::Sparsecast(_)
+            | StoredModel::Cross(_) => Ok(None),
         }
     }
 
@@ -106,6 +111,9 @@ impl StoredModel {
             StoredModel::Gb(m) => m.validate(),
             StoredModel::Knn(m) => m.validate(),
             StoredModel::Sparsecast(m) => m.validate(),
+            StoredModel::Cross(m) if !m.is_valid() => Err(Error::Invalid(
+                "cross-architecture factors are not finite numbers".into(),
+            )),
             _ => Ok(()),
         }
     }

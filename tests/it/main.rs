@@ -11,6 +11,7 @@ mod common;
 
 mod cli_files;
 mod cpu_backend;
+mod cross_arch;
 mod cuda_backend;
 mod cuda_cache;
 mod cuda_compile;

@@ -1,0 +1,244 @@
+//! Offline cross-architecture evaluation (issue 15): two training tables of the same matrices
+//! measured on a reference and on a target GPU, and the two devices' profiles (their benchmark
+//! measurements). For every matrix measured on both, predict the target's time and compare it
+//! with the target's measurement, with:
+//!
+//! * `003` — [`CrossModel`] fitted on the selected benchmark matrices of both profiles, applied
+//!   to the time *measured* on the reference (CSR mappings, ELL, COO, HYB);
+//! * `same` — the reference's time unchanged (what a user assumes without a model);
+//! * `ours-ref` — the reference's measured time × the same configuration's target/reference
+//!   ratio on the calibration matrices nearest in bytes ([`RatioMap`]);
+//! * `ours-ratio` — the reference's measured time × our model's target/reference ratio:
+//!   `T_Ref · M_Tar(f) / M_Ref(f)`, `M_Ref` our model trained on the reference table and `M_Tar`
+//!   the same transferred to the target ([`OwnModel::transfer`]), both refitted on the
+//!   calibration matrices (each on its own device's measurements);
+//! * `ours` — `M_Tar(f)` alone: no time of the matrix on either device.
+//!
+//! Held out: our model is trained per family-grouped fold ([`fold_of`], as
+//! [`crate::learn::cv`]) on the reference rows of the other folds, so no evaluated matrix (nor
+//! its family) was trained on; the 17 calibration matrices measured on the target
+//! ([`calibration`]) and their families are left out of every method's figures.
+
+use crate::backend::KernelConfig;
+use crate::corpus::table::TableRow;
+use crate::learn::dataset::fold_of;
+use crate::learn::own::{fit_with, OwnModel};
+use crate::learn::transfer::{calibration, RatioMap, Scale};
+use crate::model::cross::Selection;
+use crate::model::{CrossModel, Shape};
+use crate::profile::Profile;
+use crate::{Precision, Result};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The configurations 003's method covers, as reported.
+pub const CROSS_CONFIGS: [&str; 9] = [
+    "csr-scalar",
+    "csr-t2",
+    "csr-t4",
+    "csr-t8",
+    "csr-t16",
+    "csr-vector",
+    "ell",
+    "coo",
+    "hyb",
+];
+
+/// The methods, in report order.
+pub const METHODS: [&str; 6] = ["003", "same", "ours-ref", "ours-ratio", "ours", "ours-dev"];
+
+/// One prediction of one matrix × configuration.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Point {
+    /// Precision.
+    pub precision: Precision,
+    /// `files` (SuiteSparse) or `large` (generated, ≥ 10⁶ non-zeros); other rows are not kept.
+    pub set: &'static str,
+    /// The configuration's label.
+    pub config: String,
+    /// The matrix id.
+    pub matrix: String,
+    /// Bytes of the format's arrays on the reference (the table's footprint).
+    pub footprint: Option<u64>,
+    /// The measured reference time.
+    pub reference: f64,
+    /// The measured target time.
+    pub measured: f64,
+    /// Predicted target time per method.
+    pub predicted: BTreeMap<&'static str, f64>,
+}
+
+/// What one direction produced.
+pub struct Outcome {
+    /// Reference and target device names.
+    pub devices: (String, String),
+    /// Every prediction.
+    pub points: Vec<Point>,
+    /// Calibration matrices per precision.
+    pub calibration: Vec<(Precision, Vec<String>)>,
+    /// 003's benchmark matrices measured on the target.
+    pub benchmarks: usize,
+}
+
+/// The set a row is reported in.
+fn set_of(r: &TableRow) -> Option<&'static str> {
+    match crate::learn::dataset::matrix_set(&r.matrix) {
+        "files" => Some("files"),
+        _ if r.features.nnz >= 1_000_000 => Some("large"),
+        _ => None,
+    }
+}
+
+/// Evaluate reference → target with `folds` family-grouped folds; `tick` gets a message per
+/// precision × fold.
+pub fn run(
+    (ref_rows, ref_profile): (&[TableRow], &Profile),
+    (tar_rows, tar_profile): (&[TableRow], &Profile),
+    folds: usize,
+    tick: &(dyn Fn(String) + Sync),
+) -> Result<Outcome> {
+    let folds = folds.max(2);
+    let mut points = Vec::new();
+    let mut cals = Vec::new();
+    let mut benchmarks = 0;
+    for precision in [Precision::F32, Precision::F64] {
+        let (Ok(rp), Ok(tp)) = (
+            ref_profile.precision(precision),
+            tar_profile.precision(precision),
+        ) else {
+            continue;
+        };
+        let sel = Selection::choose(&rp.measurements, &rp.limits, &tp.limits)?;
+        benchmarks = sel.keys().len();
+        let cross = CrossModel::fit(
+            precision,
+            sel,
+            (&rp.limits, &rp.measurements),
+            (&tp.limits, &tp.measurements),
+            None,
+        )?;
+        let refs: Vec<&TableRow> = ref_rows
+            .iter()
+            .filter(|r| r.precision == precision)
+            .collect();
+        let tars: Vec<&TableRow> = tar_rows
+            .iter()
+            .filter(|r| r.precision == precision)
+            .collect();
+        if refs.is_empty() || tars.is_empty() {
+            continue;
+        }
+        let cal = calibration(&tars, precision);
+        // The same matrices as measured on the reference (for `ours-ref`'s reference side).
+        let cal_names: HashSet<&str> = cal.iter().map(|r| r.matrix.as_str()).collect();
+        let cal_ref: Vec<&TableRow> = refs
+            .iter()
+            .copied()
+            .filter(|r| cal_names.contains(r.matrix.as_str()))
+            .collect();
+        let cal_fams: HashSet<&str> = cal.iter().map(|r| r.family.as_str()).collect();
+        cals.push((precision, cal.iter().map(|r| r.matrix.clone()).collect()));
+        let tar_of: HashMap<&str, &TableRow> =
+            tars.iter().map(|r| (r.matrix.as_str(), *r)).collect();
+        for fold in 0..folds {
+            tick(format!("{precision} fold {}/{folds}", fold + 1));
+            let train: Vec<&TableRow> = refs
+                .iter()
+                .copied()
+                .filter(|r| fold_of(&r.family, folds) != fold)
+                .collect();
+            let m_ref = fit_with(&train, precision, 0)?;
+            let m_dev = m_ref.transfer(&cal, Scale::None);
+            let m_tar = m_ref.transfer(&cal, Scale::Family);
+            // Refitted alike on the same matrices measured on the reference, so that the
+            // estimator's bias cancels in `ours-ref`'s ratio.
+            let m_ref = m_ref.transfer(&cal_ref, Scale::Family);
+            let ratios = RatioMap::fit(&m_ref, &cal_ref, &cal);
+            for r in refs.iter().filter(|r| fold_of(&r.family, folds) == fold) {
+                let (Some(set), Some(t)) = (set_of(r), tar_of.get(r.matrix.as_str())) else {
+                    continue;
+                };
+                if cal_fams.contains(r.family.as_str()) {
+                    continue;
+                }
+                points.extend(predict_row(
+                    (r, t, set),
+                    &cross,
+                    (&m_ref, &m_dev, &m_tar),
+                    &ratios,
+                ));
+            }
+        }
+    }
+    Ok(Outcome {
+        devices: (
+            ref_profile.device_name.clone(),
+            tar_profile.device_name.clone(),
+        ),
+        points,
+        calibration: cals,
+        benchmarks,
+    })
+}
+
+/// Every configuration of one matrix measured on both devices.
+fn predict_row(
+    (r, t, set): (&TableRow, &TableRow, &'static str),
+    cross: &CrossModel,
+    (m_ref, m_dev, m_tar): (&OwnModel, &OwnModel, &OwnModel),
+    ratios: &RatioMap,
+) -> Vec<Point> {
+    let shape = Shape::from_features(&r.features);
+    let mut out = Vec::new();
+    for rt in &r.times {
+        let (Some(t_ref), Some(t_tar)) = (rt.time(), t.get(&rt.config).and_then(|x| x.time()))
+        else {
+            continue;
+        };
+        let mut predicted = BTreeMap::new();
+        predicted.insert("same", t_ref);
+        if CROSS_CONFIGS.contains(&rt.config.as_str()) {
+            if let Ok(cfg) = KernelConfig::parse_label(&rt.config) {
+                if let Ok(p) = cross.transfer(&shape, cfg.variant, &cfg.params, t_ref) {
+                    predicted.insert("003", p);
+                }
+            }
+        }
+        let f = &r.features;
+        if let (Ok(a), Ok(b), Ok(c)) = (
+            m_ref.predict_label(f, &rt.config),
+            m_tar.predict_label(f, &rt.config),
+            m_dev.predict_label(f, &rt.config),
+        ) {
+            predicted.insert("ours-ratio", t_ref * b / a);
+            predicted.insert("ours", b);
+            predicted.insert("ours-dev", c);
+        }
+        if let Some(p) = ratios.predict(m_ref, f, &rt.config, t_ref) {
+            predicted.insert("ours-ref", p);
+        }
+        out.push(Point {
+            precision: r.precision,
+            set,
+            config: rt.config.clone(),
+            matrix: r.matrix.clone(),
+            footprint: rt.footprint_bytes,
+            reference: t_ref,
+            measured: t_tar,
+            predicted,
+        });
+    }
+    out
+}
+
+/// Mean and median difference rate `|p − m| / m` of `method` over `pts`, and the count.
+pub fn rates<'a>(pts: impl Iterator<Item = &'a Point>, method: &str) -> Option<(f64, f64, usize)> {
+    let mut v: Vec<f64> = pts
+        .filter_map(|p| Some((p.predicted.get(method)? - p.measured).abs() / p.measured))
+        .collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    Some((mean, v[v.len() / 2], v.len()))
+}

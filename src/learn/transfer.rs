@@ -1,0 +1,225 @@
+//! Cross-architecture transfer of our own model ([`super::own`]): keep what it learned about
+//! matrices (the trees), refit what belongs to the device on at most 17 matrices measured on the
+//! target — the same budget as 003's benchmark matrices.
+//!
+//! **Which matrices.** [`calibration`]: a fixed, size-stratified subset of the target's
+//! training table — the rows of one precision sorted by non-zeros, and the 17 at the quantiles
+//! 0, 1/16, …, 1 (so from the smallest real matrix, where the launch floor rules, to the largest
+//! generated one, where the bandwidth does). Unlike 003's synthetic constant-row matrices they
+//! have the features the trees read (x locality, imbalance), and they are rebuilt on a target
+//! the way the corpus builds them (the draw's generator, or the file). Their families are left
+//! out of every evaluation of the transfer.
+//!
+//! **What is refitted** ([`OwnModel::transfer`]):
+//! 1. the device parameters — launch floor and streaming bandwidth, by a search for the pair
+//!    that minimizes the mean `|ln(T̂ / T)|` over every configuration of the 17 rows with the
+//!    trees held fixed ([`OwnModel::with_device`]); the L2 size from the target's name. (The
+//!    corpus rule of [`super::own::fit_device`] — median fastest time of the matrices of ≤ 20,000
+//!    non-zeros, 90th percentile of bytes / time of ≥ 256 MB — sees one or two of 17 matrices
+//!    on each side; measured with it, H200 → H100 f64 missed the SuiteSparse files by 18 %
+//!    median.)
+//! 2. optionally ([`Scale::Family`]) one scalar per format family: the median over the 17 rows
+//!    and the family's configurations of `ln(T_measured / T_predicted)`, added to each of its
+//!    configurations' constant (`OwnConfig::base`). A per-configuration scalar would fit 30
+//!    numbers on 17 matrices; a family (CSR, ELL, SELL, COO, HYB, …, cuSPARSE) shares its memory
+//!    behaviour.
+
+use super::own::{l2_of, Device, OwnModel, Parts};
+use crate::backend::KernelConfig;
+use crate::corpus::table::TableRow;
+use crate::Precision;
+use std::collections::BTreeMap;
+
+/// The most matrices measured on the target (003's 9 + 5 + 3).
+pub const CALIBRATION: usize = 17;
+
+/// Whether the transfer also refits a scalar per format family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// Device parameters only.
+    None,
+    /// Device parameters and one scalar per format family.
+    Family,
+}
+
+/// The calibration rows of `precision` in `rows` (see the module documentation).
+pub fn calibration<'a>(rows: &[&'a TableRow], precision: Precision) -> Vec<&'a TableRow> {
+    let mut v: Vec<&TableRow> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.precision == precision)
+        .collect();
+    v.sort_by(|a, b| (a.features.nnz, &a.matrix).cmp(&(b.features.nnz, &b.matrix)));
+    if v.len() <= CALIBRATION {
+        return v;
+    }
+    let last = (v.len() - 1) as f64;
+    let mut idx: Vec<usize> = (0..CALIBRATION)
+        .map(|k| (k as f64 * last / (CALIBRATION - 1) as f64).round() as usize)
+        .collect();
+    idx.dedup();
+    idx.into_iter().map(|i| v[i]).collect()
+}
+
+/// The format family of a configuration label (`cusparse` for every vendor algorithm).
+pub fn family(label: &str) -> String {
+    match KernelConfig::parse_label(label) {
+        Ok(c) if c.variant.is_vendor() => "cusparse".into(),
+        Ok(c) => c.variant.format().name().to_string(),
+        Err(_) => label.to_string(),
+    }
+}
+
+impl OwnModel {
+    /// This model on the device of the calibration rows `cal` (measured on the target; see the
+    /// module documentation). The trees are kept.
+    pub fn transfer(&self, cal: &[&TableRow], scale: Scale) -> OwnModel {
+        let l2 = l2_of(cal.first().map_or("", |r| r.device.as_str()));
+        let start = self.trained_on.unwrap_or(self.device);
+        let mut m = self.with_device(Device {
+            l2_bytes: l2,
+            ..start
+        });
+        // (the prediction before the device, ln T measured, family) of every
+        // calibration measurement.
+        let pts: Vec<(Parts, f64, String)> = cal
+            .iter()
+            .filter(|r| r.precision == self.precision)
+            .flat_map(|r| {
+                let m = &m;
+                r.times.iter().filter_map(move |t| {
+                    let s = t.time()?;
+                    let p = m.parts(&r.features, &t.config).ok()?;
+                    Some((p, s.ln(), family(&t.config)))
+                })
+            })
+            .collect();
+        m.device = refit_device(&start, l2, &pts);
+        if scale == Scale::Family {
+            let d = m.device;
+            let mut res: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+            for (p, y, fam) in &pts {
+                let pred = p.ln_base(&d) + p.correction;
+                res.entry(fam.as_str()).or_default().push(y - pred);
+            }
+            for c in &mut m.configs {
+                if let Some(v) = res.get_mut(family(&c.config).as_str()) {
+                    v.sort_by(f64::total_cmp);
+                    if let Some(&med) = v.get(v.len() / 2) {
+                        c.base += med;
+                    }
+                }
+            }
+        }
+        m
+    }
+}
+
+/// The floor and bandwidth that minimize the mean `|ln T̂ − ln T|` over the calibration points
+/// `(bytes, correction, ln T)`, searched on a log grid of ×2^(±1) around `start` (steps of
+/// 2^(1/32)), then refined (steps of 2^(1/256)). With no point, `start` with the new L2 size.
+fn refit_device(start: &Device, l2: f64, pts: &[(Parts, f64, String)]) -> Device {
+    let cost = |floor: f64, bw: f64| -> f64 {
+        let d = Device {
+            floor_s: floor,
+            bandwidth: bw,
+            l2_bytes: l2,
+        };
+        pts.iter()
+            .map(|(p, y, _)| (p.ln_base(&d) + p.correction - y).abs())
+            .sum::<f64>()
+    };
+    let mut best = (start.floor_s, start.bandwidth);
+    if pts.is_empty() {
+        return Device {
+            l2_bytes: l2,
+            ..*start
+        };
+    }
+    for (step, span) in [(1.0 / 32.0, 32), (1.0 / 256.0, 8)] {
+        let centre = best;
+        let mut best_cost = cost(best.0, best.1);
+        for i in -span..=span {
+            for j in -span..=span {
+                let f = centre.0 * f64::powf(2.0, i as f64 * step);
+                let w = centre.1 * f64::powf(2.0, j as f64 * step);
+                let c = cost(f, w);
+                if c < best_cost {
+                    best_cost = c;
+                    best = (f, w);
+                }
+            }
+        }
+    }
+    Device {
+        floor_s: best.0,
+        bandwidth: best.1,
+        l2_bytes: l2,
+    }
+}
+
+/// Neighbours of [`RatioMap::predict`].
+const RATIO_NEIGHBOURS: usize = 3;
+
+/// The target/reference time ratio of every configuration on the calibration matrices, indexed
+/// by the bytes one SpMV moves ([`OwnModel`]'s count on the reference): a time measured on the
+/// reference is carried to the target by the ratio of the same configuration on the calibration
+/// matrices nearest in bytes (the median of the [`RATIO_NEIGHBOURS`] nearest in `ln bytes`).
+///
+/// Why bytes: the ratio of two GPUs of one architecture is the floor ratio for a tiny matrix,
+/// about 1 while the working set fits both L2 caches, and the DRAM bandwidth ratio beyond them
+/// (H200 → H100: 1.0 below 32 MB, 1.15–1.3 above); the physical base of [`OwnModel`] has one
+/// bandwidth and no L2 term for the matrix, so its own ratio is flat in size (measured: 1.09 to
+/// 1.17 against 1.0 to 1.3).
+#[derive(Clone, Debug, Default)]
+pub struct RatioMap {
+    /// Per configuration: `(ln bytes, ln(T_tar / T_ref))`.
+    points: BTreeMap<String, Vec<(f64, f64)>>,
+}
+
+impl RatioMap {
+    /// Pair the calibration rows measured on the reference (`cal_ref`) and on the target
+    /// (`cal_tar`) by matrix and precision; `model` counts the bytes.
+    pub fn fit(model: &OwnModel, cal_ref: &[&TableRow], cal_tar: &[&TableRow]) -> RatioMap {
+        let mut points: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        for r in cal_ref {
+            let Some(t) = cal_tar
+                .iter()
+                .find(|t| t.matrix == r.matrix && t.precision == r.precision)
+            else {
+                continue;
+            };
+            for rt in &r.times {
+                let (Some(a), Some(b)) = (rt.time(), t.get(&rt.config).and_then(|x| x.time()))
+                else {
+                    continue;
+                };
+                if let Ok(Parts { bytes, .. }) = model.parts(&r.features, &rt.config) {
+                    points
+                        .entry(rt.config.clone())
+                        .or_default()
+                        .push((bytes.ln(), (b / a).ln()));
+                }
+            }
+        }
+        RatioMap { points }
+    }
+
+    /// The target time of configuration `label` of the matrix with features `f`, measured
+    /// `t_ref` seconds on the reference; `None` without calibration points for it.
+    pub fn predict(
+        &self,
+        model: &OwnModel,
+        f: &crate::features::Features,
+        label: &str,
+        t_ref: f64,
+    ) -> Option<f64> {
+        let pts = self.points.get(label)?;
+        let x = model.parts(f, label).ok()?.bytes.ln();
+        let mut near: Vec<&(f64, f64)> = pts.iter().collect();
+        near.sort_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()));
+        let mut r: Vec<f64> = near.iter().take(RATIO_NEIGHBOURS).map(|p| p.1).collect();
+        r.sort_by(f64::total_cmp);
+        Some(t_ref * r.get(r.len() / 2)?.exp())
+    }
+}
