@@ -11,10 +11,12 @@ mod evaluate;
 mod features;
 mod generate;
 mod instrument;
+mod instrument_plan;
 mod noise;
 mod optimize;
 mod predict;
 mod profiles;
+mod score;
 mod selftest;
 mod spmv;
 mod train;
@@ -54,6 +56,7 @@ enum Command {
     Noise(noise::Args),
     Collect(collect::Args),
     Train(train::Args),
+    Score(score::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -75,6 +78,7 @@ pub fn main() -> i32 {
         Command::Noise(a) => noise::run(a),
         Command::Collect(a) => collect::run(a),
         Command::Train(a) => train::run(a),
+        Command::Score(a) => score::run(a),
     };
     match res {
         Ok(()) => 0,
