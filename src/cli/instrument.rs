@@ -109,7 +109,9 @@ pub struct Args {
     block_size: u32,
     /// Row-length distributions of the statistical models (Wang, Gu & Li): one model each,
     /// `statistical-normal` and `statistical-uniform`, fitted to their own benchmark matrices
-    /// (CSR-V = csr-t16, CSR-S = csr-scalar, ELL, JAD; built on the host).
+    /// (CSR-V = csr-t16, CSR-S = csr-scalar, ELL, JAD; built on the host); `constant` adds
+    /// `statistical-constant`, the same fit on constant rows (generated on the device where the
+    /// backend can).
     #[arg(
         long,
         value_enum,
@@ -462,7 +464,10 @@ fn print_summary(p: &Profile) -> anyhow::Result<()> {
                     s.precision(),
                     m.name,
                     st.measurements.len(),
-                    st.spread
+                    match st.distribution {
+                        crate::instrument::RowDist::Constant => "constant rows".to_string(),
+                        _ => st.spread.to_string(),
+                    }
                 );
                 for r in st.rejected_fits() {
                     eprintln!(

@@ -30,23 +30,23 @@ pub fn run_precision<T: Scalar>(
 ) -> Result<PrecisionProfile> {
     let start = Instant::now();
     let budget = (limits.global_mem_bytes as f64 * suite.memory_fraction) as u64;
+    // The micro-benchmarks and the analytical suite are measured whole (its model is every
+    // profile's base); the time budget applies to the statistical suites.
+    let whole = MeasureOptions {
+        deadline: None,
+        ..opts.clone()
+    };
     let (mut bounds, micro) = measure_bounds(
         backend,
         source,
         &suite.variants(),
         budget,
-        opts,
+        &whole,
         statistic,
         progress,
     )?;
     let planned = plan(limits, suite, T::PRECISION)?;
     progress.inc_length(planned.points.len() as u64);
-    // The analytical suite is measured whole (its model is every profile's base); the time
-    // budget applies to the statistical suites.
-    let whole = MeasureOptions {
-        deadline: None,
-        ..opts.clone()
-    };
     let (measurements, notes) =
         measure_fitting(backend, source, &planned.points, &whole, progress, true)?;
     // The suite's benchmarks are SpMVs on the same device: the fastest of them and the highest

@@ -48,3 +48,4 @@ mod optimize_dp;
 mod optimize_features;
 mod optimize_plan;
 mod platform;
+mod statistical_session;
