@@ -52,6 +52,16 @@ GRID=${GRID:-small}
 SPREAD=${SPREAD:-sqrt}
 BUDGET=${BUDGET:-300}
 BACKEND=${BACKEND:-cuda}
+# The GPU actually present names the base profile and the table (a lease may give an H200 for an
+# H100 request).
+if [ "$BACKEND" = cuda ] && command -v nvidia-smi > /dev/null; then
+    NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+    case "$NAME" in *H200*) DET=h200 ;; *H100*) DET=h100 ;; *) DET= ;; esac
+    if [ -n "$DET" ] && [ "$DET" != "$GPU" ]; then
+        echo "warning: GPU=$GPU but the device is $NAME: writing statistical-$DET"
+        GPU=$DET
+    fi
+fi
 if [ "$BACKEND" = cuda ]; then BASE=${BASE-profiles/$GPU.json}; else BASE=${BASE-}; fi
 DIR="$OUT/statistical-$GPU"
 mkdir -p "$DIR"

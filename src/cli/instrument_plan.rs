@@ -49,7 +49,7 @@ pub fn print_plan(
         let e = estimate(&a.points, None, p, &r);
         let big = a.points.iter().map(|q| q.nnz()).max().unwrap_or(0);
         row(&mut t, p, "analytical (constant rows)", e, big);
-        total = total.add(e);
+        total = total + e;
         let Some(stat) = &suite.statistical else {
             continue;
         };
@@ -62,7 +62,7 @@ pub fn print_plan(
             let e = estimate(&planned.points, Some(&lengths), p, &r);
             let big = planned.points.iter().map(|q| q.nnz()).max().unwrap_or(0);
             row(&mut t, p, StatisticalModel::name_of(dist), e, big);
-            total = total.add(e);
+            total = total + e;
         }
     }
     println!("Planned on {} (limits of the profile):", like.device_name);

@@ -195,7 +195,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         .iter()
         .map(|r| (r.matrix.as_str(), r.features.nnz))
         .collect();
-    let keep = |r: &Record| a.configs.as_ref().is_none_or(|c| c.contains(&r.config));
+    let keep = |r: &Record| a.configs.as_ref().map_or(true, |c| c.contains(&r.config));
     let mut lines = Vec::new();
     for set in ["files", "large", "all"] {
         let recs: Vec<Record> = outcome

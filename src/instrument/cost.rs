@@ -79,8 +79,12 @@ impl Estimate {
     pub fn seconds(&self) -> f64 {
         self.device_s + self.host_s
     }
+}
+
+impl std::ops::Add for Estimate {
+    type Output = Estimate;
     /// The sum of two estimates.
-    pub fn add(self, o: Estimate) -> Estimate {
+    fn add(self, o: Estimate) -> Estimate {
         Estimate {
             benchmarks: self.benchmarks + o.benchmarks,
             nnz: self.nnz + o.nnz,
