@@ -332,7 +332,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     // After minutes of measuring, a base of another device costs its models, not the profile.
     if let Some(b) = &base {
-        if let Err(e) = super::instrument_plan::keep_base_models(&mut profile, b) {
+        // The models this run was to fit are its own, fitted or not: never the base's.
+        let mut own = vec!["analytical".to_string()];
+        if let Some(st) = &profile.suite.statistical {
+            own.extend(
+                st.distributions
+                    .iter()
+                    .map(|&d| crate::model::StatisticalModel::name_of(d).to_string()),
+            );
+        }
+        if let Err(e) = super::instrument_plan::keep_base_models(&mut profile, b, &own) {
             eprintln!("warning: --base not applied: {e:#}");
         }
     }
@@ -500,14 +509,31 @@ fn print_summary(p: &Profile) -> anyhow::Result<()> {
                 b.l2_bytes >> 20
             );
         }
-        if s.skipped > 0 {
+        let budget = crate::instrument::measure::TIME_BUDGET;
+        let (cut, other): (Vec<&String>, Vec<&String>) =
+            s.skipped_notes.iter().partition(|n| n.ends_with(budget));
+        let (unfitted, other): (Vec<&String>, Vec<&String>) = other
+            .into_iter()
+            .partition(|n| n.contains(": not fitted ("));
+        for n in &unfitted {
+            eprintln!("note: {}: {n}", s.precision());
+        }
+        if !cut.is_empty() {
+            eprintln!(
+                "note: {}: {} statistical benchmarks not measured: time budget spent (the \
+                 largest; see the profile's skipped_notes)",
+                s.precision(),
+                cut.len()
+            );
+        }
+        if !other.is_empty() || s.skipped > cut.len() + unfitted.len() + other.len() {
             eprintln!(
                 "note: {}: {} planned benchmarks exceed the memory bound and were skipped",
                 s.precision(),
-                s.skipped
+                s.skipped - cut.len() - unfitted.len()
             );
-            for n in &s.skipped_notes {
-                eprintln!("  skipped (device memory): {n}");
+            for n in other {
+                eprintln!("  skipped: {n}");
             }
         }
     }

@@ -90,9 +90,14 @@ pub fn print_plan(
 }
 
 /// Add to every section of `profile` the models of `base`'s section of the same precision that
-/// it does not have (by name), after its own; `base` must be of the same backend and device.
-/// Returns the names kept.
-pub fn keep_base_models(profile: &mut Profile, base: &Profile) -> anyhow::Result<Vec<String>> {
+/// it does not have (by name) and that are not among `own` (the models the run was to fit, which
+/// a budget may have left out: a stale copy from the base would mix two sessions), after its
+/// own; `base` must be of the same backend and device. Returns the names kept.
+pub fn keep_base_models(
+    profile: &mut Profile,
+    base: &Profile,
+    own: &[String],
+) -> anyhow::Result<Vec<String>> {
     base.check_backend(&profile.backend)
         .context("--base was measured with another backend")?;
     if !base.matches_device(&profile.device_name) {
@@ -108,7 +113,7 @@ pub fn keep_base_models(profile: &mut Profile, base: &Profile) -> anyhow::Result
             continue;
         };
         for m in &b.models {
-            if !s.models.iter().any(|n| n.name == m.name) {
+            if !own.contains(&m.name) && !s.models.iter().any(|n| n.name == m.name) {
                 kept.push(format!("{} {}", s.precision, m.name));
                 s.models.push(m.clone());
             }

@@ -180,14 +180,18 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         });
     }
     if let Some(names) = &a.models {
-        for n in names {
-            if !profile
+        let has = |n: &String| {
+            profile
                 .precisions
                 .iter()
                 .any(|s| s.models.iter().any(|m| &m.name == n))
-            {
-                bail!("the profile has no model {n}");
-            }
+        };
+        let (found, missing): (Vec<&String>, Vec<&String>) = names.iter().partition(|n| has(n));
+        if found.is_empty() {
+            bail!("the profile has none of the models {}", names.join(", "));
+        }
+        for n in missing {
+            eprintln!("warning: the profile has no model {n}: not scored");
         }
     }
     let outcome = cv::run(&rows, &[], &sections, 2, &|_| {})?;

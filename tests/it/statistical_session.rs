@@ -114,6 +114,26 @@ fn statistical_session_dry_run_on_the_cpu() {
         assert!(s.skipped_notes.is_empty(), "{:?}", s.skipped_notes);
     }
 
+    // A spent budget: the statistical suites are skipped, the profile is still written, and
+    // the base's statistical models (another session's) are not carried over; lr is.
+    let cut = bin()
+        .args(&args[..args.len() - 2])
+        .args(["--budget-s", "0.001", "--base"])
+        .arg(p("session.json"))
+        .arg("--out")
+        .arg(p("cut.json"))
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&cut.stderr);
+    assert!(cut.status.success(), "{log}");
+    assert!(log.contains("time budget spent"), "{log}");
+    let cut = Profile::load(&p("cut.json")).unwrap();
+    for s in &cut.precisions {
+        let names: Vec<&str> = s.models.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["analytical", "lr"]);
+        assert!(s.skipped_notes.iter().any(|n| n.contains("not fitted")));
+    }
+
     // 001's comparison on the table, every row held out (no model was fitted on it).
     let out = run_ok(
         bin()
