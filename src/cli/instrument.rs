@@ -33,13 +33,20 @@ use std::time::Instant;
 /// `statistical-uniform`; --statistical, --no-statistical): CSR-V (csr-t16), CSR-S
 /// (csr-scalar), ELL and JAD on R = S × I rows whose lengths are drawn from a normal or uniform
 /// distribution of mean P_NZ (I = 1…10, 15…50 and P_NZ = 4 … 3072 for CSR-V; I = 1…10 and
-/// P_NZ = 4 … 1024 for the others), built on the host.
+/// P_NZ = 4 … 1024 for the others), built on the host. `--statistical constant,normal,uniform`
+/// adds `statistical-constant`, the same fit on constant rows (001's "Guo's model" column,
+/// generated on the device where the backend can). A GPU session uses --stat-grid small, a
+/// --budget-s and --base (see scripts/device_statistical.sh); --plan-only prints the plan and
+/// its estimated cost for the device of a profile without measuring.
 ///
 /// Examples:
 ///   sparsecast instrument --backend cuda --out profiles/h200.json
 ///   sparsecast instrument --backend cpu --precision f64 --quick --out cpu.json
 ///   sparsecast instrument --backend cpu --strips 1,2,4,8,16,32 --out cpu.json
 ///   sparsecast instrument --backend cpu --quick --stat-spread 0.25 --out cpu.json
+///   sparsecast instrument --backend cuda --stat-grid small --statistical constant,normal,uniform \
+///       --csr-threads 16,32 --budget-s 330 --base profiles/h200.json --out h200.json
+///   sparsecast instrument --backend cuda --stat-grid small --plan-only profiles/h200.json
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -50,8 +57,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "both")]
     precision: PrecisionArg,
     /// Where to write the profile (JSON, written atomically).
-    #[arg(long, short)]
-    out: PathBuf,
+    #[arg(long, short, required_unless_present = "plan_only")]
+    out: Option<PathBuf>,
     /// A tiny suite (3 strip counts, a few P_NZ, 5 short batches) for tests and smoke checks.
     #[arg(long)]
     quick: bool,
@@ -102,7 +109,9 @@ pub struct Args {
     block_size: u32,
     /// Row-length distributions of the statistical models (Wang, Gu & Li): one model each,
     /// `statistical-normal` and `statistical-uniform`, fitted to their own benchmark matrices
-    /// (CSR-V = csr-t16, CSR-S = csr-scalar, ELL, JAD; built on the host).
+    /// (CSR-V = csr-t16, CSR-S = csr-scalar, ELL, JAD; built on the host); `constant` adds
+    /// `statistical-constant`, the same fit on constant rows (generated on the device where the
+    /// backend can).
     #[arg(
         long,
         value_enum,
@@ -130,13 +139,32 @@ pub struct Args {
     /// on the reference: `--measured-on`).
     #[arg(long, value_name = "REFERENCE_PROFILE")]
     cross_from: Option<PathBuf>,
+    /// Wall-time budget in seconds: statistical benchmarks not started within it are skipped
+    /// (cheapest are measured first; each precision gets an equal share of what is left when it
+    /// starts), and a model that then lacks the points of a fit is left out with a note. The
+    /// constant-row suite of the analytical model is always measured whole.
+    #[arg(long)]
+    budget_s: Option<f64>,
+    /// Keep the models of this profile that the run does not fit (learned models, …): for each
+    /// precision they are added to the new profile after its own (same device required; a base
+    /// of another device is reported and left out, the profile is written).
+    #[arg(long)]
+    base: Option<PathBuf>,
+    /// Print the planned benchmarks and their estimated cost for the device and precisions of
+    /// this profile, and exit without measuring (--out is not written).
+    #[arg(long, value_name = "PROFILE")]
+    plan_only: Option<PathBuf>,
 }
 
 /// `--stat-grid`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum StatGrid {
+    /// 001's grids.
     Paper,
+    /// Thinned to about a quarter of the paper's non-zeros.
     Reduced,
+    /// One GPU session's: the fitted lines' points only (StatSuite::small).
+    Small,
 }
 
 fn parse_spread(s: &str) -> Result<crate::instrument::Spread, String> {
@@ -204,10 +232,12 @@ impl Args {
         if self.no_statistical {
             s.statistical = None;
         }
-        if let (Some(st), false, StatGrid::Reduced) =
-            (&mut s.statistical, self.quick, self.stat_grid)
-        {
-            *st = crate::instrument::StatSuite::reduced();
+        if let (Some(st), false) = (&mut s.statistical, self.quick) {
+            match self.stat_grid {
+                StatGrid::Paper => {}
+                StatGrid::Reduced => *st = crate::instrument::StatSuite::reduced(),
+                StatGrid::Small => *st = crate::instrument::StatSuite::small(),
+            }
         }
         if let Some(st) = &mut s.statistical {
             st.distributions = self.statistical.clone();
@@ -238,13 +268,26 @@ impl Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    // Before any measurement: a run of minutes must not end in a path that cannot be written.
-    crate::util::check_writable(&a.out)?;
     let suite = a.suite()?;
+    if let Some(like) = &a.plan_only {
+        let p = Profile::load(like).with_context(|| format!("reading {}", like.display()))?;
+        return super::instrument_plan::print_plan(&p, &suite, &a.precision.list(), a.budget_s);
+    }
+    let out = a.out.clone().context("--out is required")?;
+    // Before any measurement: a run of minutes must not end in a path that cannot be written.
+    crate::util::check_writable(&out)?;
+    let base = match &a.base {
+        Some(b) => Some(Profile::load(b).with_context(|| format!("reading {}", b.display()))?),
+        None => None,
+    };
+    if let Some(b) = a.budget_s.filter(|b| !(b.is_finite() && *b > 0.0)) {
+        anyhow::bail!("--budget-s {b}: expected a positive number of seconds");
+    }
     let opts = MeasureOptions {
         protocol: a.protocol(),
         block_size: a.block_size,
         verify: !a.no_verify,
+        deadline: None,
     };
     let start = Instant::now();
     let pb = common::progress(0, "instrument");
@@ -302,7 +345,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
              were built on the host and uploaded (slower)"
         );
     }
-    let profile = Profile {
+    let mut profile = Profile {
         schema_version: SCHEMA_VERSION,
         sparsecast_version: env!("CARGO_PKG_VERSION").into(),
         backend: a.backend.name().into(),
@@ -317,16 +360,31 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         source: source.into(),
         precisions: sections,
     };
+    // After minutes of measuring, a base of another device costs its models, not the profile.
+    if let Some(b) = &base {
+        // The models this run was to fit are its own, fitted or not: never the base's.
+        let mut own = vec!["analytical".to_string()];
+        if let Some(st) = &profile.suite.statistical {
+            own.extend(
+                st.distributions
+                    .iter()
+                    .map(|&d| crate::model::StatisticalModel::name_of(d).to_string()),
+            );
+        }
+        if let Err(e) = super::instrument_plan::keep_base_models(&mut profile, b, &own) {
+            eprintln!("warning: --base not applied: {e:#}");
+        }
+    }
     profile
-        .save(&a.out)
-        .with_context(|| format!("writing {}", a.out.display()))?;
+        .save(&out)
+        .with_context(|| format!("writing {}", out.display()))?;
     match &reference {
         Some(r) => super::instrument_cross::print_summary(&profile, r),
         None => print_summary(&profile)?,
     }
     println!(
         "wrote {} in {:.1} s (benchmark matrices built on the {source})",
-        a.out.display(),
+        out.display(),
         start.elapsed().as_secs_f64()
     );
     Ok(())
@@ -391,8 +449,20 @@ fn run_all<B: Backend<f32> + Backend<f64>>(
         }
         return Ok(out);
     }
-    for p in a.precision.list() {
+    let precisions = a.precision.list();
+    let end = a
+        .budget_s
+        .map(|b| Instant::now() + std::time::Duration::from_secs_f64(b));
+    for (i, &p) in precisions.iter().enumerate() {
         let l = limits(p);
+        // An equal share of the time left to each precision still to come.
+        let opts = &MeasureOptions {
+            deadline: end.map(|e| {
+                let now = Instant::now();
+                now + e.saturating_duration_since(now) / (precisions.len() - i) as u32
+            }),
+            ..opts.clone()
+        };
         let section = match p {
             Precision::F32 => {
                 run_precision::<f32>(be, sources.get(), &l, suite, opts, a.statistic, pb)
@@ -463,7 +533,10 @@ fn print_summary(p: &Profile) -> anyhow::Result<()> {
                     s.precision(),
                     m.name,
                     st.measurements.len(),
-                    st.spread
+                    match st.distribution {
+                        crate::instrument::RowDist::Constant => "constant rows".to_string(),
+                        _ => st.spread.to_string(),
+                    }
                 );
                 for r in st.rejected_fits() {
                     eprintln!(
@@ -492,14 +565,31 @@ fn print_summary(p: &Profile) -> anyhow::Result<()> {
                 b.l2_bytes >> 20
             );
         }
-        if s.skipped > 0 {
+        let budget = crate::instrument::measure::TIME_BUDGET;
+        let (cut, other): (Vec<&String>, Vec<&String>) =
+            s.skipped_notes.iter().partition(|n| n.ends_with(budget));
+        let (unfitted, other): (Vec<&String>, Vec<&String>) = other
+            .into_iter()
+            .partition(|n| n.contains(": not fitted ("));
+        for n in &unfitted {
+            eprintln!("note: {}: {n}", s.precision());
+        }
+        if !cut.is_empty() {
+            eprintln!(
+                "note: {}: {} statistical benchmarks not measured: time budget spent (the \
+                 largest; see the profile's skipped_notes)",
+                s.precision(),
+                cut.len()
+            );
+        }
+        if !other.is_empty() || s.skipped > cut.len() + unfitted.len() + other.len() {
             eprintln!(
                 "note: {}: {} planned benchmarks exceed the memory bound and were skipped",
                 s.precision(),
-                s.skipped
+                s.skipped - cut.len() - unfitted.len()
             );
-            for n in &s.skipped_notes {
-                eprintln!("  skipped (device memory): {n}");
+            for n in other {
+                eprintln!("  skipped: {n}");
             }
         }
     }

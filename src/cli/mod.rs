@@ -14,10 +14,12 @@ mod generate;
 mod instrument;
 mod instrument_cross;
 mod measured_on;
+mod instrument_plan;
 mod noise;
 mod optimize;
 mod predict;
 mod profiles;
+mod score;
 mod selftest;
 mod spmv;
 mod train;
@@ -58,6 +60,7 @@ enum Command {
     Collect(collect::Args),
     Train(train::Args),
     Crossarch(crossarch::Args),
+    Score(score::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -80,6 +83,7 @@ pub fn main() -> i32 {
         Command::Collect(a) => collect::run(a),
         Command::Train(a) => train::run(a),
         Command::Crossarch(a) => crossarch::run(a),
+        Command::Score(a) => score::run(a),
     };
     match res {
         Ok(()) => 0,

@@ -104,6 +104,9 @@ pub struct MeasureOptions {
     pub block_size: u32,
     /// Check the result of the first (smallest) matrix of every kernel against the f64 reference.
     pub verify: bool,
+    /// A time limit: benchmarks not started by then are skipped with a note (the statistical
+    /// suites of a GPU session with a hard wall-time limit; `None`: no limit).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for MeasureOptions {
@@ -112,6 +115,7 @@ impl Default for MeasureOptions {
             protocol: TimingProtocol::default(),
             block_size: KernelConfig::new(Variant::Ell).block_size,
             verify: true,
+            deadline: None,
         }
     }
 }
@@ -160,6 +164,17 @@ pub fn measure_fitting<T: Scalar>(
     let mut skipped = Vec::new();
     let mut verified: Vec<Variant> = Vec::new();
     for p in points {
+        if opts
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            skipped.push(format!(
+                "{} R={} P_NZ={}: {TIME_BUDGET}",
+                p.variant, p.rows, p.pnz
+            ));
+            progress.inc(1);
+            continue;
+        }
         if skip_unfit {
             if let Some(free) = backend.free_device_bytes() {
                 let need = source
@@ -227,6 +242,9 @@ pub fn measure_fitting<T: Scalar>(
     }
     Ok((out, skipped))
 }
+
+/// The note of a benchmark skipped because the time budget ran out.
+pub const TIME_BUDGET: &str = "not measured: time budget spent";
 
 /// Compare a kernel's `y` with the f64 reference `a` of the same benchmark matrix (built on the
 /// host).

@@ -9,19 +9,23 @@
 //! * [`source`] — host or on-device construction;
 //! * [`measure`](mod@measure) — the timing loop;
 //! * [`micro`] — micro-benchmarks of the device's launch floor and L2 / DRAM bandwidth;
-//! * [`rowdist`] / [`stat_suite`] — the statistical models' benchmark matrices (001: row
-//!   lengths from a normal or uniform distribution) and their suite;
+//! * [`rowdist`] / [`stat_source`] / [`stat_suite`] — the statistical models' benchmark
+//!   matrices (001: row lengths from a normal or uniform distribution, or constant), where they
+//!   are built, and their suite;
+//! * [`cost`] — the estimated cost of a plan on a GPU (sizing a session, cheapest first);
 //! * [`run`] — plan, measure and fit one precision.
 //!
 //! The modelling phase (fitting the relationships) lives in [`crate::model`]; [`crate::profile`]
 //! stores both.
 
+pub mod cost;
 pub mod device;
 pub mod measure;
 pub mod micro;
 pub mod rowdist;
 pub mod run;
 pub mod source;
+pub mod stat_source;
 pub mod stat_suite;
 pub mod strips;
 pub mod suite;
@@ -29,9 +33,10 @@ pub mod synthetic;
 
 pub use device::DeviceLimits;
 pub use measure::{measure, measure_fitting, MeasureOptions, Measurement, Statistic};
-pub use rowdist::{DistributedSource, RowDist, Spread};
+pub use rowdist::{RowDist, Spread};
 pub use run::run_precision;
 pub use source::{AutoSource, BenchmarkSource, DeviceSource, HostSource};
+pub use stat_source::DistributedSource;
 pub use stat_suite::{StatSuite, STAT_KERNELS};
 pub use strips::{strip_count, strip_size, strips};
 pub use suite::{plan, BenchmarkPoint, Plan, SuiteConfig};

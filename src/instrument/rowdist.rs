@@ -1,6 +1,7 @@
 //! The statistical models' benchmark matrices (001 §3.1): `R` rows whose lengths follow a normal
-//! or a uniform distribution with mean `P_NZ`, built on the host and prepared on the backend
-//! ([`DistributedSource`]).
+//! or a uniform distribution with mean `P_NZ` — or are all `P_NZ` long (the constant-row
+//! benchmarks of Guo & Wang, the third column of 001's comparison) — built on the host and
+//! prepared on the backend ([`super::stat_source::DistributedSource`]).
 //!
 //! **The contract** extends the constant-row one of [`super::synthetic`]: every number is a pure
 //! function of the row index, so the matrix is the same wherever it is built.
@@ -15,6 +16,9 @@
 //!     distributions have about the same standard deviation), length `P − w + mix64(r ^ LEN_SALT)
 //!     mod (2w + 1)`;
 //!
+//!   - constant: `P` (the constant-row contract of [`synthetic`], so these matrices can be
+//!     generated on the device as the analytical suite's are);
+//!
 //!   then clamped to `[0, C]`.
 //! * Entry `k` of row `r` has the flat index `i = row_ptr[r] + k`, the column
 //!   `k·s + (mix64(i) >> 32) mod s` with `s = C / len(r)` and the value of [`synthetic::value`]'s
@@ -27,11 +31,7 @@
 //! layouts. The host builds the CSR in parallel and the backend's own conversion and upload
 //! (`Backend::prepare`) make the layout, the one a real matrix gets.
 
-use super::source::BenchmarkSource;
 use super::synthetic::{self, mix64};
-use super::BenchmarkPoint;
-use crate::backend::{Backend, KernelConfig, PreparedSpmv};
-use crate::formats::Summary;
 use crate::{Csr, Error, Result, Scalar};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -39,7 +39,8 @@ use serde::{Deserialize, Serialize};
 /// Salt XOR-ed into the row index for the row-length hash.
 pub const LEN_SALT: u64 = 0x1E57_0F20_11DE_5EED;
 
-/// The distribution of the row lengths (001: "normal" and "uniform").
+/// The distribution of the row lengths (001: "normal" and "uniform"; "constant" is the
+/// constant-row benchmark of Guo & Wang that 001 compares them with).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum RowDist {
@@ -47,10 +48,13 @@ pub enum RowDist {
     Normal,
     /// Uniform on the integers around `P_NZ` (the `statistical-uniform` model).
     Uniform,
+    /// Every row `P_NZ` long (the `statistical-constant` model: 001's forms and grid fitted to
+    /// constant-row matrices, the "Guo's model" column of 001's comparison).
+    Constant,
 }
 
 impl RowDist {
-    /// Both, in the paper's order.
+    /// The paper's two, in its order (the default models).
     pub const ALL: [RowDist; 2] = [RowDist::Normal, RowDist::Uniform];
 
     /// `normal` or `uniform`.
@@ -58,6 +62,7 @@ impl RowDist {
         match self {
             RowDist::Normal => "normal",
             RowDist::Uniform => "uniform",
+            RowDist::Constant => "constant",
         }
     }
 }
@@ -156,6 +161,7 @@ impl RowLengths {
                 let w = self.half_width(mean);
                 mean - w + mix64(r ^ LEN_SALT) % (2 * w + 1)
             }
+            RowDist::Constant => mean,
         };
         l.min(cols)
     }
@@ -165,6 +171,7 @@ impl RowLengths {
         let b = match self.dist {
             RowDist::Normal => (mean as f64 + 6.0 * self.spread.sigma(mean)).ceil() as u64,
             RowDist::Uniform => mean + self.half_width(mean),
+            RowDist::Constant => mean,
         };
         b.min(cols)
     }
@@ -237,55 +244,6 @@ impl RowLengths {
     }
 }
 
-/// Builds the benchmark matrices of one row-length distribution on the host and prepares them
-/// on the backend; the point's `pnz` is the distribution's mean.
-#[derive(Clone, Copy, Debug)]
-pub struct DistributedSource {
-    /// The row lengths.
-    pub lengths: RowLengths,
-    /// Largest host allocation allowed for one matrix, in bytes.
-    pub max_bytes: u64,
-}
-
-impl DistributedSource {
-    /// A source of `dist` with `spread`, limited to the formats' default host memory.
-    pub fn new(dist: RowDist, spread: Spread) -> DistributedSource {
-        DistributedSource {
-            lengths: RowLengths { dist, spread },
-            max_bytes: crate::formats::default_max_bytes(),
-        }
-    }
-}
-
-impl<T: Scalar> BenchmarkSource<T> for DistributedSource {
-    fn name(&self) -> &'static str {
-        match self.lengths.dist {
-            RowDist::Normal => "host, normal rows",
-            RowDist::Uniform => "host, uniform rows",
-        }
-    }
-    fn prepare<'a>(
-        &self,
-        backend: &'a dyn Backend<T>,
-        point: &BenchmarkPoint,
-        cfg: &KernelConfig,
-    ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
-        let (rows, cols, pnz) = super::source::dims(point)?;
-        let csr = self
-            .lengths
-            .build_csr::<T>(rows, cols, pnz, self.max_bytes)?;
-        backend.prepare(&csr, cfg)
-    }
-    fn summary(&self, p: &BenchmarkPoint) -> Summary {
-        let lens = self.lengths.lengths(p.rows, p.pnz, p.cols);
-        Summary::from_row_lengths(p.cols, &lens, None)
-    }
-    fn reference(&self, p: &BenchmarkPoint) -> Result<Csr<f64>> {
-        let (rows, cols, pnz) = super::source::dims(p)?;
-        self.lengths.build_csr::<f64>(rows, cols, pnz, u64::MAX)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,6 +299,13 @@ mod tests {
         let a = flat.build_csr::<f64>(50, 100, 7, u64::MAX).unwrap();
         let b = synthetic::build_csr::<f64>(50, 100, 7, u64::MAX).unwrap();
         assert_eq!(a, b);
+        // The constant distribution is the constant-row contract whatever the spread.
+        let constant = RowLengths {
+            dist: RowDist::Constant,
+            spread: Spread::Sqrt,
+        };
+        assert_eq!(constant.build_csr::<f64>(50, 100, 7, u64::MAX).unwrap(), b);
+        assert_eq!(constant.max_bound(7, 100), 7);
         assert!(flat.build_csr::<f64>(1000, 1000, 100, 1000).is_err());
     }
 

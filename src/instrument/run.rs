@@ -2,6 +2,7 @@
 //! fit the models — the analytical one and, where the suite asks for them, the statistical ones
 //! (one per row-length distribution, on their own benchmark matrices built on the host).
 
+use super::measure::TIME_BUDGET;
 use super::micro::measure_bounds;
 use super::{
     measure_fitting, plan, BenchmarkSource, DeviceLimits, DistributedSource, MeasureOptions,
@@ -29,19 +30,25 @@ pub fn run_precision<T: Scalar>(
 ) -> Result<PrecisionProfile> {
     let start = Instant::now();
     let budget = (limits.global_mem_bytes as f64 * suite.memory_fraction) as u64;
+    // The micro-benchmarks and the analytical suite are measured whole (its model is every
+    // profile's base); the time budget applies to the statistical suites.
+    let whole = MeasureOptions {
+        deadline: None,
+        ..opts.clone()
+    };
     let (mut bounds, micro) = measure_bounds(
         backend,
         source,
         &suite.variants(),
         budget,
-        opts,
+        &whole,
         statistic,
         progress,
     )?;
     let planned = plan(limits, suite, T::PRECISION)?;
     progress.inc_length(planned.points.len() as u64);
     let (measurements, notes) =
-        measure_fitting(backend, source, &planned.points, opts, progress, true)?;
+        measure_fitting(backend, source, &planned.points, &whole, progress, true)?;
     // The suite's benchmarks are SpMVs on the same device: the fastest of them and the highest
     // bandwidth they reached belong to the bounds too (on a CPU the smallest benchmark is
     // smaller than the launch micro-benchmark).
@@ -76,14 +83,24 @@ pub fn run_precision<T: Scalar>(
             for m in &ms {
                 bounds.launch_floor_s = bounds.launch_floor_s.min(m.time(statistic));
             }
-            let m = StatisticalModel::fit(T::PRECISION, limits, statistic, dist, stat.spread, ms)?;
             let name = StatisticalModel::name_of(dist);
+            let cut = n.iter().filter(|n| n.ends_with(TIME_BUDGET)).count();
+            let fitted =
+                StatisticalModel::fit(T::PRECISION, limits, statistic, dist, stat.spread, ms);
             skipped += planned.skipped;
             notes.extend(n.into_iter().map(|n| format!("{name}: {n}")));
-            models.push(NamedModel {
-                name: name.into(),
-                model: StoredModel::Statistical(m),
-            });
+            match fitted {
+                Ok(m) => models.push(NamedModel {
+                    name: name.into(),
+                    model: StoredModel::Statistical(m),
+                }),
+                // A suite cut by the time budget may lack a relationship's points: the profile
+                // is written without that model, and says why.
+                Err(e) if cut > 0 => notes.push(format!(
+                    "{name}: not fitted ({cut} benchmarks cut by the time budget): {e}"
+                )),
+                Err(e) => return Err(e),
+            }
         }
     }
     Ok(PrecisionProfile {

@@ -9,6 +9,12 @@
 //! * Sub-strip matrices (`S / d` rows, [`StatSuite::sub_strips`]) as in the constant-row suite
 //!   (our extension, see [`super::SuiteConfig::sub_strips`]): so that the three models compared
 //!   in `docs/ACCURACY.md` differ only in their row lengths.
+//! * **The `small` grid** ([`StatSuite::small`]) is the one a device session measures: the
+//!   paper's ends of `P_NZ`, fewer points, and for CSR-V only the benchmarks its fit uses
+//!   ([`StatSuite::csrv_cross`]).
+//! * **Order.** Cheapest first (fewest non-zeros), the kernels of one matrix next to each other:
+//!   a session cut by its time budget loses the largest benchmarks, and a matrix built on the
+//!   host serves CSR-S, ELL and JAD with one build ([`super::stat_source`]).
 //! * **Scaling to the device.** The grids are the paper's; a point is left out (counted in
 //!   `skipped`) where its working set with every row at the distribution's largest possible
 //!   length ([`super::rowdist::RowLengths::max_bound`]) exceeds the memory fraction of the
@@ -53,6 +59,12 @@ pub struct StatSuite {
     /// Sub-strip divisors (see the module documentation).
     #[serde(default)]
     pub sub_strips: Vec<u64>,
+    /// CSR-V measured only where its fit looks (001 §3.2.1): `T(P_NZ)` at this one strip count
+    /// over [`StatSuite::csrv_pnz`], `E(I)` over [`StatSuite::csrv_strips`] (and the sub-strips)
+    /// at the smallest `P_NZ` and the smallest `P_NZ ≥` the device's max threads per block —
+    /// instead of the full cross product, of which the fit uses that one row and two columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csrv_cross: Option<u64>,
 }
 
 impl Default for StatSuite {
@@ -70,6 +82,7 @@ impl Default for StatSuite {
                 .collect(),
             pnz: pow2(10),
             sub_strips: vec![64, 16, 4],
+            csrv_cross: None,
         }
     }
 }
@@ -85,6 +98,31 @@ impl StatSuite {
             strips: vec![1, 2, 4, 7, 10],
             csrv_pnz: vec![4, 16, 64, 256, 1024, 2048, 3072],
             pnz: vec![4, 16, 64, 256, 1024],
+            ..StatSuite::default()
+        }
+    }
+
+    /// The grid of one GPU session (see `docs/ACCURACY.md` and `scripts/device_statistical.sh`
+    /// for its estimated cost). Each fitted relationship is a line, which two points determine;
+    /// every line gets three or more, with the paper's ends of `P_NZ`:
+    /// * CSR-V (cross layout, [`StatSuite::csrv_cross`]): `T(P_NZ)` at `I = 10` over `P_NZ` = 4,
+    ///   16, 64, 256, 1024 (low piece, 5 points) and 1024, 2048, 3072 (high piece, 3); `E(I)` at
+    ///   `P_NZ` = 4 and 1024 over `I` = 1, 2, 5, 10, 20, 35, 50 — the paper's ends — and the
+    ///   three sub-strips (10 points per line).
+    /// * CSR-S, ELL, JAD: `P_NZ` = 4, 64, 256, 1024 (4 points per `T(P_NZ)` line) at `I` = 1, 2, 3
+    ///   and the three sub-strips (6 points for `f(I)` and `e(I)`). The paper's `I` = 4…10 are
+    ///   left out: up to 2.7 million rows of up to 1,024 entries, each built on the host, would
+    ///   take most of a session. On 132 SMs a strip is 270,336 rows: every real matrix of the
+    ///   corpus is smaller than one (the largest has 126,146 rows), so it falls among the
+    ///   sub-strip benchmarks, and a third of the large generated ones exceed three strips,
+    ///   where the lines extrapolate, as the paper's do beyond its `I`.
+    pub fn small() -> Self {
+        StatSuite {
+            csrv_strips: vec![1, 2, 5, 10, 20, 35, 50],
+            strips: vec![1, 2, 3],
+            csrv_pnz: vec![4, 16, 64, 256, 1024, 2048, 3072],
+            pnz: vec![4, 64, 256, 1024],
+            csrv_cross: Some(10),
             ..StatSuite::default()
         }
     }
@@ -129,12 +167,19 @@ impl StatSuite {
                 "statistical suite: distribution listed twice in {d:?}"
             )));
         }
+        if let Some(i) = self.csrv_cross {
+            if !self.csrv_strips.contains(&i) {
+                return Err(Error::Invalid(format!(
+                    "statistical suite csrv_cross: strip count {i} is not one of csrv_strips {:?}",
+                    self.csrv_strips
+                )));
+            }
+        }
         self.spread.validate()
     }
 
     /// Lay out the benchmarks of `dist` for a device and precision, within `memory_fraction` of
-    /// its memory: per kernel of [`STAT_KERNELS`], sub-strip matrices first, then mean `P_NZ` by
-    /// strip count.
+    /// its memory, cheapest first (see the module documentation).
     pub fn plan(
         &self,
         limits: &DeviceLimits,
@@ -162,12 +207,30 @@ impl StatSuite {
             };
             let mut subs = self.sub_strips.clone();
             subs.sort_unstable_by(|a, b| b.cmp(a));
+            let cross = match (variant, self.csrv_cross) {
+                (STAT_KERNELS_CSRV, Some(i)) => Some(i),
+                _ => None,
+            };
+            // The P_NZ of the strip-count lines: all, or in the cross layout E(I)'s two.
+            let threshold = limits.max_threads_per_block;
+            let lines: Vec<u64> = match cross {
+                None => pnzs.clone(),
+                Some(_) => [pnzs.first(), pnzs.iter().find(|&&p| p >= threshold)]
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .collect(),
+            };
             let mut shapes: Vec<(u64, u64, u64)> = Vec::new();
             for &d in &subs {
-                shapes.extend(pnzs.iter().map(|&p| ((s / d).max(1), p, 1)));
+                shapes.extend(lines.iter().map(|&p| ((s / d).max(1), p, 1)));
             }
             for &p in pnzs.iter() {
-                shapes.extend(strips.iter().map(|&i| (s * i, p, i)));
+                for &i in strips.iter() {
+                    if cross.is_none() || cross == Some(i) || lines.contains(&p) {
+                        shapes.push((s * i, p, i));
+                    }
+                }
             }
             for (rows, pnz, i) in shapes {
                 let cols = rows.max(2 * pnz);
@@ -188,13 +251,22 @@ impl StatSuite {
                 });
             }
         }
+        // Cheapest first; the kernels of one matrix next to each other, in STAT_KERNELS order.
+        let order = |v: Variant| STAT_KERNELS.iter().position(|&k| k == v);
+        points.sort_by_key(|p| (p.rows * p.pnz, p.rows, p.pnz, order(p.variant)));
         Ok(Plan { points, skipped })
     }
 }
 
+/// CSR-V, the first of [`STAT_KERNELS`].
+const STAT_KERNELS_CSRV: Variant = Variant::Csr {
+    threads_per_row: 16,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::instrument::Statistic;
 
     #[test]
     fn papers_grids() {
@@ -257,6 +329,83 @@ mod tests {
     }
 
     #[test]
+    fn small_grid_measures_what_the_fits_use_cheapest_first() {
+        let d = DeviceLimits {
+            name: "132-SM GPU".into(),
+            n_sm: 132,
+            warps_per_sm: 64,
+            threads_per_sm: 2048,
+            max_threads_per_block: 1024,
+            warp_size: 32,
+            global_mem_bytes: 85017493504,
+        };
+        let s = StatSuite::small();
+        s.validate().unwrap();
+        let p = s.plan(&d, RowDist::Normal, Precision::F64, 0.9).unwrap();
+        let csrv: Vec<_> = p
+            .points
+            .iter()
+            .filter(|q| q.variant == STAT_KERNELS[0])
+            .collect();
+        // T(P_NZ) at I = 10 (7), E(I) at 4 and 1024 (2 × 7, two of them on that row), sub-strips.
+        assert_eq!(csrv.len(), 7 + 2 * 7 - 2 + 3 * 2);
+        assert!(csrv
+            .iter()
+            .all(|q| q.strips == 10 || [4, 1024].contains(&q.pnz)));
+        assert_eq!(csrv.iter().filter(|q| q.strips == 10).count(), 7);
+        for v in &STAT_KERNELS[1..] {
+            assert_eq!(p.points.iter().filter(|q| q.variant == *v).count(), 6 * 4);
+        }
+        assert_eq!(p.skipped, 0);
+        assert!(p.points.windows(2).all(|w| w[0].nnz() <= w[1].nnz()));
+        // The three ELL-form kernels of one matrix are adjacent.
+        let i = p
+            .points
+            .iter()
+            .position(|q| q.variant == STAT_KERNELS[1])
+            .unwrap();
+        let same = |q: &BenchmarkPoint| (q.rows, q.pnz) == (p.points[i].rows, p.points[i].pnz);
+        assert!(p.points[i..i + 3].iter().all(same));
+        // The fits find their points: a model fitted to times linear in the work.
+        let ms: Vec<_> = p
+            .points
+            .iter()
+            .map(|q| {
+                let t = 1e-6
+                    + 1e-12
+                        * (q.nnz() as f64)
+                        * if q.variant == STAT_KERNELS[1] {
+                            4.0
+                        } else {
+                            1.0
+                        };
+                crate::instrument::Measurement {
+                    kernel: q.variant,
+                    rows: q.rows,
+                    cols: q.cols,
+                    pnz: q.pnz,
+                    strips: q.strips,
+                    warm_mean: t,
+                    median: t,
+                    samples: vec![t; 3],
+                }
+            })
+            .collect();
+        let m = crate::model::StatisticalModel::fit(
+            Precision::F64,
+            &d,
+            Statistic::WarmMean,
+            RowDist::Normal,
+            Spread::Sqrt,
+            ms,
+        )
+        .unwrap();
+        assert_eq!(m.csr_v.fixed_strips, 10);
+        assert_eq!(m.csr_v.rel2_high.as_ref().map(|l| l.pnz), Some(1024));
+        assert_eq!(m.ell.rel1.len(), 6);
+    }
+
+    #[test]
     fn invalid_suites_are_rejected() {
         let mut s = StatSuite::quick();
         s.pnz = vec![4];
@@ -266,6 +415,9 @@ mod tests {
         assert!(s.validate().is_err());
         let mut s = StatSuite::quick();
         s.spread = Spread::Relative { cv: -1.0 };
+        assert!(s.validate().is_err());
+        let mut s = StatSuite::small();
+        s.csrv_cross = Some(3);
         assert!(s.validate().is_err());
     }
 }

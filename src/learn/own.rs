@@ -488,3 +488,58 @@ impl Learner for Own {
         fit(rows, precision).map(StoredModel::Sparsecast)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::VendorAlg;
+
+    /// A 64 × 64 matrix whose row 5 holds 40 entries and every other row 2.
+    fn one_long_row() -> Features {
+        let (mut rows, mut cols) = (Vec::new(), Vec::new());
+        for r in 0..64u32 {
+            let len = if r == 5 { 40 } else { 2 };
+            rows.extend((0..len).map(|_| r));
+            cols.extend((0..len).map(|k| (r + k) % 64));
+        }
+        let vals = vec![1.0f64; rows.len()];
+        Features::compute(&crate::Csr::from_triplets(64, 64, &rows, &cols, &vals).unwrap())
+    }
+
+    #[test]
+    fn the_chain_is_the_longest_row_in_steps_of_the_thread_mapping() {
+        let f = one_long_row();
+        let csr = |t| Variant::Csr { threads_per_row: t };
+        assert_eq!(chain(&f, csr(1)), 40.0);
+        assert_eq!(chain(&f, csr(8)), 5.0);
+        assert_eq!(chain(&f, csr(32)), 2.0);
+        assert_eq!(chain(&f, Variant::Jad), 40.0);
+        assert_eq!(chain(&f, Variant::Vendor(VendorAlg::SellAlg1)), 40.0);
+        for balanced in [
+            Variant::CsrMerge,
+            Variant::Coo,
+            Variant::Hyb,
+            Variant::Vendor(VendorAlg::CsrAlg1),
+        ] {
+            assert_eq!(chain(&f, balanced), 0.0, "{balanced:?}");
+        }
+    }
+
+    #[test]
+    fn the_base_is_the_larger_of_streaming_and_the_chain() {
+        let d = Device {
+            floor_s: 2e-6,
+            bandwidth: 1e12,
+            l2_bytes: 50e6,
+        };
+        let p = |bytes: f64, chain_s: f64| Parts {
+            bytes,
+            chain_s,
+            correction: 0.0,
+            sigma: 0.1,
+        };
+        assert!((p(1e6, 0.0).ln_base(&d).exp() - 3e-6).abs() < 1e-12);
+        assert!((p(1e6, 5e-6).ln_base(&d).exp() - 7e-6).abs() < 1e-12);
+        assert!((p(1e7, 5e-6).ln_base(&d).exp() - 12e-6).abs() < 1e-12);
+    }
+}

@@ -148,6 +148,7 @@ fn base_model(rows: &[TableRow], device: Device) -> OwnModel {
                 base: 0.0,
                 trees: Vec::new(),
                 sigma: 0.1,
+                step_s: 0.0,
                 n: 1,
             })
             .collect(),

@@ -413,3 +413,109 @@ fn statistical_models_fit_the_scripted_times() {
     // Two distributions, two different sets of matrices, two fits.
     assert_ne!(fits[0], fits[1]);
 }
+
+#[test]
+fn constant_rows_are_generated_on_the_device_and_fit_the_formula_exactly() {
+    let backend = Scripted::new(true);
+    let limits = small_device();
+    let suite = SuiteConfig {
+        statistical: Some(StatSuite {
+            distributions: vec![RowDist::Constant],
+            ..StatSuite::quick()
+        }),
+        ..quick()
+    };
+    let pp = run_precision::<f64>(
+        &backend,
+        &HostSource::default(),
+        &limits,
+        &suite,
+        &opts(),
+        Statistic::WarmMean,
+        &ProgressBar::hidden(),
+    )
+    .unwrap();
+    let m = pp
+        .models
+        .iter()
+        .find(|m| m.name == "statistical-constant")
+        .expect("the constant-row model");
+    let StoredModel::Statistical(st) = &m.model else {
+        panic!("not statistical")
+    };
+    // Constant rows: every time is the formula's for R × P_NZ, and every matrix of the
+    // statistical suite was generated on the device (the analytical suite's come from the host
+    // source given).
+    assert!(st.measurements.iter().all(|q| {
+        let want = formula(q.kernel, q.rows as usize, (q.rows * q.pnz) as usize);
+        (q.warm_mean / want - 1.0).abs() < 1e-12
+    }));
+    let log = backend.log.borrow();
+    assert_eq!(log.iter().filter(|e| e.3).count(), st.measurements.len());
+    // Inside the grid the constant-row model reproduces the formula (ELL form: exact lines).
+    let got = m
+        .model
+        .predict_shape(
+            &Shape::constant(512, 4096, 16),
+            Variant::Ell,
+            &Default::default(),
+        )
+        .unwrap();
+    let want = formula(Variant::Ell, 512, 512 * 16);
+    assert!(((got - want) / want).abs() < 1e-6, "{got} vs {want}");
+}
+
+#[test]
+fn a_spent_budget_skips_the_statistical_suites_and_keeps_the_analytical_model() {
+    let backend = Scripted::new(false);
+    let limits = small_device();
+    let suite = SuiteConfig {
+        statistical: Some(StatSuite::quick()),
+        ..quick()
+    };
+    let spent = MeasureOptions {
+        deadline: Some(std::time::Instant::now()),
+        ..opts()
+    };
+    let pp = run_precision::<f64>(
+        &backend,
+        &HostSource::default(),
+        &limits,
+        &suite,
+        &spent,
+        Statistic::WarmMean,
+        &ProgressBar::hidden(),
+    )
+    .unwrap();
+    let names: Vec<&str> = pp.models.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["analytical"]);
+    let planned = plan(&limits, &suite, sparsecast::Precision::F64).unwrap();
+    assert_eq!(pp.measurements.len(), planned.points.len());
+    let cut = pp
+        .skipped_notes
+        .iter()
+        .filter(|n| n.ends_with(sparsecast::instrument::measure::TIME_BUDGET))
+        .count();
+    let stat = StatSuite::quick();
+    let per_dist = |d| {
+        stat.plan(
+            &limits,
+            d,
+            sparsecast::Precision::F64,
+            suite.memory_fraction,
+        )
+        .unwrap()
+        .points
+        .len()
+    };
+    assert_eq!(cut, per_dist(RowDist::Normal) + per_dist(RowDist::Uniform));
+    for name in ["statistical-normal", "statistical-uniform"] {
+        assert!(
+            pp.skipped_notes
+                .iter()
+                .any(|n| n.starts_with(&format!("{name}: not fitted"))),
+            "{:?}",
+            pp.skipped_notes
+        );
+    }
+}

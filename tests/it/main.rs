@@ -50,3 +50,4 @@ mod optimize_features;
 mod optimize_learned;
 mod optimize_plan;
 mod platform;
+mod statistical_session;

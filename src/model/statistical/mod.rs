@@ -2,7 +2,9 @@
 //! benchmark matrices whose row lengths follow a normal or a uniform distribution
 //! ([`crate::instrument::rowdist`]) instead of being constant; one model per distribution
 //! (`statistical-normal`, `statistical-uniform`), each covering CSR-V (`csr-t16`), CSR-S
-//! (`csr-scalar`), ELL and JAD.
+//! (`csr-scalar`), ELL and JAD. A third, `statistical-constant`, fits the same relationships to
+//! constant-row matrices of the same grid: Guo & Wang's benchmarks with 001's forms, the
+//! constant-row column of 001's comparison (so the three differ only in their row lengths).
 //!
 //! **CSR-V (001 §3.2.1).** `T(P_NZ) = m·P_NZ + n` at one strip count, two pieces at the
 //! device's max threads per block; `E(I) = p·I + q` at one `P_NZ`, one line per side; the target
@@ -78,6 +80,7 @@ impl StatisticalModel {
         match dist {
             RowDist::Normal => "statistical-normal",
             RowDist::Uniform => "statistical-uniform",
+            RowDist::Constant => "statistical-constant",
         }
     }
 
