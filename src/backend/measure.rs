@@ -5,6 +5,7 @@
 //! matrix and x ([`Reference`]) and reused for every kernel, so checking a kernel costs one pass
 //! over the rows rather than one SpMV.
 
+use super::timing::Timing;
 use super::{Backend, KernelConfig, PreparedSpmv, TimingProtocol};
 use crate::{Csr, Error, Precision, Scalar};
 use rayon::prelude::*;
@@ -128,6 +129,10 @@ pub struct KernelMeasurement {
     pub max_rel_error: Option<f64>,
     /// Wall-clock seconds of preparing (conversion, upload, setup).
     pub prepare_s: Option<f64>,
+    /// The median of each memory placement the configuration was timed in, first placement
+    /// first (empty when it was timed in one): the statistics above pool all their samples.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub placement_medians: Vec<f64>,
 }
 
 impl KernelMeasurement {
@@ -147,6 +152,7 @@ impl KernelMeasurement {
             effective_bytes: None,
             max_rel_error: None,
             prepare_s: None,
+            placement_medians: Vec::new(),
         }
     }
 
@@ -163,6 +169,13 @@ fn is_refusal(e: &Error) -> bool {
 
 /// Prepare `cfg` on `backend`, then [`measure_prepared`]. An unsupported variant or a format
 /// that refuses the matrix gives [`Status::Skipped`] with the reason; nothing panics.
+///
+/// A configuration that [`TimingProtocol::wants_placements`] is prepared again, up to
+/// [`TimingProtocol::placements`] copies in all, each while the earlier ones stay allocated (so
+/// its arrays land elsewhere in device memory); every copy is checked against the reference and
+/// timed ([`TimingProtocol::further_placement`]), and the statistics pool all their samples
+/// ([`Timing::pooled`]). A further copy that cannot be prepared (memory) ends the placements
+/// quietly; one that computes a wrong result makes the whole measurement a mismatch.
 pub fn measure_kernel<T: Scalar>(
     backend: &dyn Backend<T>,
     a: &Csr<T>,
@@ -178,21 +191,45 @@ pub fn measure_kernel<T: Scalar>(
         ));
     }
     let start = Instant::now();
-    match backend.prepare(a, cfg) {
-        Ok(mut k) => {
-            let prepare_s = start.elapsed().as_secs_f64();
-            let mut m = measure_prepared(k.as_mut(), x, reference, protocol);
-            m.prepare_s = Some(prepare_s);
-            m
-        }
+    let mut first = match backend.prepare(a, cfg) {
+        Ok(k) => k,
         Err(e) => {
             let mut m = KernelMeasurement::skipped(e.to_string());
             if !is_refusal(&e) {
                 m.status = Status::Failed;
             }
-            m
+            return m;
         }
+    };
+    let prepare_s = start.elapsed().as_secs_f64();
+    let (mut m, timing) = check_and_time(first.as_mut(), x, reference, protocol);
+    m.prepare_s = Some(prepare_s);
+    let Some(timing) = timing else { return m };
+    let footprint = m.footprint_bytes.unwrap_or(0);
+    if !protocol.wants_placements(timing.median(), footprint) {
+        return m;
     }
+    let further = protocol.further_placement();
+    let mut held = vec![first];
+    let mut parts = vec![timing];
+    while parts.len() < protocol.placements {
+        let Ok(mut k) = backend.prepare(a, cfg) else {
+            break;
+        };
+        let (mk, t) = check_and_time(k.as_mut(), x, reference, &further);
+        match t {
+            Some(t) => parts.push(t),
+            None if mk.status == Status::Mismatch => return mk,
+            None => break,
+        }
+        held.push(k);
+    }
+    if parts.len() > 1 {
+        m.placement_medians = parts.iter().map(Timing::median).collect();
+        let pooled = Timing::pooled(&parts).expect("at least one part");
+        set_timing(&mut m, &pooled);
+    }
+    m
 }
 
 /// Check a prepared kernel against `reference` (x set, y poisoned, one run, y read back), then
@@ -203,11 +240,32 @@ pub fn measure_prepared<T: Scalar>(
     reference: &Reference,
     protocol: &TimingProtocol,
 ) -> KernelMeasurement {
+    check_and_time(k, x, reference, protocol).0
+}
+
+/// The statistics of `t` into `m`.
+fn set_timing(m: &mut KernelMeasurement, t: &Timing) {
+    m.median_s = Some(t.median());
+    m.warm_mean_s = Some(t.warm_mean());
+    m.spread = Some(t.spread());
+    m.samples = Some(t.kept().len());
+    m.per_batch = Some(t.per_batch);
+    m.graph = Some(t.graph);
+    m.warmup_trace = t.warmup_samples.clone();
+}
+
+/// [`measure_prepared`], also returning the samples when the kernel was timed.
+fn check_and_time<T: Scalar>(
+    k: &mut dyn PreparedSpmv<T>,
+    x: &[T],
+    reference: &Reference,
+    protocol: &TimingProtocol,
+) -> (KernelMeasurement, Option<Timing>) {
     let mut m = KernelMeasurement::skipped("");
     m.reason = None;
     m.footprint_bytes = Some(k.footprint_bytes());
     m.effective_bytes = Some(k.effective_bytes());
-    let res = (|| -> crate::Result<()> {
+    let res = (|| -> crate::Result<Option<Timing>> {
         k.set_x(x)?;
         k.poison_y()?;
         k.run()?;
@@ -220,28 +278,25 @@ pub fn measure_prepared<T: Scalar>(
                 "max relative error {err:.2e} exceeds the {} tolerance {tol:.0e}",
                 T::PRECISION
             ));
-            return Ok(());
+            return Ok(None);
         }
         let t = k.time(protocol)?;
-        m.median_s = Some(t.median());
-        m.warm_mean_s = Some(t.warm_mean());
-        m.spread = Some(t.spread());
-        m.samples = Some(t.kept().len());
-        m.per_batch = Some(t.per_batch);
-        m.graph = Some(t.graph);
-        m.warmup_trace = t.warmup_samples.clone();
+        set_timing(&mut m, &t);
         m.status = Status::Ok;
-        Ok(())
+        Ok(Some(t))
     })();
-    if let Err(e) = res {
-        m.status = if is_refusal(&e) {
-            Status::Skipped
-        } else {
-            Status::Failed
-        };
-        m.reason = Some(e.to_string());
+    match res {
+        Ok(t) => (m, t),
+        Err(e) => {
+            m.status = if is_refusal(&e) {
+                Status::Skipped
+            } else {
+                Status::Failed
+            };
+            m.reason = Some(e.to_string());
+            (m, None)
+        }
     }
-    m
 }
 
 #[cfg(test)]
@@ -283,6 +338,7 @@ mod tests {
             warmup: 1,
             warmup_ms: 1.0,
             batch_ms: 0.01,
+            placements: 1,
             ..Default::default()
         };
         let m = measure_kernel(
@@ -311,6 +367,80 @@ mod tests {
         );
         assert_eq!(v.status, Status::Skipped);
         assert!(v.reason.unwrap().contains("cpu backend"));
+    }
+
+    #[test]
+    fn a_fast_kernel_is_timed_in_every_placement_and_pooled() {
+        let a = small();
+        let x = [1.0, 2.0, 3.0];
+        let r = Reference::new(&a, &x);
+        let p = TimingProtocol {
+            runs: 6,
+            warmup_ms: 0.5,
+            batch_ms: 0.01,
+            placements: 3,
+            ..Default::default()
+        };
+        let further = p.further_placement().runs;
+        let m = measure_kernel(
+            &CpuBackend::new(),
+            &a,
+            &x,
+            &r,
+            &KernelConfig::new(Variant::Csr { threads_per_row: 1 }),
+            &p,
+        );
+        assert_eq!(m.status, Status::Ok, "{m:?}");
+        assert_eq!(m.placement_medians.len(), 3, "{m:?}");
+        assert_eq!(m.samples, Some(6 + 2 * further));
+        let (lo, hi) = m
+            .placement_medians
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
+        let t = m.median_s.unwrap();
+        assert!(lo <= t && t <= hi, "pooled median {t} outside [{lo}, {hi}]");
+        // One placement: nothing pooled.
+        let one = TimingProtocol { placements: 1, ..p };
+        let m1 = measure_kernel(
+            &CpuBackend::new(),
+            &a,
+            &x,
+            &r,
+            &KernelConfig::new(Variant::Coo),
+            &one,
+        );
+        assert!(m1.placement_medians.is_empty());
+        assert_eq!(m1.samples, Some(6));
+    }
+
+    #[test]
+    fn placements_are_for_fast_kernels_that_fit_several_times() {
+        let p = TimingProtocol::default();
+        assert_eq!(p.placements, 3);
+        assert!(p.wants_placements(5e-6, 1 << 20));
+        assert!(
+            !p.wants_placements(5e-3, 1 << 20),
+            "a slow, streaming kernel"
+        );
+        assert!(
+            !p.wants_placements(5e-6, 1 << 29),
+            "three copies exceed 1 GiB"
+        );
+        let one = TimingProtocol {
+            placements: 1,
+            ..TimingProtocol::default()
+        };
+        assert!(!one.wants_placements(5e-6, 1 << 20));
+        assert!(TimingProtocol {
+            placements: 0,
+            ..TimingProtocol::default()
+        }
+        .validate()
+        .is_err());
+        // A protocol saved before placements existed reads as one placement.
+        let old: TimingProtocol =
+            serde_json::from_str(r#"{"mode":"batched","runs":20,"warmup":0}"#).unwrap();
+        assert_eq!(old.placements, 1);
     }
 
     #[test]

@@ -26,6 +26,16 @@
 //!    interquartile range relative to the median — a difference between two configurations
 //!    smaller than their spread is a tie.
 //!
+//! 5. **Placements** ([`TimingProtocol::placements`], 3 by default): the time of a kernel held
+//!    up by a chain of dependent loads (one long row in one warp) depends on where its arrays
+//!    land in device memory — which L2 partition serves them — so two processes could disagree
+//!    by up to 17 % on such a configuration while each one repeats its own time to 0.05 %
+//!    (docs/PERFORMANCE.md, "Measurement"). [`crate::backend::measure::measure_kernel`]
+//!    therefore prepares a configuration that qualifies ([`TimingProtocol::wants_placements`])
+//!    again, while the earlier copies stay allocated so the new arrays land elsewhere, checks
+//!    and times each copy, and reports the statistics of all their samples together: the
+//!    median over placements, with the placements' disagreement inside the spread.
+//!
 //! [`TimingMode::Latency`] keeps the single-launch view: every SpMV is queued alone on an idle
 //! device (the host waits for each before queueing the next) and bracketed by events, so a sample
 //! includes the launch latency an isolated call sees. [`TimingProtocol::cold`] flushes the L2
@@ -75,6 +85,11 @@ pub struct TimingProtocol {
     /// Clear the L2 cache before every SpMV (CUDA only; one SpMV per sample); by default SpMVs
     /// repeat on the same matrix and x, as inside an iterative solver.
     pub cold: bool,
+    /// Memory placements a qualifying configuration is timed in (module documentation, step
+    /// 5); 1 times the first placement only. A file written before placements existed read
+    /// 1, which is what it measured.
+    #[serde(default = "one")]
+    pub placements: usize,
 }
 
 /// Default β.
@@ -83,6 +98,17 @@ pub const DEFAULT_RUNS: usize = 20;
 pub const DEFAULT_WARMUP_MS: f64 = 30.0;
 /// Default batch duration, milliseconds.
 pub const DEFAULT_BATCH_MS: f64 = 0.5;
+/// Default placements (docs/PERFORMANCE.md, "Measurement": why three).
+pub const DEFAULT_PLACEMENTS: usize = 3;
+/// A configuration slower than this (seconds) streams a matrix far larger than the caches;
+/// its time did not depend on placement (two processes agreed within 1 % on every generated
+/// large matrix) and preparing it again is costly, so it is timed in one placement.
+pub const PLACEMENT_MAX_S: f64 = 2e-3;
+/// The copies of a configuration held at once must fit in this many bytes of device memory.
+pub const PLACEMENT_MAX_BYTES: u64 = 1 << 30;
+/// Warm-up of each further placement, milliseconds: the clocks are already up, only the new
+/// arrays must reach the caches.
+pub const PLACEMENT_WARMUP_MS: f64 = 5.0;
 
 impl Default for TimingProtocol {
     fn default() -> Self {
@@ -93,6 +119,7 @@ impl Default for TimingProtocol {
             warmup_ms: DEFAULT_WARMUP_MS,
             batch_ms: DEFAULT_BATCH_MS,
             cold: false,
+            placements: DEFAULT_PLACEMENTS,
         }
     }
 }
@@ -104,6 +131,26 @@ impl TimingProtocol {
             runs,
             warmup,
             ..Default::default()
+        }
+    }
+
+    /// Whether a configuration measured at `median_s` with `footprint` bytes is timed in
+    /// further placements: placements asked for, faster than [`PLACEMENT_MAX_S`], and every
+    /// copy within [`PLACEMENT_MAX_BYTES`].
+    pub fn wants_placements(&self, median_s: f64, footprint: u64) -> bool {
+        self.placements > 1
+            && median_s < PLACEMENT_MAX_S
+            && footprint.saturating_mul(self.placements as u64) <= PLACEMENT_MAX_BYTES
+    }
+
+    /// The protocol of each placement after the first: a short warm-up and half the batches
+    /// (at least 5), since the device is already warm.
+    pub fn further_placement(&self) -> TimingProtocol {
+        TimingProtocol {
+            warmup_ms: self.warmup_ms.min(PLACEMENT_WARMUP_MS),
+            runs: (self.runs / 2).max(5).max(self.warmup + 1),
+            placements: 1,
+            ..self.clone()
         }
     }
 
@@ -141,8 +188,13 @@ impl TimingProtocol {
             ""
         };
         if self.batched() {
+            let placed = if self.placements > 1 {
+                format!(", {} placements", self.placements)
+            } else {
+                String::new()
+            };
             format!(
-                "batched: {warm}, {} batches of ≈ {} ms{skip}",
+                "batched: {warm}, {} batches of ≈ {} ms{skip}{placed}",
                 self.runs, self.batch_ms
             )
         } else {
@@ -170,6 +222,12 @@ impl TimingProtocol {
             return bad(format!(
                 "--warmup-ms must be a finite number ≥ 0, not {}",
                 self.warmup_ms
+            ));
+        }
+        if self.placements == 0 || self.placements > 16 {
+            return bad(format!(
+                "--placements must be between 1 and 16, not {}",
+                self.placements
             ));
         }
         if !(self.batch_ms > 0.0 && self.batch_ms.is_finite()) {
@@ -276,6 +334,23 @@ impl Timing {
             return f64::NAN;
         }
         (quantile_sorted(&s, 0.75) - quantile_sorted(&s, 0.25)) / m
+    }
+
+    /// The timings of one configuration in several placements as one: the kept samples of
+    /// every part (none excluded again), the first part's batch size and warm-up trace, a
+    /// graph only if every part replayed one. `None` for no parts.
+    pub fn pooled(parts: &[Timing]) -> Option<Timing> {
+        let first = parts.first()?;
+        Some(Timing {
+            samples: parts
+                .iter()
+                .flat_map(|t| t.kept().iter().copied())
+                .collect(),
+            warmup: 0,
+            per_batch: first.per_batch,
+            graph: parts.iter().all(|t| t.graph),
+            warmup_samples: first.warmup_samples.clone(),
+        })
     }
 
     /// Total SpMVs timed (samples × SpMVs per sample).

@@ -75,6 +75,9 @@ pub struct BenchRow {
     /// Seconds per SpMV of each warm-up batch, in order (how the time settled).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warmup_trace: Vec<f64>,
+    /// The median of each memory placement, when timed in several (`--placements`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placement_medians: Vec<f64>,
     pub effective_gbs: Option<f64>,
     pub copy_bw_fraction: Option<f64>,
     pub speedup_vs_cusparse_csr: Option<f64>,
@@ -212,6 +215,7 @@ fn bench_one<T: BackendScalar>(
         graph: k.graph,
         tie_with_best: false,
         warmup_trace: k.warmup_trace.clone(),
+        placement_medians: k.placement_medians.clone(),
         effective_gbs: k.effective_gbs(),
         copy_bw_fraction: None,
         speedup_vs_cusparse_csr: None,

@@ -76,6 +76,10 @@ pub struct Args {
     /// Target duration of one batch, milliseconds.
     #[arg(long, default_value_t = 0.2)]
     batch_ms: f64,
+    /// Memory placements per configuration (see `bench --help`); the committed tables were
+    /// measured in one, which keeps a corpus of thousands of matrices in minutes.
+    #[arg(long, default_value_t = 1)]
+    placements: usize,
     /// Stop after this many seconds (between matrices); run again to continue.
     #[arg(long)]
     budget_s: Option<f64>,
@@ -127,6 +131,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         warmup_ms: a.warmup_ms,
         batch_ms: a.batch_ms,
         cold: false,
+        placements: a.placements,
     };
     protocol.validate()?;
     let opts = CollectOptions {

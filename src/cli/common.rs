@@ -92,6 +92,12 @@ pub struct TimingArgs {
     /// as inside a solver.
     #[arg(long)]
     pub cold: bool,
+    /// Memory placements: a configuration faster than 2 ms is prepared this many times (each
+    /// copy's arrays elsewhere in device memory, each checked and timed) and the samples of all
+    /// are pooled — the time of a kernel held up by one long row moves with where its arrays
+    /// land (docs/PERFORMANCE.md, "Measurement"). 1 times one placement.
+    #[arg(long, default_value_t = crate::backend::timing::DEFAULT_PLACEMENTS)]
+    pub placements: usize,
 }
 
 impl TimingArgs {
@@ -108,6 +114,7 @@ impl TimingArgs {
             warmup_ms: self.warmup_ms,
             batch_ms: self.batch_ms,
             cold: self.cold,
+            placements: self.placements,
         };
         p.validate()?;
         Ok(p)

@@ -344,9 +344,15 @@ mod tests {
         let ids: std::collections::HashSet<_> = a.iter().map(|i| &i.id).collect();
         assert_eq!(ids.len(), 40);
         // Another seed than 1 names its matrices and families apart; seed 1 keeps the names.
-        assert!(a.iter().all(|i| i.id.starts_with("gen/s9-") && i.family.starts_with("gen/s9-")));
+        assert!(a
+            .iter()
+            .all(|i| i.id.starts_with("gen/s9-") && i.family.starts_with("gen/s9-")));
         let one = draw(&DrawOptions { seed: 1, ..opts }).unwrap();
-        assert!(one.iter().all(|i| i.id.starts_with("gen/0")), "{:?}", one[0].id);
+        assert!(
+            one.iter().all(|i| i.id.starts_with("gen/0")),
+            "{:?}",
+            one[0].id
+        );
     }
 
     #[test]

@@ -134,6 +134,10 @@ pub struct Record {
     /// Whether the SpMV was replayed as a CUDA graph.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<bool>,
+    /// The median of each memory placement (empty when timed in one; the statistics above pool
+    /// them: [`crate::backend::measure::measure_kernel`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub placement_medians: Vec<f64>,
     /// Bytes of the format's arrays on the device.
     pub footprint_bytes: Option<u64>,
     /// Minimum bytes one SpMV moves (arrays + x + y).
@@ -253,6 +257,7 @@ impl Record {
         self.spread = m.spread;
         self.per_batch = m.per_batch;
         self.graph = m.graph;
+        self.placement_medians = m.placement_medians;
         self.footprint_bytes = m.footprint_bytes;
         self.effective_bytes = m.effective_bytes;
         self.max_rel_error = m.max_rel_error;

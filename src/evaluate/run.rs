@@ -225,6 +225,7 @@ impl Ctx<'_> {
             spread: None,
             per_batch: None,
             graph: None,
+            placement_medians: Vec::new(),
             footprint_bytes: None,
             effective_bytes: None,
             max_rel_error: None,

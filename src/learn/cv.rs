@@ -82,6 +82,7 @@ fn record_of(row: &TableRow, t: &ConfigTime, cfg: &KernelConfig, with_features: 
         spread: t.spread,
         per_batch: None,
         graph: None,
+        placement_medians: Vec::new(),
         footprint_bytes: t.footprint_bytes,
         effective_bytes: None,
         max_rel_error: None,
