@@ -40,6 +40,8 @@
 #   BUDGET     seconds for the instrument (default 300)
 #   BACKEND    cuda (default); cpu for a local dry run (then no --base unless BASE is set)
 #   BASE       profile whose other models are kept (default profiles/$GPU.json when BACKEND=cuda)
+#   STATS      the statistical families to fit (default constant,normal,uniform; the others are
+#              kept from BASE)
 #   EXTRA      more instrument arguments (e.g. "--quick" for a dry run)
 set -u
 GPU=${GPU:?set GPU=h200 or GPU=h100}
@@ -47,6 +49,10 @@ OUT=${OUT:-$PWD/.dev/out}
 if [ -z "${BIN:-}" ]; then
     BIN=$PWD/.dev/bin/sparsecast
     [ -x "$BIN" ] || BIN=$PWD/.dev/sparsecast
+    if [ ! -x "$BIN" ] && [ -f .dev/sparsecast.gz ]; then   # compressed: the 64 MiB carry
+        BIN=/tmp/sparsecast-bin/sparsecast
+        mkdir -p /tmp/sparsecast-bin && gzip -dc .dev/sparsecast.gz > "$BIN" && chmod +x "$BIN"
+    fi
 fi
 GRID=${GRID:-small}
 SPREAD=${SPREAD:-sqrt}
@@ -71,7 +77,7 @@ done
 export SPARSECAST_CACHE=${SPARSECAST_CACHE:-/tmp/scc}
 P="$DIR/$GPU.json"
 ARGS=(--backend "$BACKEND" --precision both --stat-grid "$GRID" --stat-spread "$SPREAD"
-      --statistical constant,normal,uniform --csr-threads 16,32 --budget-s "$BUDGET")
+      --statistical "${STATS:-constant,normal,uniform}" --csr-threads 16,32 --budget-s "$BUDGET")
 [ -n "$BASE" ] && ARGS+=(--base "$BASE")
 # shellcheck disable=SC2206
 [ -n "${EXTRA:-}" ] && ARGS+=($EXTRA)

@@ -13,6 +13,8 @@
 #   bash scripts/device_timing.sh noise pack             # compare the runs, tar the results
 #
 # Stages (any number, in order):
+#   placements     `bench --placements 5` of the two configurations whose time depended on the
+#                  process (cusparse-sell on two vsp_* matrices, f64): each placement's median
 #   check          selftest; warm-up traces after 2 s idle (--warmup-ms 400); every kernel of cage11
 #   eval NAME      `evaluate --no-profile` of $MATS + the default generated set into $EVAL/NAME with
 #                  the new binary (NAME starting with "old": the old binary); stopped after LIMIT_S
@@ -26,6 +28,11 @@ MATS=${MATS:-/root/mats}
 EVAL=${EVAL:-/root/eval}
 NEW=$PWD/.dev/bin/sparsecast
 OLD=$PWD/.dev/bin/sparsecast-old
+# A gzip-compressed binary (.dev/sparsecast.gz) keeps a call within the 64 MiB the tool carries.
+if [ ! -x "$NEW" ] && [ -f .dev/sparsecast.gz ]; then
+    NEW=/tmp/sparsecast-bin/sparsecast
+    mkdir -p /tmp/sparsecast-bin && gzip -dc .dev/sparsecast.gz > "$NEW" && chmod +x "$NEW"
+fi
 mkdir -p "$OUT" "$MATS" "$EVAL"
 for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
     [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -34,6 +41,7 @@ export SPARSECAST_CACHE=/tmp/sparsecast-cache
 for src in .dev/mats .dev/big; do
     [ -d "$src" ] && cp -n "$src"/*.mtx.gz "$MATS"/ 2>/dev/null
 done
+cp -n data/cage11.mtx.gz "$MATS"/ 2>/dev/null
 echo "corpus: $(ls "$MATS" | wc -l) matrices in $MATS; $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader)"
 step() { local name=$1; shift; local t0=$SECONDS; "$@"; echo "[$name: rc=$? in $((SECONDS - t0)) s]"; }
 
@@ -59,6 +67,23 @@ stage_check() {
             > "$OUT/bench-roget-$i.json" 2> /dev/null
     done
     "$NEW" bench "$MATS/cage11.mtx.gz" --backend cuda 2>&1 | tail -25
+}
+
+stage_placements() {
+    for m in vsp_sctap1-2b_and_seymourl vsp_model1_crew1_cr42_south31; do
+        for i in 1 2; do
+            "$NEW" bench "$MATS/$m.mtx.gz" --backend cuda --precision f64 --placements 5 \
+                --formats cusparse-sell,sell,csr-t4,cusparse-csr-alg1 --json \
+                > "$OUT/placements-$m-$i.json" 2> "$OUT/placements-$m-$i.err"
+            python3 - "$OUT/placements-$m-$i.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    pm = r.get("placement_medians") or []
+    print(sys.argv[1].rsplit("/", 1)[-1], r["kernel"], "median %.2f us" % (1e6 * (r["median_s"] or 0)),
+          "placements", " ".join("%.2f" % (1e6 * v) for v in pm))
+PY
+        done
+    done
 }
 
 stage_eval() { # NAME
@@ -99,6 +124,7 @@ while [ $# -gt 0 ]; do
     stage=$1; shift
     case $stage in
         check) stage_check ;;
+        placements) stage_placements ;;
         eval) stage_eval "$1"; shift ;;
         noise) stage_noise ;;
         instrument) stage_instrument ;;

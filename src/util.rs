@@ -219,6 +219,11 @@ pub fn read_json_text(path: &Path, what: &str) -> Result<String> {
     })
 }
 
+/// `skip_serializing_if` for counts that are usually zero.
+pub fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// Print a line on the process's real standard error, bypassing the test harness's output
 /// capture (which only intercepts the `print!` family of macros). Tests that skip their work —
 /// the GPU tests on a machine without CUDA — use it so that "skipped: no CUDA device" is visible

@@ -78,6 +78,9 @@ pub struct BenchRow {
     /// The median of each memory placement, when timed in several (`--placements`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub placement_medians: Vec<f64>,
+    /// Timings taken again because they were disturbed (spread above 10 %).
+    #[serde(skip_serializing_if = "crate::util::is_zero")]
+    pub retimed: usize,
     pub effective_gbs: Option<f64>,
     pub copy_bw_fraction: Option<f64>,
     pub speedup_vs_cusparse_csr: Option<f64>,
@@ -216,6 +219,7 @@ fn bench_one<T: BackendScalar>(
         tie_with_best: false,
         warmup_trace: k.warmup_trace.clone(),
         placement_medians: k.placement_medians.clone(),
+        retimed: k.retimed,
         effective_gbs: k.effective_gbs(),
         copy_bw_fraction: None,
         speedup_vs_cusparse_csr: None,

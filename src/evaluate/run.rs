@@ -226,6 +226,7 @@ impl Ctx<'_> {
             per_batch: None,
             graph: None,
             placement_medians: Vec::new(),
+            retimed: 0,
             footprint_bytes: None,
             effective_bytes: None,
             max_rel_error: None,

@@ -83,6 +83,7 @@ fn record_of(row: &TableRow, t: &ConfigTime, cfg: &KernelConfig, with_features: 
         per_batch: None,
         graph: None,
         placement_medians: Vec::new(),
+        retimed: 0,
         footprint_bytes: t.footprint_bytes,
         effective_bytes: None,
         max_rel_error: None,
