@@ -169,6 +169,7 @@ pub(crate) fn test_record(
         schema: SCHEMA,
         matrix: matrix.into(),
         source: SourceInfo::Recipe("test".into()),
+        placement_medians: Vec::new(),
         precision,
         config: config.into(),
         kind,
