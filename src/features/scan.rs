@@ -60,7 +60,11 @@ impl Bits {
             [one] => one.words.iter().map(|w| w.count_ones() as u64).sum(),
             _ => {
                 let lo = live.iter().map(|b| b.first).min().unwrap_or(0);
-                let hi = live.iter().map(|b| b.first + b.words.len()).max().unwrap_or(0);
+                let hi = live
+                    .iter()
+                    .map(|b| b.first + b.words.len())
+                    .max()
+                    .unwrap_or(0);
                 let mut u = vec![0u64; hi - lo];
                 for b in live {
                     for (k, &w) in b.words.iter().enumerate() {

@@ -126,7 +126,12 @@ fn bytes_for(nbrows: u64, nblocks: u64, b: u64, value_bytes: u64) -> u64 {
 
 /// Sorted distinct block columns of block row `br` of `csr`, written into `out` (cleared first).
 fn block_columns<T: Scalar>(csr: &Csr<T>, b: usize, br: usize, out: &mut Vec<u32>) {
-    block_columns_of(csr, br * b..(br * b).saturating_add(b).min(csr.nrows), b, out);
+    block_columns_of(
+        csr,
+        br * b..(br * b).saturating_add(b).min(csr.nrows),
+        b,
+        out,
+    );
 }
 
 /// The distinct block columns (`column / b`) of the rows `rows` (one block row), into `out`:

@@ -114,7 +114,10 @@ pub(crate) fn count_lengths(lens: &[usize], p: &SellParams) -> Option<SellCount>
     let slots = l
         .par_chunks(p.c)
         .map(|s| s.iter().copied().max().unwrap_or(0) as u64)
-        .fold(|| 0u64, |acc, w| acc.saturating_add(w.saturating_mul(p.c as u64)))
+        .fold(
+            || 0u64,
+            |acc, w| acc.saturating_add(w.saturating_mul(p.c as u64)),
+        )
         .reduce(|| 0u64, u64::saturating_add);
     Some(SellCount {
         c: p.c,
