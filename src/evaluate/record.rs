@@ -173,6 +173,7 @@ pub(crate) fn test_record(
         schema: SCHEMA,
         matrix: matrix.into(),
         source: SourceInfo::Recipe("test".into()),
+        placement_medians: Vec::new(),
         precision,
         config: config.into(),
         kind,

@@ -175,6 +175,7 @@ mod tests {
             schema: SCHEMA,
             matrix: matrix.into(),
             source: SourceInfo::File(format!("/x/{matrix}").into()),
+            placement_medians: Vec::new(),
             precision: Precision::F64,
             config: config.into(),
             kind: ConfigKind::Ours,

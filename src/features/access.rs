@@ -2,17 +2,15 @@
 //! locality of the gathers of `x`, and the parameter-dependent counts of the padded formats
 //! (DIA, SELL-C-σ, BSR), so that a model can predict from the features alone, without the matrix.
 //!
-//! Computed in one parallel pass over groups of 32 consecutive rows (a warp of the
-//! thread-per-row kernels), plus the formats' own counting passes. Cost: the group pass sorts
-//! each group's column indices (≤ 32 sorted runs), O(nnz · log 32) work spread over the cores,
-//! well below the time to parse the matrix from a file.
+//! Computed in the features' one parallel pass over groups of 32 consecutive rows (a warp of the
+//! thread-per-row kernels, [`super::scan`]), plus SELL-C-σ's sort of the row lengths. Cost: the
+//! group pass sorts each group's column indices (≤ 32 sorted runs), O(nnz · log 32) work spread
+//! over the cores, well below the time to parse the matrix from a file.
 
 use crate::formats::{self, FormatParams, SellParams};
 use crate::matrix::Csr;
 use crate::scalar::Scalar;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Threads per row of the CSR thread mappings whose imbalance is counted, in the order of
 /// [`Access::warp_steps`].
@@ -60,115 +58,13 @@ pub fn sell_params_counted() -> [SellParams; 2] {
     ]
 }
 
-/// Partial sums of one range of groups.
-#[derive(Default)]
-struct Acc {
-    steps: [u64; 6],
-    s32: u64,
-    s64: u64,
-    row64: u64,
-}
-
-impl Acc {
-    fn merge(mut self, o: Acc) -> Acc {
-        for (a, b) in self.steps.iter_mut().zip(o.steps) {
-            *a += b;
-        }
-        self.s32 += o.s32;
-        self.s64 += o.s64;
-        self.row64 += o.row64;
-        self
-    }
-}
-
-/// Distinct values of `v >> shift` in the sorted slice `v`.
-fn distinct_shifted(v: &[u32], shift: u32) -> u64 {
-    let mut n = 0u64;
-    let mut last = u64::MAX;
-    for &c in v {
-        let s = (c >> shift) as u64;
-        if s != last {
-            n += 1;
-            last = s;
-        }
-    }
-    n
-}
-
 impl Access {
-    /// Every access feature of `m` (rows sorted by column, as [`Csr`] keeps them).
+    /// Every access feature of `m` (rows sorted by column, as [`Csr`] keeps them): those of
+    /// [`super::Features::compute`], computed in the same pass ([`super::scan`]).
     pub fn compute<T: Scalar>(m: &Csr<T>) -> Access {
-        let ngroups = m.nrows.div_ceil(GROUP_ROWS);
-        let used: Vec<AtomicU64> = (0..m.ncols.div_ceil(64))
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        let acc = (0..ngroups)
-            .into_par_iter()
-            .fold(
-                || (Acc::default(), Vec::<u32>::new()),
-                |(mut acc, mut buf), g| {
-                    let rows = g * GROUP_ROWS..((g + 1) * GROUP_ROWS).min(m.nrows);
-                    let lens: Vec<usize> = rows.clone().map(|r| m.row_len(r)).collect();
-                    for (k, &t) in THREADS_PER_ROW.iter().enumerate() {
-                        let per_warp = GROUP_ROWS / t as usize;
-                        acc.steps[k] += lens
-                            .chunks(per_warp)
-                            .map(|w| w.iter().map(|&l| l.div_ceil(t as usize)).max().unwrap_or(0))
-                            .sum::<usize>() as u64;
-                    }
-                    buf.clear();
-                    for r in rows {
-                        let cols = m.row(r).0;
-                        acc.row64 += distinct_shifted(cols, 2);
-                        buf.extend_from_slice(cols);
-                        for &c in cols {
-                            let (w, b) = (c as usize / 64, c % 64);
-                            // Read before writing: a column seen before costs a shared load.
-                            if used[w].load(Ordering::Relaxed) & (1 << b) == 0 {
-                                used[w].fetch_or(1 << b, Ordering::Relaxed);
-                            }
-                        }
-                    }
-                    buf.sort_unstable();
-                    acc.s32 += distinct_shifted(&buf, 3);
-                    acc.s64 += distinct_shifted(&buf, 2);
-                    (acc, buf)
-                },
-            )
-            .map(|(a, _)| a)
-            .reduce(Acc::default, Acc::merge);
-        let rows_fit = m.nrows <= u32::MAX as usize;
-        let counts = |p: &SellParams| {
-            let params = FormatParams {
-                sell: p.clone(),
-                ..FormatParams::default()
-            };
-            formats::Summary::for_format(m, formats::FormatKind::Sell, &params)
-                .counts
-                .sell
-        };
-        let bsr_params = FormatParams::default();
-        Access {
-            warp_steps: acc.steps,
-            x_sectors_f32: acc.s32,
-            x_sectors_f64: acc.s64,
-            row_sectors_f64: acc.row64,
-            cols_used: used
-                .iter()
-                .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
-                .sum(),
-            dia: rows_fit
-                .then(|| {
-                    formats::Summary::for_format(m, formats::FormatKind::Dia, &bsr_params)
-                        .counts
-                        .dia
-                })
-                .flatten(),
-            sell: sell_params_counted().iter().filter_map(counts).collect(),
-            bsr: formats::Summary::for_format(m, formats::FormatKind::Bsr, &bsr_params)
-                .counts
-                .bsr,
-        }
+        super::Features::compute(m)
+            .access
+            .expect("Features::compute always sets the access features")
     }
 
     /// `summary` with the counts this holds for `params` (DIA always; SELL-C-σ and BSR where

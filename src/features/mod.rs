@@ -21,10 +21,11 @@
 //! ```
 
 pub mod access;
-mod entries;
 mod rows;
+pub mod scan;
 
 pub use access::Access;
+pub use scan::{Scan, StripScans};
 
 use crate::matrix::Csr;
 use crate::scalar::Scalar;
@@ -92,49 +93,11 @@ pub struct Features {
 }
 
 impl Features {
-    /// Compute every feature of `m`: O(nnz) work in parallel over row chunks, O(nrows) memory.
+    /// Compute every feature of `m`: one parallel pass over the entries ([`Scan::of`], O(nnz)
+    /// work, bitsets of `nrows + ncols` and `ncols` bits) and passes over the row lengths
+    /// ([`scan::compose`]).
     pub fn compute<T: Scalar>(m: &Csr<T>) -> Features {
-        let lengths = m.row_lengths();
-        let rs = rows::RowStats::compute(&lengths);
-        let hyb_width = crate::formats::hyb::auto_width(&lengths);
-        drop(lengths);
-        let es = entries::EntryStats::compute(m, hyb_width);
-        let nnz = m.nnz();
-        let ratio = |num: f64, den: usize, empty: f64| {
-            if den == 0 {
-                empty
-            } else {
-                num / den as f64
-            }
-        };
-        Features {
-            nrows: m.nrows,
-            ncols: m.ncols,
-            nnz,
-            min_nnz: rs.min,
-            max_nnz: rs.max,
-            mode_nnz: rs.mode,
-            median_nnz: rs.median,
-            mean_nnz: ratio(nnz as f64, m.nrows, 0.0),
-            std_nnz: rs.std,
-            min_dist: es.min_dist,
-            max_dist: es.max_dist,
-            bandwidth: es.bandwidth,
-            density: if m.nrows == 0 || m.ncols == 0 {
-                0.0
-            } else {
-                nnz as f64 / (m.nrows as f64 * m.ncols as f64)
-            },
-            empty_rows: rs.empty,
-            ell_padding_ratio: ratio(rs.max as f64 * m.nrows as f64, nnz, 1.0),
-            hyb_width,
-            hyb_coo_nnz: es.hyb_coo,
-            hyb_coo_share: ratio(es.hyb_coo as f64, nnz, 0.0),
-            diagonals: es.diagonals,
-            row_len_log2_hist: rs.log2_hist,
-            nonfinite: es.nonfinite,
-            access: Some(Access::compute(m)),
-        }
+        scan::compose(m.ncols, &m.row_lengths(), &[&Scan::of(m, 0..m.nrows)])
     }
 
     /// These features (of `m`) with HYB split at `width` instead of Bell & Garland's rule: the

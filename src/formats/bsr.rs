@@ -126,8 +126,24 @@ fn bytes_for(nbrows: u64, nblocks: u64, b: u64, value_bytes: u64) -> u64 {
 
 /// Sorted distinct block columns of block row `br` of `csr`, written into `out` (cleared first).
 fn block_columns<T: Scalar>(csr: &Csr<T>, b: usize, br: usize, out: &mut Vec<u32>) {
+    block_columns_of(
+        csr,
+        br * b..(br * b).saturating_add(b).min(csr.nrows),
+        b,
+        out,
+    );
+}
+
+/// The distinct block columns (`column / b`) of the rows `rows` (one block row), into `out`:
+/// what [`count`] counts per block row, also for block rows of a row range that starts at a
+/// multiple of `b` (the strip scans of [`crate::features`]).
+pub(crate) fn block_columns_of<T: Scalar>(
+    csr: &Csr<T>,
+    rows: std::ops::Range<usize>,
+    b: usize,
+    out: &mut Vec<u32>,
+) {
     out.clear();
-    let rows = br * b..(br * b).saturating_add(b).min(csr.nrows);
     for i in rows.clone() {
         // Columns are increasing within a row: skip repeats of the same block column.
         let mut last = u32::MAX;

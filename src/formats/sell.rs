@@ -97,6 +97,35 @@ pub(crate) fn sorted_slices<T: Scalar>(
     (perm, widths, SellCount { c, sigma, slots })
 }
 
+/// The count of [`sorted_slices`] from the row lengths alone (a slice's width only depends on the
+/// lengths in its σ window): `None` where the summary would hold none (parameters out of range,
+/// rows beyond 32-bit indices). Used for the row blocks of the optimizer, whose lengths are a
+/// slice of the matrix's.
+pub(crate) fn count_lengths(lens: &[usize], p: &SellParams) -> Option<SellCount> {
+    if lens.len() > u32::MAX as usize || check_params(p).is_err() {
+        return None;
+    }
+    let mut l = lens.to_vec();
+    if p.sigma > 1 {
+        l.par_chunks_mut(p.sigma)
+            .for_each(|w| w.sort_unstable_by(|a, b| b.cmp(a)));
+    }
+    // σ is 1 or a multiple of C: no slice straddles two windows.
+    let slots = l
+        .par_chunks(p.c)
+        .map(|s| s.iter().copied().max().unwrap_or(0) as u64)
+        .fold(
+            || 0u64,
+            |acc, w| acc.saturating_add(w.saturating_mul(p.c as u64)),
+        )
+        .reduce(|| 0u64, u64::saturating_add);
+    Some(SellCount {
+        c: p.c,
+        sigma: p.sigma,
+        slots,
+    })
+}
+
 /// Footprint: `(nslices + 1) × 4 + nslices × 4 + nrows × 4 + slots × (4 + value)`, saturating.
 fn bytes_for(nslices: u64, nrows: u64, slots: u64, value_bytes: u64) -> u64 {
     nslices
@@ -352,5 +381,43 @@ impl<T: Scalar> SparseFormat<T> for Sell<T> {
                     }
                 }
             });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn the_count_from_lengths_is_the_sorted_slices_count() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..60 {
+            let nrows = rng.random_range(0..700);
+            let lens: Vec<usize> = (0..nrows)
+                .map(|_| match rng.random_range(0..4) {
+                    0 => 0,
+                    1 => rng.random_range(1..4),
+                    _ => rng.random_range(1..40),
+                })
+                .collect();
+            let (mut r, mut c) = (Vec::new(), Vec::new());
+            for (i, &l) in lens.iter().enumerate() {
+                for j in 0..l {
+                    r.push(i as u32);
+                    c.push(j as u32);
+                }
+            }
+            let a = Csr::<f64>::from_triplets(nrows, 64, &r, &c, &vec![1.0; r.len()]).unwrap();
+            for (cc, sigma) in [(32, 256), (4, 1), (8, 8), (16, 64), (512, 2048), (3, 9)] {
+                let p = SellParams { c: cc, sigma };
+                assert_eq!(
+                    count_lengths(&lens, &p),
+                    Some(sorted_slices(&a, &p).2),
+                    "C {cc} σ {sigma}, {nrows} rows"
+                );
+            }
+            assert_eq!(count_lengths(&lens, &SellParams { c: 4, sigma: 6 }), None);
+        }
     }
 }

@@ -54,10 +54,12 @@ pub use admit::format_refusal;
 pub use execute::{PlanTiming, PreparedPlan};
 pub use features::{StripTable, Sweep};
 pub use identity::MatrixIdentity;
-pub use learned::{optimize_learned, LearnedBlock, LearnedOptimum, LearnedOptions};
+pub use learned::{
+    optimize_learned, LearnedBlock, LearnedOptimum, LearnedOptions, DEFAULT_ADOPT_SIGMAS,
+};
 pub use plan::{Plan, PlanBlock, Provenance, SingleFormat};
 pub use predictor::{block_model, AnalyticalBlocks, BlockModel, MODEL_NAMES};
-pub use rule::PlanRule;
+pub use rule::{PlanRule, DEFAULT_BLOCK_FLOORS};
 pub use solve::{
     features_for, optimize, optimize_with_progress, OptimalBlock, OptimizeOptions, Optimum,
 };

@@ -13,10 +13,17 @@
 //!
 //! which is ≥ every `T_b`, = `T_b` for one block, and additive over blocks
 //! ([`PlanRule::block_cost`] + [`PlanRule::offset`]), so the dynamic program stays exact.
-//! `block_s = floor` is the blocks run one after another with no overlap (`Σ T_b`, the rule of
-//! 004); `block_s = 0` is perfect overlap. `scripts/device_optimizer.sh` measures `block_s` on the
-//! device (plans of `k` identical blocks against one block); until it is given
-//! (`optimize --block-cost-us`) the conservative `block_s = floor` is used.
+//! `block_s = floor` is the blocks run one after another with nothing lost between them
+//! (`Σ T_b`, the rule of 004); `block_s = 0` is perfect overlap. `scripts/device_optimizer.sh`
+//! measures `block_s` on the device (the best single configuration cut at the strips, timed as a
+//! plan, against its blocks timed alone). On the GPUs it is several floors, not one: the
+//! session-5 runs (docs/{h200,h100}/optimizer/log-*.txt) fitted 4.5–5.3 µs (H200, floor
+//! 1.06–1.12 µs) and 4.8–6.0 µs (H100, floor 1.19–1.21 µs) per extra block on the large and
+//! heterogeneous matrices, 4.0–5.05 floors (each block of the sequential graph drains its
+//! kernel's tail before the next starts), and ≈ 1 floor on small matrices. The default
+//! ([`PlanRule::measured_default`]) is therefore [`DEFAULT_BLOCK_FLOORS`] floors, the upper end
+//! of those fits: conservative, it can only keep a plan from being adopted, never make one
+//! look cheaper than it ran; `optimize --block-cost-us` sets a calibrated value.
 
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +36,19 @@ pub struct PlanRule {
     pub block_s: f64,
 }
 
+/// Default cost of every block beyond the first, in launch floors (see the module
+/// documentation: the largest per-block cost fitted on the H200 and H100, 5.05 floors, rounded).
+pub const DEFAULT_BLOCK_FLOORS: f64 = 5.0;
+
 impl PlanRule {
+    /// The default rule: `block_s` = [`DEFAULT_BLOCK_FLOORS`] × `floor_s`.
+    pub fn measured_default(floor_s: f64) -> PlanRule {
+        PlanRule {
+            floor_s,
+            block_s: DEFAULT_BLOCK_FLOORS * floor_s,
+        }
+    }
+
     /// The rule with `block_s` = `floor_s` (blocks in sequence, no overlap).
     pub fn sequential(floor_s: f64) -> PlanRule {
         PlanRule {
@@ -93,5 +112,10 @@ mod tests {
         let b = PlanRule::fit_block_s(2e-6, &s).unwrap();
         assert!((b - 1e-6).abs() < 1e-15, "{b}");
         assert!(PlanRule::fit_block_s(2e-6, &[(1, 5e-6, 3e-6)]).is_none());
+        // The default charges 5 floors per extra block: two blocks of 7 and 3 µs cost
+        // 2 + 5 + 1 + 10 µs.
+        let d = PlanRule::measured_default(2e-6);
+        assert!((d.plan_time(&[7e-6, 3e-6]) - 18e-6).abs() < 1e-18);
+        assert!((d.plan_time(&[7e-6]) - 7e-6).abs() < 1e-18);
     }
 }

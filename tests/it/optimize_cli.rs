@@ -441,3 +441,62 @@ fn our_model_answers_with_its_reason_and_the_answer_runs() {
     let e = fails(&["optimize", &het, "--measure", "--backend", "cpu"]);
     assert!(e.contains("cuda backend"), "{e}");
 }
+
+/// `--models a,b`: the plans of several models of the profile side by side (one line per block
+/// range), each equal to what `--model` alone finds; JSON per model; bad names and --measure
+/// refused.
+#[test]
+fn several_models_side_by_side() {
+    let het = path("hetero.json");
+    let out = ok(&[
+        "optimize",
+        &het,
+        "--strips",
+        "3",
+        "--models",
+        "sparsecast,analytical",
+    ]);
+    assert!(out.contains("2 models"), "{out}");
+    assert!(out.contains("  sparsecast  "), "{out}");
+    assert!(out.contains("  analytical  "), "{out}");
+    assert!(out.matches("→ ").count() == 2, "{out}");
+    let j: Value = serde_json::from_str(&ok(&[
+        "optimize",
+        &het,
+        "--strips",
+        "3",
+        "--models",
+        "sparsecast,analytical",
+        "--json",
+    ]))
+    .unwrap();
+    let ms = j["results"][0]["models"].as_array().unwrap();
+    assert_eq!(ms.len(), 2);
+    for (r, name) in ms.iter().zip(["sparsecast", "analytical"]) {
+        assert_eq!(r["model"], name);
+        // The blocks tile the rows in order.
+        let plan = r["plan"].as_array().unwrap();
+        assert_eq!(plan[0]["rows"][0], 0);
+        for w in plan.windows(2) {
+            assert_eq!(w[0]["rows"][1], w[1]["rows"][0]);
+        }
+        assert_eq!(plan.last().unwrap()["rows"][1], r["nrows"]);
+    }
+    // The same plan as the model alone.
+    let alone: Value = serde_json::from_str(&ok(&[
+        "optimize",
+        &het,
+        "--strips",
+        "3",
+        "--model",
+        "sparsecast",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(alone["results"][0]["plan"], ms[0]["plan"]);
+    assert_eq!(alone["results"][0]["adopted"], ms[0]["adopted"]);
+    let e = fails(&["optimize", &het, "--models", "sparsecast,nope"]);
+    assert!(e.contains("no model 'nope'"), "{e}");
+    let e = fails(&["optimize", &het, "--models", "sparsecast", "--measure"]);
+    assert!(e.contains("--measure"), "{e}");
+}

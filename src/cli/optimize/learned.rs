@@ -261,6 +261,53 @@ fn measure_all<T: BackendScalar>(
     Ok(out)
 }
 
+/// Print one matrix's plans under several models side by side: one line per block range (rows,
+/// configuration, predicted time), then each model's answer.
+pub fn print_side_by_side(rs: &[LearnedReport]) {
+    let Some(r0) = rs.first() else { return };
+    println!(
+        "{}: {} rows, {} non-zeros, {}, {} model{}",
+        r0.input,
+        r0.nrows,
+        r0.nnz,
+        r0.precision,
+        rs.len(),
+        if rs.len() == 1 { "" } else { "s" }
+    );
+    let w = rs.iter().map(|r| r.model.len()).max().unwrap_or(5).max(5);
+    println!(
+        "  {:<w$}  {:>21}  {:<18} {:>10}",
+        "model", "rows", "configuration", "predicted"
+    );
+    for r in rs {
+        for (k, b) in r.plan.iter().enumerate() {
+            println!(
+                "  {:<w$}  {:>10}..{:<9}  {:<18} {:>10}",
+                if k == 0 { r.model.as_str() } else { "" },
+                b.rows[0],
+                b.rows[1],
+                b.config,
+                fs(b.predicted_seconds)
+            );
+        }
+        let single = r
+            .best_single
+            .as_ref()
+            .map_or("-".into(), |(l, t)| format!("{l} {}", fs(*t)));
+        println!(
+            "  {:<w$}  → {}: plan {} vs best single {}",
+            "",
+            if r.adopted {
+                "the plan"
+            } else {
+                "one configuration"
+            },
+            fs(r.plan_predicted),
+            single
+        );
+    }
+}
+
 /// Print one matrix compactly.
 pub fn print(r: &LearnedReport) {
     println!(

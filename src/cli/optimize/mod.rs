@@ -73,6 +73,13 @@ pub struct Args {
     /// strips cut where the rows change, with every candidate block's full features.
     #[arg(long)]
     model: Option<String>,
+    /// Run the optimizer under each of these models of the profile (comma-separated, e.g.
+    /// `sparsecast,statistical`) and print their plans side by side: one line per block range
+    /// (rows, configuration, predicted time) and each model's answer. Every model, analytical
+    /// included, runs the feature-based program here (same cuts, same plan-time rule), so the
+    /// plans differ only by the model. Not with --measure or --save-plan.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["model", "measure", "save_plan"])]
+    models: Option<Vec<String>>,
     /// (Models other than analytical) Budget of feature passes over the matrix for the
     /// candidate blocks: N strips cost about (N+1)(N+2)/6 passes (10: N = 6).
     #[arg(long, default_value_t = 10.0)]
@@ -81,12 +88,13 @@ pub struct Args {
     #[arg(long)]
     strips: Option<usize>,
     /// Cost of every block beyond the first in a plan, µs (calibrated by
-    /// scripts/device_optimizer.sh; default: the launch floor, i.e. blocks in sequence).
+    /// scripts/device_optimizer.sh; default: 5 launch floors, the largest per-block cost
+    /// measured on the H200 and H100).
     #[arg(long)]
     block_cost_us: Option<f64>,
     /// A plan is adopted when its predicted gain exceeds this many one-sigma uncertainties
     /// (of the best single configuration plus the blocks').
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = crate::optimize::DEFAULT_ADOPT_SIGMAS)]
     adopt_sigmas: f64,
     /// Let row blocks use cuSPARSE algorithms too (the CUDA backend runs them on a row block).
     #[arg(long)]
@@ -195,6 +203,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     } else {
         None
     };
+    if let Some(names) = &a.models {
+        return run_models(
+            &a,
+            section,
+            names,
+            profile_name,
+            &profile.device_name,
+            inputs,
+        );
+    }
     let model_name = a.model.clone().unwrap_or_else(|| {
         if section.models.iter().any(|m| m.name == "sparsecast") {
             "sparsecast".into()
@@ -304,6 +322,117 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The feature-based options of the arguments, with `floor` as the fixed cost of an SpMV.
+fn learned_options(
+    a: &Args,
+    floor: f64,
+    cuda: bool,
+) -> anyhow::Result<crate::optimize::LearnedOptions> {
+    let mut opts = crate::optimize::LearnedOptions::new(floor);
+    opts.feature_passes = a.feature_passes;
+    opts.strips = a.strips;
+    opts.adopt_sigmas = a.adopt_sigmas;
+    opts.vendor_blocks = a.vendor_blocks && cuda;
+    if let Some(us) = a.block_cost_us {
+        anyhow::ensure!(us.is_finite() && us >= 0.0, "--block-cost-us must be ≥ 0");
+        opts.rule.block_s = us * 1e-6;
+    }
+    Ok(opts)
+}
+
+/// `--models a,b`: every input optimized under each named model, printed side by side.
+fn run_models(
+    a: &Args,
+    section: &crate::profile::PrecisionProfile,
+    names: &[String],
+    profile_name: String,
+    device: &str,
+    inputs: Vec<(String, Loader)>,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(!names.is_empty(), "--models needs at least one model name");
+    let named = crate::model::registry::select(&section.models, Some(names))?;
+    let models: Vec<(String, crate::model::Bounded<&dyn crate::model::Model>)> = named
+        .iter()
+        .map(|n| {
+            (
+                n.name.clone(),
+                crate::model::Bounded {
+                    model: n.model.model(),
+                    bounds: section.bounds.clone(),
+                },
+            )
+        })
+        .collect();
+    let floor = section.bounds.as_ref().map_or(2e-6, |b| b.launch_floor_s);
+    let opts = learned_options(a, floor, true)?;
+    let (mut results, mut failed) = (Vec::new(), Vec::<(String, String)>::new());
+    for (src, load) in inputs {
+        let res = load()
+            .with_context(|| format!("reading {src}"))
+            .and_then(|m| {
+                models
+                    .iter()
+                    .map(|(name, model)| {
+                        let by = Provenance {
+                            model: name.clone(),
+                            profile: profile_name.clone(),
+                            device: device.to_string(),
+                            precision: a.precision,
+                        };
+                        match a.precision {
+                            Precision::F32 => learned::one::<f32>(
+                                a,
+                                model,
+                                &opts,
+                                &by,
+                                None,
+                                &src,
+                                &m.cast(),
+                                true,
+                            ),
+                            Precision::F64 => {
+                                learned::one::<f64>(a, model, &opts, &by, None, &src, &m, true)
+                            }
+                        }
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()
+            });
+        match res {
+            Ok(rs) => {
+                if !a.json {
+                    learned::print_side_by_side(&rs);
+                }
+                results.push(serde_json::json!({ "input": src, "models": rs }));
+            }
+            Err(e) => {
+                eprintln!("skipped {src}: {e:#}");
+                failed.push((src, format!("{e:#}")));
+            }
+        }
+    }
+    let skipped: Vec<serde_json::Value> = failed
+        .iter()
+        .map(|(i, e)| serde_json::json!({ "input": i, "error": e }))
+        .collect();
+    let out = serde_json::json!({ "models": names, "results": results, "failed": skipped });
+    if let Some(p) = &a.json_out {
+        crate::util::write_atomic(p, |w| {
+            serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
+            w.write_all(b"\n")
+        })?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    }
+    anyhow::ensure!(
+        failed.is_empty(),
+        "{} of {} inputs failed",
+        failed.len(),
+        failed.len() + results.len()
+    );
+    Ok(())
+}
+
 /// Every input through the feature-based optimizer ([`learned`]).
 fn run_learned(
     a: &Args,
@@ -319,15 +448,7 @@ fn run_learned(
         bounds: section.bounds.clone(),
     };
     let floor = section.bounds.as_ref().map_or(2e-6, |b| b.launch_floor_s);
-    let mut opts = crate::optimize::LearnedOptions::new(floor);
-    opts.feature_passes = a.feature_passes;
-    opts.strips = a.strips;
-    opts.adopt_sigmas = a.adopt_sigmas;
-    opts.vendor_blocks = a.vendor_blocks && measure.map_or(true, |m| m.0 == BackendKind::Cuda);
-    if let Some(us) = a.block_cost_us {
-        anyhow::ensure!(us.is_finite() && us >= 0.0, "--block-cost-us must be ≥ 0");
-        opts.rule.block_s = us * 1e-6;
-    }
+    let opts = learned_options(a, floor, measure.map_or(true, |m| m.0 == BackendKind::Cuda))?;
     let several = inputs.len() > 1;
     let quiet = a.json || (a.summary_only && several);
     let (mut results, mut failed) = (Vec::new(), Vec::<(String, String)>::new());

@@ -1,0 +1,365 @@
+//! The one parallel pass over the entries of a row range, and how the features of a range of
+//! consecutive scanned pieces follow from their scans.
+//!
+//! [`Scan::of`] reads the rows `[r0, r1)` of a matrix once, in groups of [`GROUP_ROWS`] rows
+//! counted from `r0` (a warp of the thread-per-row kernels): column gaps, the extreme offsets
+//! `column − row` (global rows), non-finite values, the occupied diagonals and columns (bitsets),
+//! every group's warp steps and `x` sectors, every row's sectors and BSR's block columns per block
+//! row of [`BsrParams::DEFAULT_BLOCK`] rows. [`compose`] turns the scans of consecutive pieces
+//! into the [`Features`] of their union — sums, minima/maxima, unions of the bitsets, the
+//! bandwidth from the extreme offsets shifted to the union's first row — plus what only needs the
+//! row lengths (their statistics, the HYB split, SELL-C-σ's slots).
+//!
+//! [`Features::compute`] is [`compose`] of one scan of the whole matrix, so the features of a row
+//! block composed from the scans of its strips are those of the block computed alone, **exactly**,
+//! provided every piece starts at a multiple of [`GROUP_ROWS`] rows after the block's first row
+//! (groups, block rows and the offsets then line up): [`StripScans`] checks it. The optimizer
+//! scans its few strips once ([`StripScans::new`], one pass over the matrix) and composes every
+//! candidate block from them in `O(rows of the block + bitset words)`, instead of one pass over
+//! the block's entries each (`docs/OPTIMIZER.md`, "Speed").
+
+use super::access::{sell_params_counted, Access, GROUP_ROWS, THREADS_PER_ROW};
+use super::rows::RowStats;
+use super::Features;
+use crate::formats::{self, bsr::BsrCount, dia::DiaCount, BsrParams};
+use crate::matrix::Csr;
+use crate::scalar::Scalar;
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// BSR's block rows must line up with the groups of a scan.
+const BSR_B: usize = BsrParams::DEFAULT_BLOCK;
+const _: () = assert!(GROUP_ROWS % BSR_B == 0);
+
+/// A bitset trimmed to its non-zero words: bit `b` is bit `b % 64` of `words[b / 64 − first]`.
+#[derive(Clone, Debug, Default)]
+pub struct Bits {
+    first: usize,
+    words: Vec<u64>,
+}
+
+impl Bits {
+    fn from_atomic(a: Vec<AtomicU64>) -> Bits {
+        let w: Vec<u64> = a.into_iter().map(AtomicU64::into_inner).collect();
+        let Some(lo) = w.iter().position(|&x| x != 0) else {
+            return Bits::default();
+        };
+        let hi = w.iter().rposition(|&x| x != 0).unwrap_or(lo);
+        Bits {
+            first: lo,
+            words: w[lo..=hi].to_vec(),
+        }
+    }
+
+    /// Bits set in the union of `sets`.
+    fn union_count(sets: &[&Bits]) -> u64 {
+        let live: Vec<&&Bits> = sets.iter().filter(|b| !b.words.is_empty()).collect();
+        match live.as_slice() {
+            [] => 0,
+            [one] => one.words.iter().map(|w| w.count_ones() as u64).sum(),
+            _ => {
+                let lo = live.iter().map(|b| b.first).min().unwrap_or(0);
+                let hi = live
+                    .iter()
+                    .map(|b| b.first + b.words.len())
+                    .max()
+                    .unwrap_or(0);
+                let mut u = vec![0u64; hi - lo];
+                for b in live {
+                    for (k, &w) in b.words.iter().enumerate() {
+                        u[b.first - lo + k] |= w;
+                    }
+                }
+                u.iter().map(|w| w.count_ones() as u64).sum()
+            }
+        }
+    }
+}
+
+/// What one pass over the rows `rows` finds (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Scan {
+    rows: Range<usize>,
+    nnz: usize,
+    /// Smallest and largest gap between consecutive columns of a row.
+    gaps: Option<(usize, usize)>,
+    /// Smallest and largest `column − row` (global row index).
+    offsets: Option<(i64, i64)>,
+    nonfinite: usize,
+    /// Occupied diagonals, bit `column + (matrix rows − 1) − row`.
+    diagonals: Bits,
+    /// Columns with an entry.
+    columns: Bits,
+    warp_steps: [u64; 6],
+    x_sectors: [u64; 2],
+    row_sectors_f64: u64,
+    bsr_blocks: u64,
+}
+
+/// Partial sums of one range of groups.
+#[derive(Default)]
+struct Acc {
+    gaps: Option<(usize, usize)>,
+    offsets: Option<(i64, i64)>,
+    nonfinite: usize,
+    steps: [u64; 6],
+    sectors: [u64; 2],
+    row64: u64,
+    bsr: u64,
+}
+
+fn min_max<U: Ord + Copy>(a: Option<(U, U)>, b: Option<(U, U)>) -> Option<(U, U)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some((x.0.min(y.0), x.1.max(y.1))),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+impl Acc {
+    fn merge(mut self, o: Acc) -> Acc {
+        self.gaps = min_max(self.gaps, o.gaps);
+        self.offsets = min_max(self.offsets, o.offsets);
+        self.nonfinite += o.nonfinite;
+        for (a, b) in self.steps.iter_mut().zip(o.steps) {
+            *a += b;
+        }
+        self.sectors[0] += o.sectors[0];
+        self.sectors[1] += o.sectors[1];
+        self.row64 += o.row64;
+        self.bsr += o.bsr;
+        self
+    }
+}
+
+/// Distinct values of `v >> shift` in the sorted slice `v`.
+fn distinct_shifted(v: &[u32], shift: u32) -> u64 {
+    let mut n = 0u64;
+    let mut last = u64::MAX;
+    for &c in v {
+        let s = (c >> shift) as u64;
+        if s != last {
+            n += 1;
+            last = s;
+        }
+    }
+    n
+}
+
+/// Set bit `bit`, reading first: a bit already set costs a shared load, not a contended write.
+#[inline]
+fn set(bits: &[AtomicU64], bit: usize) {
+    let (w, mask) = (&bits[bit / 64], 1u64 << (bit % 64));
+    if w.load(Ordering::Relaxed) & mask == 0 {
+        w.fetch_or(mask, Ordering::Relaxed);
+    }
+}
+
+fn atomic_bits(n: usize) -> Vec<AtomicU64> {
+    (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
+}
+
+impl Scan {
+    /// Scan the rows `rows` of `m` (in parallel over groups of [`GROUP_ROWS`] rows from
+    /// `rows.start`).
+    pub fn of<T: Scalar>(m: &Csr<T>, rows: Range<usize>) -> Scan {
+        assert!(rows.start <= rows.end && rows.end <= m.nrows, "row range");
+        let diag = atomic_bits((m.nrows + m.ncols).saturating_sub(1));
+        let cols = atomic_bits(m.ncols);
+        let shift = m.nrows.saturating_sub(1);
+        let start = rows.start;
+        let ngroups = rows.len().div_ceil(GROUP_ROWS);
+        let acc = (0..ngroups)
+            .into_par_iter()
+            .fold(
+                || (Acc::default(), Vec::<u32>::new(), Vec::<u32>::new()),
+                |(mut a, mut buf, mut scratch), g| {
+                    let r0 = start + g * GROUP_ROWS;
+                    let group = r0..(r0 + GROUP_ROWS).min(rows.end);
+                    let lens: Vec<usize> = group.clone().map(|r| m.row_len(r)).collect();
+                    for (k, &t) in THREADS_PER_ROW.iter().enumerate() {
+                        let t = t as usize;
+                        a.steps[k] += lens
+                            .chunks(GROUP_ROWS / t)
+                            .map(|w| w.iter().map(|&l| l.div_ceil(t)).max().unwrap_or(0))
+                            .sum::<usize>() as u64;
+                    }
+                    buf.clear();
+                    for i in group.clone() {
+                        let (c, v) = m.row(i);
+                        let Some((&first, &last)) = c.first().zip(c.last()) else {
+                            continue;
+                        };
+                        let o = (first as i64 - i as i64, last as i64 - i as i64);
+                        a.offsets = min_max(a.offsets, Some(o));
+                        for w in c.windows(2) {
+                            let g = (w[1] - w[0]) as usize;
+                            a.gaps = min_max(a.gaps, Some((g, g)));
+                        }
+                        for &j in c {
+                            set(&diag, j as usize + shift - i);
+                            set(&cols, j as usize);
+                        }
+                        a.nonfinite += v.iter().filter(|x| !x.is_finite()).count();
+                        a.row64 += distinct_shifted(c, 2);
+                        buf.extend_from_slice(c);
+                    }
+                    buf.sort_unstable();
+                    a.sectors[0] += distinct_shifted(&buf, 3);
+                    a.sectors[1] += distinct_shifted(&buf, 2);
+                    for b0 in group.clone().step_by(BSR_B) {
+                        let br = b0..(b0 + BSR_B).min(group.end);
+                        formats::bsr::block_columns_of(m, br, BSR_B, &mut scratch);
+                        a.bsr += scratch.len() as u64;
+                    }
+                    (a, buf, scratch)
+                },
+            )
+            .map(|(a, _, _)| a)
+            .reduce(Acc::default, Acc::merge);
+        Scan {
+            nnz: m.row_ptr[rows.end] - m.row_ptr[rows.start],
+            rows,
+            gaps: acc.gaps,
+            offsets: acc.offsets,
+            nonfinite: acc.nonfinite,
+            diagonals: Bits::from_atomic(diag),
+            columns: Bits::from_atomic(cols),
+            warp_steps: acc.steps,
+            x_sectors: acc.sectors,
+            row_sectors_f64: acc.row64,
+            bsr_blocks: acc.bsr,
+        }
+    }
+}
+
+/// The features of the rows covered by `scans` (consecutive, each starting a multiple of
+/// [`GROUP_ROWS`] rows after the first's start) of a matrix with `ncols` columns, whose row
+/// lengths are `lens` (one per row of the union).
+pub fn compose(ncols: usize, lens: &[usize], scans: &[&Scan]) -> Features {
+    let nrows = lens.len();
+    let r0 = scans.first().map_or(0, |s| s.rows.start);
+    let rs = RowStats::compute(lens);
+    let hyb_width = formats::hyb::auto_width(lens);
+    let hyb_coo: usize = lens.par_iter().map(|&l| l.saturating_sub(hyb_width)).sum();
+    let nnz: usize = scans.iter().map(|s| s.nnz).sum();
+    let gaps = scans.iter().fold(None, |g, s| min_max(g, s.gaps));
+    // Offsets relative to the union's first row.
+    let offsets = scans
+        .iter()
+        .fold(None, |o, s| min_max(o, s.offsets))
+        .map(|(lo, hi)| (lo + r0 as i64, hi + r0 as i64));
+    let bandwidth = offsets.map_or(0, |(lo, hi)| lo.unsigned_abs().max(hi.unsigned_abs()));
+    let diagonals = Bits::union_count(&scans.iter().map(|s| &s.diagonals).collect::<Vec<_>>());
+    let ratio = |num: f64, den: usize, empty: f64| {
+        if den == 0 {
+            empty
+        } else {
+            num / den as f64
+        }
+    };
+    let sum = |f: &dyn Fn(&Scan) -> u64| scans.iter().map(|s| f(s)).sum::<u64>();
+    let rows_fit = nrows <= u32::MAX as usize;
+    let access = Access {
+        warp_steps: std::array::from_fn(|k| sum(&|s| s.warp_steps[k])),
+        x_sectors_f32: sum(&|s| s.x_sectors[0]),
+        x_sectors_f64: sum(&|s| s.x_sectors[1]),
+        row_sectors_f64: sum(&|s| s.row_sectors_f64),
+        cols_used: Bits::union_count(&scans.iter().map(|s| &s.columns).collect::<Vec<_>>()),
+        dia: rows_fit.then_some(DiaCount {
+            diagonals,
+            offsets: offsets.unwrap_or((0, 0)),
+        }),
+        sell: sell_params_counted()
+            .iter()
+            .filter_map(|p| formats::sell::count_lengths(lens, p))
+            .collect(),
+        bsr: Some(BsrCount {
+            block: BSR_B,
+            blocks: sum(&|s| s.bsr_blocks),
+        }),
+    };
+    Features {
+        nrows,
+        ncols,
+        nnz,
+        min_nnz: rs.min,
+        max_nnz: rs.max,
+        mode_nnz: rs.mode,
+        median_nnz: rs.median,
+        mean_nnz: ratio(nnz as f64, nrows, 0.0),
+        std_nnz: rs.std,
+        min_dist: gaps.map(|g| g.0),
+        max_dist: gaps.map(|g| g.1),
+        bandwidth: bandwidth as usize,
+        density: if nrows == 0 || ncols == 0 {
+            0.0
+        } else {
+            nnz as f64 / (nrows as f64 * ncols as f64)
+        },
+        empty_rows: rs.empty,
+        ell_padding_ratio: ratio(rs.max as f64 * nrows as f64, nnz, 1.0),
+        hyb_width,
+        hyb_coo_nnz: hyb_coo,
+        hyb_coo_share: ratio(hyb_coo as f64, nnz, 0.0),
+        diagonals: diagonals as usize,
+        row_len_log2_hist: rs.log2_hist,
+        nonfinite: scans.iter().map(|s| s.nonfinite).sum(),
+        access: Some(access),
+    }
+}
+
+/// A matrix scanned once in strips, whose row blocks' features are composed from the scans
+/// ([`StripScans::block`]).
+pub struct StripScans {
+    cuts: Vec<usize>,
+    ncols: usize,
+    lens: Vec<usize>,
+    scans: Vec<Scan>,
+}
+
+impl StripScans {
+    /// Scan `m` in the strips `[cuts[k], cuts[k+1])`. `cuts` must run from 0 to `m.nrows`,
+    /// increasing, with every inner cut a multiple of [`GROUP_ROWS`].
+    pub fn new<T: Scalar>(m: &Csr<T>, cuts: &[usize]) -> crate::Result<StripScans> {
+        let ok = cuts.len() >= 2
+            && cuts.first() == Some(&0)
+            && cuts.last() == Some(&m.nrows)
+            && cuts.windows(2).all(|w| w[0] < w[1] || m.nrows == 0)
+            && cuts[1..cuts.len() - 1].iter().all(|c| c % GROUP_ROWS == 0);
+        if !ok {
+            return Err(crate::Error::Invalid(format!(
+                "strip cuts {cuts:?} must increase from 0 to {} rows, inner cuts on multiples \
+                 of {GROUP_ROWS}",
+                m.nrows
+            )));
+        }
+        Ok(StripScans {
+            cuts: cuts.to_vec(),
+            ncols: m.ncols,
+            lens: m.row_lengths(),
+            scans: cuts.windows(2).map(|w| Scan::of(m, w[0]..w[1])).collect(),
+        })
+    }
+
+    /// Strips.
+    pub fn len(&self) -> usize {
+        self.scans.len()
+    }
+
+    /// Whether there are no strips.
+    pub fn is_empty(&self) -> bool {
+        self.scans.is_empty()
+    }
+
+    /// The features of strips `i..=j`, equal to [`Features::compute`] of those rows.
+    pub fn block(&self, i: usize, j: usize) -> Features {
+        let parts: Vec<&Scan> = self.scans[i..=j].iter().collect();
+        compose(
+            self.ncols,
+            &self.lens[self.cuts[i]..self.cuts[j + 1]],
+            &parts,
+        )
+    }
+}
