@@ -194,7 +194,6 @@ pub(crate) fn test_record(
         spread: None,
         per_batch: None,
         graph: None,
-        placement_medians: Vec::new(),
         retimed: 0,
         footprint_bytes: None,
         effective_bytes: None,

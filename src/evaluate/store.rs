@@ -192,7 +192,6 @@ mod tests {
             spread: None,
             per_batch: None,
             graph: None,
-            placement_medians: Vec::new(),
             retimed: 0,
             footprint_bytes: Some(100),
             effective_bytes: Some(200),
