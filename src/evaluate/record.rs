@@ -189,6 +189,7 @@ pub(crate) fn test_record(
         spread: None,
         per_batch: None,
         graph: None,
+        placement_medians: Vec::new(),
         footprint_bytes: None,
         effective_bytes: None,
         max_rel_error: None,

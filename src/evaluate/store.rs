@@ -191,6 +191,7 @@ mod tests {
             spread: None,
             per_batch: None,
             graph: None,
+            placement_medians: Vec::new(),
             footprint_bytes: Some(100),
             effective_bytes: Some(200),
             max_rel_error: Some(0.0),
