@@ -5,7 +5,7 @@
 #  2. predict the 70 SuiteSparse files on this GPU from the REFERENCE GPU's measured times
 #     (its corpus table, `predict --measured-on`) and measure them here (`--measure`): the
 #     difference rate of 003's model on the device, end to end.
-# Green-context partitions (8/16/32/72 SMs) are not implemented (docs/CROSS_ARCH.md: design).
+# Green-context partitions (8/16/32/72 SMs): scripts/device_partitions.sh.
 #
 #   TARGET=h100 bash scripts/device_crossarch.sh      # on the H100, reference = the H200
 #   TARGET=h200 bash scripts/device_crossarch.sh      # on the H200, reference = the H100

@@ -347,19 +347,44 @@ impl BackendKind {
     }
 }
 
+/// Check a request for a green-context partition of `sms` SMs (`--sms`) on backend `kind`
+/// before anything is opened: the CPU backend has none, and a size the GPU cannot split exactly
+/// is refused ([`cuda::partition::check_request`]).
+pub fn check_partition(kind: BackendKind, sms: Option<u32>) -> Result<()> {
+    match (kind, sms) {
+        (_, None) => Ok(()),
+        (BackendKind::Cpu, Some(n)) => Err(crate::Error::Invalid(format!(
+            "--sms {n}: SM partitions are green contexts of a CUDA device; the CPU backend has \
+             none (use --backend cuda, or leave out --sms)"
+        ))),
+        (BackendKind::Cuda, Some(n)) => {
+            cuda::partition::check_request(n, None, cuda::partition::SM_GRANULARITY)
+        }
+    }
+}
+
 /// A value type every backend supports; lets generic code open a backend for `T`.
 pub trait BackendScalar: Scalar {
     /// Open the backend `kind` for this value type.
-    fn open_backend(kind: BackendKind) -> Result<Box<dyn Backend<Self>>>;
+    fn open_backend(kind: BackendKind) -> Result<Box<dyn Backend<Self>>> {
+        Self::open_backend_on(kind, None)
+    }
+    /// Open the backend `kind`, on a green-context partition of `sms` SMs of GPU 0 where given
+    /// ([`check_partition`]).
+    fn open_backend_on(kind: BackendKind, sms: Option<u32>) -> Result<Box<dyn Backend<Self>>>;
 }
 
 macro_rules! impl_backend_scalar {
     ($t:ty) => {
         impl BackendScalar for $t {
-            fn open_backend(kind: BackendKind) -> Result<Box<dyn Backend<Self>>> {
+            fn open_backend_on(
+                kind: BackendKind,
+                sms: Option<u32>,
+            ) -> Result<Box<dyn Backend<Self>>> {
+                check_partition(kind, sms)?;
                 match kind {
                     BackendKind::Cpu => Ok(Box::new(cpu::CpuBackend::new())),
-                    BackendKind::Cuda => Ok(Box::new(cuda::CudaBackend::new(0)?)),
+                    BackendKind::Cuda => Ok(Box::new(cuda::CudaBackend::open_on(0, sms)?)),
                 }
             }
         }

@@ -50,6 +50,8 @@ pub struct Args {
     pub timing: TimingArgs,
     #[command(flatten)]
     pub kernel: KernelArgs,
+    #[command(flatten)]
+    pub partition: common::PartitionArgs,
 }
 
 /// One kernel's result.
@@ -126,6 +128,7 @@ pub fn select_variants(names: &[String]) -> anyhow::Result<Vec<Variant>> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
+    a.partition.check(a.backend)?;
     let variants = select_variants(&a.formats)?;
     let m = common::load_matrix(&a.file)?;
     match a.precision {
@@ -135,7 +138,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 }
 
 fn run_typed<T: BackendScalar>(a: &Args, variants: &[Variant], m: Csr<T>) -> anyhow::Result<()> {
-    let backend = T::open_backend(a.backend)?;
+    let backend = T::open_backend_on(a.backend, a.partition.sms)?;
     let protocol = a.timing.protocol()?;
     let x: Vec<T> = common::random_vector(m.ncols, a.seed);
     let explicit = !a

@@ -21,6 +21,8 @@ use std::path::PathBuf;
 /// Examples:
 ///   sparsecast collect --list --corpus ../shared/matrices/suitesparse --generated 400
 ///   sparsecast collect --backend cuda --corpus mats --generated 400 --out h200.jsonl
+///   sparsecast collect --backend cuda --sms 32 --corpus mats --generated 400 \
+///       --only scripts/partition-subset.txt --out h200-sms32.jsonl
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -48,6 +50,11 @@ pub struct Args {
     /// Print the corpus (id, family, estimated non-zeros) and stop.
     #[arg(long)]
     list: bool,
+    /// Only the matrices listed in this file (ids as --list prints them, one a line, `#`
+    /// comments): a fixed subset of the draw, measured under the full draw's ids (a smaller
+    /// target's table for `crossarch`). An id the draw lacks is an error.
+    #[arg(long, value_name = "FILE")]
+    only: Option<PathBuf>,
     /// Where to run.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
@@ -86,9 +93,12 @@ pub struct Args {
     /// Seed of x.
     #[arg(long, default_value_t = 42)]
     seed_x: u64,
+    #[command(flatten)]
+    partition: super::common::PartitionArgs,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
+    a.partition.check(a.backend)?;
     let items = corpus::draw(&DrawOptions {
         corpus: a.corpus.clone(),
         kron_per_file: a.kron_per_file,
@@ -98,6 +108,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         max_nnz: a.max_nnz,
         seed: a.seed,
     })?;
+    let items = match &a.only {
+        Some(f) => corpus::subset::keep(items, &corpus::subset::read_ids(f)?)?,
+        None => items,
+    };
     if items.is_empty() {
         anyhow::bail!("nothing to collect: no .mtx/.mtx.gz file under --corpus and --generated 0");
     }
@@ -142,6 +156,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         configs: corpus::configurations(&variants, &block_kernels, &a.block_sizes),
         seed: a.seed_x,
         budget_s: a.budget_s,
+        sms: a.partition.sms,
     };
     let pb = super::common::progress(total.max(1), "collect");
     let start = std::time::Instant::now();

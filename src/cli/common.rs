@@ -121,6 +121,25 @@ impl TimingArgs {
     }
 }
 
+/// `--sms N`: a green-context partition of the GPU as the device (shared by every command that
+/// measures on a backend).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct PartitionArgs {
+    /// Run on a green-context partition of N SMs of GPU 0 (CUDA only): a smaller GPU with the
+    /// same memory and L2. On Hopper N is a multiple of 8 (8, 16, 32, 72 …); any other size is
+    /// refused. Tables and profiles record the partition as the device ("NVIDIA H200 [32-SM
+    /// partition]", 32 SMs), so strip sizes scale with it.
+    #[arg(long, value_name = "N")]
+    pub sms: Option<u32>,
+}
+
+impl PartitionArgs {
+    /// Refuse `--sms` on the CPU backend and a size the GPU cannot split, before any work.
+    pub fn check(&self, backend: crate::backend::BackendKind) -> anyhow::Result<()> {
+        Ok(crate::backend::check_partition(backend, self.sms)?)
+    }
+}
+
 /// Largest error of `y` against the f64 reference, relative to Σ|a_ij·x_j| of each row (so rows
 /// that cancel do not inflate it). NaN (an unwritten or poisoned element) gives +∞.
 pub fn max_relative_error<T: Scalar>(a: &Csr<T>, x: &[T], y: &[T]) -> f64 {

@@ -89,6 +89,8 @@ pub struct Args {
     /// The profile's models to evaluate, comma-separated (default: every model of the profile).
     #[arg(long, value_delimiter = ',')]
     models: Option<Vec<String>>,
+    #[command(flatten)]
+    partition: super::common::PartitionArgs,
 }
 
 fn load_profile(a: &Args) -> anyhow::Result<Option<(String, Profile)>> {
@@ -147,6 +149,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if a.corpus.is_empty() && a.generated == GeneratedSet::None {
         bail!("nothing to evaluate: give --corpus DIR and/or --generated small|default");
     }
+    a.partition.check(a.backend)?;
     let protocol = a.timing.protocol()?;
     let profile = load_profile(&a)?;
     let params = FormatParams {
@@ -167,6 +170,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         seed: a.seed,
         retry_failed: a.retry_failed,
         models: a.models.clone(),
+        sms: a.partition.sms,
     };
     let command: Vec<String> = std::env::args().collect();
     let started = std::time::Instant::now();

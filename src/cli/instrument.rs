@@ -47,6 +47,7 @@ use std::time::Instant;
 ///   sparsecast instrument --backend cuda --stat-grid small --statistical constant,normal,uniform \
 ///       --csr-threads 16,32 --budget-s 330 --base profiles/h200.json --out h200.json
 ///   sparsecast instrument --backend cuda --stat-grid small --plan-only profiles/h200.json
+///   sparsecast instrument --backend cuda --sms 32 --cross-from profiles/h200.json --out sms32.json
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -154,6 +155,8 @@ pub struct Args {
     /// this profile, and exit without measuring (--out is not written).
     #[arg(long, value_name = "PROFILE")]
     plan_only: Option<PathBuf>,
+    #[command(flatten)]
+    partition: common::PartitionArgs,
 }
 
 /// `--stat-grid`.
@@ -274,6 +277,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         return super::instrument_plan::print_plan(&p, &suite, &a.precision.list(), a.budget_s);
     }
     let out = a.out.clone().context("--out is required")?;
+    a.partition.check(a.backend)?;
     // Before any measurement: a run of minutes must not end in a path that cannot be written.
     crate::util::check_writable(&out)?;
     let base = match &a.base {
@@ -317,7 +321,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             (Backend::<f64>::device_name(&be), None, sections)
         }
         BackendKind::Cuda => {
-            let be = CudaBackend::new(a.device)?;
+            let be = CudaBackend::open_on(a.device, a.partition.sms)?;
             let info = be.describe();
             let limits = DeviceLimits::from(&info);
             let sections = run_all(

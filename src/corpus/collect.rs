@@ -41,6 +41,8 @@ pub struct CollectOptions {
     pub seed: u64,
     /// Stop (cleanly, between matrices) after this many seconds.
     pub budget_s: Option<f64>,
+    /// Measure on a green-context partition of this many SMs (CUDA).
+    pub sms: Option<u32>,
 }
 
 /// What a run did.
@@ -144,7 +146,7 @@ pub fn collect(
     mut on_item: impl FnMut(&Item, &str),
 ) -> Result<CollectOutcome> {
     let done = resume(&opts.out)?;
-    let runner = Runner::open(opts.backend)?;
+    let runner = Runner::open(opts.backend, opts.sms)?;
     let device = <f64 as EvalScalar>::backend(&runner).device_name();
     let mut file = std::fs::OpenOptions::new()
         .create(true)

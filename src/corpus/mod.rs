@@ -8,6 +8,7 @@
 
 pub mod collect;
 pub mod draw;
+pub mod subset;
 pub mod table;
 
 pub use collect::{collect, configurations, CollectOptions, CollectOutcome};

@@ -57,6 +57,8 @@ pub struct Options {
     pub retry_failed: bool,
     /// The profile's models to evaluate (`None`: every model).
     pub models: Option<Vec<String>>,
+    /// Measure on a green-context partition of this many SMs (CUDA).
+    pub sms: Option<u32>,
 }
 
 /// What a run did.
@@ -90,11 +92,13 @@ pub(crate) trait EvalScalar: Scalar {
 }
 
 impl Runner {
-    /// Open the backend `kind` (GPU 0 for CUDA).
-    pub(crate) fn open(kind: BackendKind) -> Result<Runner> {
+    /// Open the backend `kind` (GPU 0 for CUDA), on a green-context partition of `sms` SMs
+    /// where given ([`crate::backend::check_partition`]).
+    pub(crate) fn open(kind: BackendKind, sms: Option<u32>) -> Result<Runner> {
+        crate::backend::check_partition(kind, sms)?;
         Ok(match kind {
             BackendKind::Cpu => Runner::Cpu(CpuBackend::new()),
-            BackendKind::Cuda => Runner::Cuda(Box::new(CudaBackend::new(0)?)),
+            BackendKind::Cuda => Runner::Cuda(Box::new(CudaBackend::open_on(0, sms)?)),
         })
     }
 }
@@ -475,7 +479,7 @@ fn run_in(
             "nothing to evaluate: no .mtx/.mtx.gz file under --corpus and --generated none".into(),
         ));
     }
-    let runner = Runner::open(opts.backend)?;
+    let runner = Runner::open(opts.backend, opts.sms)?;
     let device = <f64 as EvalScalar>::backend(&runner).device_name();
     let profile_ref = profile.map(|p| p.1);
     if let Some((name, p)) = profile {

@@ -15,6 +15,7 @@ mod cross_arch;
 mod cuda_backend;
 mod cuda_cache;
 mod cuda_compile;
+mod cuda_partition;
 mod cuda_selftest_cpu;
 mod cuda_stencil;
 mod cuda_synthetic;

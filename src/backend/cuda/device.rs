@@ -22,8 +22,12 @@ pub struct DeviceInfo {
     pub cc_minor: u32,
     /// The architecture kernels are compiled for, e.g. `sm_90`.
     pub arch: String,
-    /// Streaming multiprocessors.
+    /// Streaming multiprocessors: the partition's on a green-context partition.
     pub sm_count: u32,
+    /// The whole device's SMs when this is a green-context partition of it (`--sms`); absent
+    /// for a whole device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_sm_count: Option<u32>,
     /// Resident threads per SM.
     pub max_threads_per_sm: u32,
     /// Resident warps per SM (`max_threads_per_sm / warp_size`).
@@ -97,6 +101,7 @@ pub fn read_static(ctx: &CudaContext, nvrtc_version: (i32, i32)) -> Result<Devic
         cc_minor: minor as u32,
         arch: super::nvrtc::arch_name((major, minor)),
         sm_count: attr(ctx, A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        full_sm_count: None,
         max_threads_per_sm,
         max_warps_per_sm: max_threads_per_sm / warp_size.max(1),
         max_blocks_per_sm: attr(ctx, A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
@@ -186,6 +191,7 @@ mod tests {
             cc_minor: 0,
             arch: "sm_90".into(),
             sm_count: 132,
+            full_sm_count: None,
             max_threads_per_sm: 2048,
             max_warps_per_sm: 64,
             max_blocks_per_sm: 32,
@@ -206,7 +212,20 @@ mod tests {
         };
         let s = serde_json::to_string(&d).unwrap();
         assert!(s.contains("\"max_warps_per_sm\":64"));
+        assert!(
+            !s.contains("full_sm_count"),
+            "a whole device has no partition field"
+        );
         let back: DeviceInfo = serde_json::from_str(&s).unwrap();
         assert_eq!(back, d);
+        // A partition reports its own SMs and the device's.
+        let part = DeviceInfo {
+            sm_count: 32,
+            full_sm_count: Some(132),
+            ..d
+        };
+        let s = serde_json::to_string(&part).unwrap();
+        assert!(s.contains("\"full_sm_count\":132"), "{s}");
+        assert_eq!(serde_json::from_str::<DeviceInfo>(&s).unwrap(), part);
     }
 }

@@ -12,7 +12,7 @@
 //! configuration math), [`memory`] (the device-memory check), [`device`] ([`DeviceInfo`]),
 //! [`timing`] (CUDA-event timing, L2 flush), [`cusparse`] (the vendor wrapper), `prepared`
 //! (conversion, upload and launch sequences), `synthetic` (benchmark matrices generated on the
-//! device).
+//! device), [`partition`] (green-context partitions of fewer SMs: [`CudaBackend::open_partition`]).
 
 pub mod cache;
 pub mod cusparse;
@@ -21,6 +21,7 @@ pub mod launch;
 pub mod memory;
 pub mod modules;
 pub mod nvrtc;
+pub mod partition;
 mod prepared;
 pub mod sources;
 mod synthetic;
@@ -55,6 +56,9 @@ pub struct CudaBackend {
     copy_bw: OnceLock<f64>,
     cusparse: OnceLock<std::result::Result<cusparse::Handle, String>>,
     flush: Mutex<Option<timing::L2Flush>>,
+    /// The green context of a partition: the last field, so that it is destroyed after
+    /// everything made in it (fields drop in declaration order).
+    _green: Option<partition::Green>,
 }
 
 /// Turn a driver error into [`Error::Cuda`] saying `what` was being done.
@@ -106,7 +110,24 @@ impl CudaBackend {
     /// Open device `ordinal`. Fails with [`Error::NoCuda`] (one clear message) when the driver
     /// library, NVRTC or a device is missing.
     pub fn new(ordinal: usize) -> Result<Self> {
-        match quiet_catch(|| Self::open(ordinal)) {
+        Self::open_on(ordinal, None)
+    }
+
+    /// A green-context partition of `sms` SMs of device `ordinal` ([`partition`]): a GPU of
+    /// fewer SMs with the device's memory, L2 and clocks. Its [`DeviceInfo`] reports the
+    /// partition (`sm_count` = `sms`, `full_sm_count` = the device's, the name "… [N-SM
+    /// partition]"), so that strip sizes and launch grids scale with it. Refused with a clear
+    /// error for a size the driver cannot split exactly or a driver without green contexts.
+    pub fn open_partition(ordinal: usize, sms: u32) -> Result<Self> {
+        Self::open_on(ordinal, Some(sms))
+    }
+
+    /// [`CudaBackend::new`] (`sms` = `None`) or [`CudaBackend::open_partition`].
+    pub fn open_on(ordinal: usize, sms: Option<u32>) -> Result<Self> {
+        if let Some(n) = sms {
+            partition::check_request(n, None, partition::SM_GRANULARITY)?;
+        }
+        match quiet_catch(|| Self::open(ordinal, sms)) {
             Ok(r) => r,
             Err(msg) => Err(Error::NoCuda(format!(
                 "the CUDA libraries failed to load: {msg}"
@@ -114,7 +135,7 @@ impl CudaBackend {
         }
     }
 
-    fn open(ordinal: usize) -> Result<Self> {
+    fn open(ordinal: usize, sms: Option<u32>) -> Result<Self> {
         // SAFETY: only tries to open the library.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(Error::NoCuda(
@@ -143,15 +164,36 @@ impl CudaBackend {
             ));
         }
         let nvrtc_version = nvrtc::version()?;
-        let ctx = CudaContext::new(ordinal)
-            .map_err(|e| Error::Cuda(format!("creating a context on device {ordinal}: {e:?}")))?;
+        // On an error below, `green` may drop before `ctx`: harmless, `ctx` is then only a
+        // reference count (`partition::Green` keeps the wrapper from ever destroying it).
+        let (ctx, green, full_sms) = match sms {
+            None => (
+                CudaContext::new(ordinal).map_err(|e| {
+                    Error::Cuda(format!("creating a context on device {ordinal}: {e:?}"))
+                })?,
+                None,
+                None,
+            ),
+            Some(n) => {
+                let (ctx, green, total) = partition::create(ordinal, n)?;
+                (ctx, Some(green), Some(total))
+            }
+        };
         // SAFETY: every allocation and launch of this backend goes to its one stream, so no
         // cross-stream synchronization is needed (see the struct's documentation).
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx
             .new_stream()
             .map_err(|e| Error::Cuda(format!("creating a stream on device {ordinal}: {e:?}")))?;
-        let info = device::read_static(&ctx, nvrtc_version)?;
+        if let (Some(n), Some(g)) = (sms, &green) {
+            g.verify(stream.cu_stream(), n)?;
+        }
+        let mut info = device::read_static(&ctx, nvrtc_version)?;
+        if let (Some(n), Some(total)) = (sms, full_sms) {
+            info.name = partition::partition_name(&info.name, n);
+            info.sm_count = n;
+            info.full_sm_count = Some(total);
+        }
         if info.warp_size != launch::WARP {
             return Err(Error::Unsupported(format!(
                 "the kernels assume {}-thread warps; this device has {}",
@@ -168,6 +210,7 @@ impl CudaBackend {
             copy_bw: OnceLock::new(),
             cusparse: OnceLock::new(),
             flush: Mutex::new(None),
+            _green: green,
         })
     }
 
