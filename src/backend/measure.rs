@@ -289,7 +289,9 @@ fn check_and_time<T: Scalar>(
         let mut t = k.time(protocol)?;
         // Protocol step 6: a disturbed timing is taken again; the calmest attempt is kept.
         let mut retries = 0;
-        while !(t.spread() <= DISTURBED_SPREAD) && retries < DISTURBED_RETRIES {
+        // NaN (one sample, a zero median) counts as disturbed too.
+        let disturbed = |t: &Timing| t.spread().is_nan() || t.spread() > DISTURBED_SPREAD;
+        while disturbed(&t) && retries < DISTURBED_RETRIES {
             retries += 1;
             let again = k.time(protocol)?;
             if again.spread() < t.spread() || t.spread().is_nan() {
