@@ -13,7 +13,8 @@
 #   partitions   scripts/device_partitions.sh -> $OUT/partitions-$GPU.tar.gz
 #   spread S     scripts/device_statistical.sh with --stat-spread S, normal and uniform only, into
 #                $OUT/statistical-spread-$GPU.tar.gz (the spread's effect; not an embedded profile)
-#   eval NAME    scripts/device_timing.sh eval NAME (resumable within one lease, LIMIT_S each)
+#   eval NAME    scripts/device_timing.sh eval NAME (resumable within one lease, LIMIT_S each);
+#                its records come back as $OUT/eval-$GPU-NAME.jsonl.gz after every call
 #   noise A B    `sparsecast noise` of two eval runs + their records -> $OUT/noise-$GPU-A-B.tar.gz
 set -u
 OUT=${OUT:-$PWD/.dev/out}
@@ -56,7 +57,10 @@ while [ $# -gt 0 ]; do
             cp /tmp/spread-out/statistical-*.tar.gz "$OUT/statistical-spread-$GPU.tar.gz" ;;
         eval)
             n=$1; shift
-            env OUT=/tmp/eval-out MATS=/root/mats EVAL="$EVAL" bash scripts/device_timing.sh eval "$n" 2>&1 | tail -2 ;;
+            env OUT=/tmp/eval-out MATS=/root/mats EVAL="$EVAL" bash scripts/device_timing.sh eval "$n" 2>&1 | tail -2
+            # Bring the records back after every call: a lease that goes cold keeps nothing, and
+            # `sparsecast noise` runs as well here on two unpacked runs.
+            gzip -c "$EVAL/$n/results.jsonl" > "$OUT/eval-$GPU-$n.jsonl.gz" ;;
         noise)
             a=$1 b=$2; shift 2
             W=$(mktemp -d)
