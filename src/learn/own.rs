@@ -55,6 +55,12 @@ pub const TREES: Boost = Boost {
     min_leaf: 3.0,
 };
 
+/// The version of the physical base and the features that [`fit`] trains: 0 (models stored
+/// before it existed) reads `x` once below half the L2 and per warp above it; 1 blends the two
+/// by the L2 hit rate of the gathers ([`x_traffic`]) and gives the trees the `x` footprint and
+/// the working set against the L2.
+pub const VERSION: u32 = 1;
+
 /// Folds of the inner cross-validation that measures each configuration's uncertainty.
 const INNER_FOLDS: usize = 4;
 
@@ -99,6 +105,10 @@ pub struct OwnModel {
     /// The device the trees were trained on, once moved to another ([`OwnModel::with_device`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trained_on: Option<Device>,
+    /// The version of the base and features the trees read ([`VERSION`]; 0 when stored before
+    /// versions existed).
+    #[serde(default)]
+    pub version: u32,
 }
 
 impl super::ConfigEntry for OwnConfig {
@@ -126,7 +136,7 @@ fn access(f: &Features) -> Result<&crate::features::Access> {
 }
 
 /// Bytes one SpMV of `cfg` moves on a device with `l2` bytes of cache (see the module doc).
-fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64) -> Result<f64> {
+fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64, version: u32) -> Result<f64> {
     let a = access(f)?;
     let params = if cfg.variant.is_vendor() {
         FormatParams::default()
@@ -148,18 +158,47 @@ fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64) -> Result<f64> {
         .footprint(&s, &params, vb)
         .or_else(|_| FormatKind::Csr.footprint(&s, &params, vb))
         .map_err(|e| Error::Unsupported(e.to_string()))?;
-    let x_once = (f.ncols as f64) * vb as f64;
+    let x = if version == 0 {
+        let x_once = (f.ncols as f64) * vb as f64;
+        let sectors = if vb == 4 {
+            a.x_sectors_f32
+        } else {
+            a.x_sectors_f64
+        };
+        if x_once <= l2 / 2.0 {
+            x_once
+        } else {
+            (sectors as f64 * 32.0).max(x_once.min(a.cols_used as f64 * vb as f64))
+        }
+    } else {
+        x_traffic(f, vb, l2).0
+    };
+    Ok(fp as f64 + x + (f.nrows as f64) * vb as f64)
+}
+
+/// Bytes of `x` one SpMV reads from DRAM, and the L2 hit rate of its gathers. `x` is read at
+/// least once (`x_once`: the columns used); each warp of 32 rows requests its distinct 32-byte
+/// sectors (`requested`); a request beyond the first read of a sector hits the L2 with the
+/// probability that the sector is still there — about `C / x_once` for a cache share `C`
+/// of half the L2 (the other half holds the streamed matrix), 1 when `x` fits in it. So
+/// `x_traffic = x_once + (requested − x_once) · (1 − hit)`: `x_once` for a small `x`, the
+/// per-warp sectors for an `x` far larger than the L2, and continuous in between (version 0 of
+/// the model switched at `x_once = C`, where its held-out errors were largest).
+fn x_traffic(f: &Features, vb: u64, l2: f64) -> (f64, f64) {
+    let Some(a) = f.access.as_ref() else {
+        return ((f.ncols as f64) * vb as f64, 1.0);
+    };
     let sectors = if vb == 4 {
         a.x_sectors_f32
     } else {
         a.x_sectors_f64
     };
-    let x = if x_once <= l2 / 2.0 {
-        x_once
-    } else {
-        (sectors as f64 * 32.0).max(x_once.min(a.cols_used as f64 * vb as f64))
-    };
-    Ok(fp as f64 + x + (f.nrows as f64) * vb as f64)
+    let once = ((f.ncols as f64) * vb as f64)
+        .min((a.cols_used as f64) * vb as f64)
+        .max(vb as f64);
+    let requested = (sectors as f64 * 32.0).max(once);
+    let hit = (l2 / 2.0 / once).min(1.0);
+    (once + (requested - once) * (1.0 - hit), hit)
 }
 
 /// The warp steps of `cfg`'s thread mapping (row-per-thread for the non-CSR kernels).
@@ -193,9 +232,10 @@ fn features(
     vb: u64,
     d: &Device,
     step_s: f64,
+    version: u32,
 ) -> Result<(Vec<f64>, f64)> {
     let a = access(f)?;
-    let b = bytes(f, cfg, vb, d.l2_bytes)?;
+    let b = bytes(f, cfg, vb, d.l2_bytes, version)?;
     let steps_chain = chain(f, cfg.variant);
     let stream = b / d.bandwidth;
     let base = (d.floor_s + stream.max(step_s * steps_chain)).ln();
@@ -230,6 +270,16 @@ fn features(
         (step_s * steps_chain / stream.max(1e-12)).max(1e-6).ln(),
     ];
     x.extend(a.warp_steps.iter().map(|&s| l(s as f64)));
+    if version >= 1 {
+        let (xt, hit) = x_traffic(f, vb, d.l2_bytes);
+        let x_once = (a.cols_used.max(1) as f64) * vb as f64;
+        x.extend([
+            (x_once / d.l2_bytes).ln(),
+            hit,
+            (xt / b.max(1.0)).max(1e-9).ln(),
+            ((b - xt).max(1.0) / d.l2_bytes).ln(),
+        ]);
+    }
     Ok((x, base))
 }
 
@@ -262,8 +312,8 @@ impl OwnModel {
         let cfg = KernelConfig::parse_label(label)?;
         let vb = value_bytes(self.precision);
         let trained = self.trained_on.as_ref().unwrap_or(&self.device);
-        let (x, _) = features(f, &cfg, vb, trained, c.step_s)?;
-        let b = bytes(f, &cfg, vb, self.device.l2_bytes)?;
+        let (x, _) = features(f, &cfg, vb, trained, c.step_s, self.version)?;
+        let b = bytes(f, &cfg, vb, self.device.l2_bytes, self.version)?;
         Ok(Parts {
             bytes: b,
             chain_s: c.step_s * chain(f, cfg.variant),
@@ -346,7 +396,7 @@ pub fn fit_device(rows: &[&TableRow], precision: Precision) -> Device {
             let (Some(s), Ok(cfg)) = (t.time(), KernelConfig::parse_label(&t.config)) else {
                 continue;
             };
-            if let Ok(b) = bytes(&r.features, &cfg, vb, l2) {
+            if let Ok(b) = bytes(&r.features, &cfg, vb, l2, VERSION) {
                 all.push(b / s);
                 if b >= 256e6 {
                     bw.push(b / s);
@@ -406,7 +456,7 @@ fn examples<'a>(
     set.examples
         .iter()
         .filter_map(|(r, y)| {
-            let (x, base) = features(&r.features, &set.config, vb, d, step_s).ok()?;
+            let (x, base) = features(&r.features, &set.config, vb, d, step_s, VERSION).ok()?;
             Some((x, y - base, r.family.as_str()))
         })
         .collect()
@@ -474,6 +524,7 @@ pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Resul
         device,
         configs,
         trained_on: None,
+        version: VERSION,
     })
 }
 
@@ -523,6 +574,25 @@ mod tests {
         ] {
             assert_eq!(chain(&f, balanced), 0.0, "{balanced:?}");
         }
+    }
+
+    #[test]
+    fn x_is_read_once_when_it_fits_and_per_warp_when_far_larger_than_the_l2() {
+        let f = one_long_row();
+        let a = f.access.as_ref().unwrap();
+        let once = a.cols_used as f64 * 8.0;
+        let requested = a.x_sectors_f64 as f64 * 32.0;
+        assert!(requested > once, "the test matrix must re-request sectors");
+        // Fits: read once, every re-request hits.
+        assert_eq!(x_traffic(&f, 8, 1e9), (once, 1.0));
+        // A cache share of a tenth of x: 90 % of the re-requests go to DRAM.
+        let (t, hit) = x_traffic(&f, 8, once / 5.0);
+        assert!((hit - 0.1).abs() < 1e-12);
+        assert!((t - (once + 0.9 * (requested - once))).abs() < 1e-9);
+        // Continuous where version 0 switched (x = half the L2).
+        let (below, _) = x_traffic(&f, 8, 2.0 * once * (1.0 + 1e-9));
+        let (above, _) = x_traffic(&f, 8, 2.0 * once * (1.0 - 1e-9));
+        assert!((above - below).abs() < 1e-6 * once);
     }
 
     #[test]
