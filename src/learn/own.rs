@@ -5,10 +5,12 @@
 //!
 //! 1. **Bytes.** The format's arrays exactly as stored ([`crate::formats::FormatKind::footprint`],
 //!    padding included, the padded formats' counts from [`crate::features::Access`]; a cuSPARSE
-//!    algorithm is sized by the format it runs on), plus `y`, plus the gathers of `x`: `ncols · v`
-//!    when `x` is small next to the L2 cache, else the distinct 32-byte sectors a warp of 32 rows
-//!    touches ([`crate::features::Access::x_sectors_f64`]) — the traffic of a matrix without
-//!    column locality is up to 8× its `x`.
+//!    algorithm is sized by the format it runs on), plus `y`, plus the gathers of `x`: read once
+//!    (the columns used × `v`) when `x` fits in half the L2 cache, and beyond that each re-request
+//!    of a sector by another warp of 32 rows ([`crate::features::Access::x_sectors_f64`]) misses
+//!    the L2 with probability `1 − (L2 / 2) / x` (`x_traffic`; version 0 switched from one to
+//!    the other at `x = L2 / 2`) — the traffic of a matrix without column locality is up to 8×
+//!    its `x`.
 //! 2. **Base.** `T₀ = floor + max(bytes / bandwidth, step · chain)`. The second term is the longest
 //!    row in flight: a kernel that gives a row to `t` threads (row-per-thread ELL, SELL, JAD,
 //!    ELL-BRO and cuSPARSE's SELL: `t = 1`; CSR with `t` threads per row; BSR one block column
@@ -26,7 +28,8 @@
 //!    `forust-ml` as [`super::gb`]) learn `ln(T / T₀)` from ln-scaled features that carry what
 //!    the papers leave out: size, row-length statistics, the per-warp imbalance of every CSR
 //!    thread mapping ([`crate::features::Access::warp_steps`]) and of this configuration, `x`
-//!    locality per warp and per row, padding, empty rows, diagonals, bandwidth, and `ln T₀`.
+//!    locality per warp and per row, padding, empty rows, diagonals, bandwidth, `ln T₀`, and
+//!    (version 1) `x` and the matrix bytes against the L2 and the gathers' hit rate.
 //!    Trees bound the correction to what the corpus saw; outside it the physical base carries
 //!    the prediction (a matrix 10× larger than any trained one is still `bytes / bandwidth`).
 //! 4. **Uncertainty.** Per configuration, the median held-out `|ln(T̂ / T)|` of a 4-fold
@@ -57,7 +60,7 @@ pub const TREES: Boost = Boost {
 
 /// The version of the physical base and the features that [`fit`] trains: 0 (models stored
 /// before it existed) reads `x` once below half the L2 and per warp above it; 1 blends the two
-/// by the L2 hit rate of the gathers ([`x_traffic`]) and gives the trees the `x` footprint and
+/// by the L2 hit rate of the gathers (`x_traffic`) and gives the trees the `x` footprint and
 /// the working set against the L2.
 pub const VERSION: u32 = 1;
 
