@@ -599,6 +599,27 @@ mod tests {
     }
 
     #[test]
+    fn a_model_stored_without_a_version_keeps_the_version_0_base() {
+        let json = r#"{"precision":"f64","device":{"floor_s":2e-6,"bandwidth":1e12,"l2_bytes":50e6},
+            "configs":[{"config":"ell","base":0.0,"trees":[],"sigma":0.1,"n":1}]}"#;
+        let m: OwnModel = serde_json::from_str(json).unwrap();
+        assert_eq!(m.version, 0);
+        // With an L2 small next to x, version 0 reads the per-warp sectors, version 1 blends.
+        let f = one_long_row();
+        let cfg = KernelConfig::parse_label("ell").unwrap();
+        let a = f.access.as_ref().unwrap();
+        let l2 = a.cols_used as f64 * 8.0; // x = the L2: half of it is x's share
+        let v0 = bytes(&f, &cfg, 8, l2, 0).unwrap();
+        let v1 = bytes(&f, &cfg, 8, l2, 1).unwrap();
+        let (xt, hit) = x_traffic(&f, 8, l2);
+        assert!((hit - 0.5).abs() < 1e-12);
+        assert!((v0 - v1 - (a.x_sectors_f64 as f64 * 32.0 - xt)).abs() < 1e-6);
+        assert!(v1 < v0);
+        let p0 = m.parts(&f, "ell").unwrap();
+        assert!((p0.bytes - bytes(&f, &cfg, 8, 50e6, 0).unwrap()).abs() < 1e-9);
+    }
+
+    #[test]
     fn the_base_is_the_larger_of_streaming_and_the_chain() {
         let d = Device {
             floor_s: 2e-6,

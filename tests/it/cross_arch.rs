@@ -166,6 +166,7 @@ fn base_model(rows: &[TableRow], device: Device) -> OwnModel {
             })
             .collect(),
         trained_on: None,
+        version: sparsecast::learn::own::VERSION,
     }
 }
 
