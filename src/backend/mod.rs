@@ -251,6 +251,11 @@ pub trait Backend<T: Scalar> {
     fn copy_bandwidth_gbs(&self) -> Option<f64> {
         None
     }
+    /// The measured read bandwidth of the device's last-level cache (GB/s; on CUDA the L2,
+    /// [`cuda::l2`]), where the backend has one.
+    fn l2_read_bandwidth_gbs(&self) -> Option<f64> {
+        None
+    }
     /// Device memory free for a new matrix right now (less what the backend keeps in reserve),
     /// bytes, where the backend has a separate device memory.
     fn free_device_bytes(&self) -> Option<u64> {

@@ -8,8 +8,9 @@ use std::path::PathBuf;
 /// Describe the CUDA device and measure its copy bandwidth.
 ///
 /// Describe a CUDA device: name, SMs, threads and warps per SM, threads per block, warp size,
-/// memory, L2, clocks, compute capability, and the measured device-to-device copy bandwidth (the
-/// ceiling every kernel's effective bandwidth is compared with).
+/// memory, L2, clocks, compute capability, the measured device-to-device copy bandwidth (the
+/// ceiling every kernel's effective bandwidth is compared with) and the measured L2 read
+/// bandwidth (the ceiling of an SpMV whose working set fits in L2).
 ///
 /// Examples:
 ///   sparsecast device
@@ -75,6 +76,19 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 d.copy_bandwidth_gbs,
                 crate::backend::cuda::device::COPY_RUNS,
                 mib(crate::backend::cuda::device::COPY_BYTES as u64)
+            ),
+        ),
+        (
+            "measured L2 read bandwidth",
+            crate::backend::Backend::<f32>::l2_read_bandwidth_gbs(&be).map_or(
+                "not measured".into(),
+                |g| {
+                    format!(
+                        "{g:.0} GB/s (a quarter of the L2 read {} times in one launch, median of {})",
+                        crate::backend::cuda::l2::L2_PASSES,
+                        crate::backend::cuda::l2::L2_RUNS
+                    )
+                },
             ),
         ),
         ("driver", d.driver_version.clone()),

@@ -48,6 +48,7 @@ use std::time::Instant;
 ///       --csr-threads 16,32 --budget-s 330 --base profiles/h200.json --out h200.json
 ///   sparsecast instrument --backend cuda --stat-grid small --plan-only profiles/h200.json
 ///   sparsecast instrument --backend cuda --sms 32 --cross-from profiles/h200.json --out sms32.json
+///   sparsecast instrument --backend cuda --bounds-only --base profiles/h200.json --out h200.json
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -155,6 +156,11 @@ pub struct Args {
     /// this profile, and exit without measuring (--out is not written).
     #[arg(long, value_name = "PROFILE")]
     plan_only: Option<PathBuf>,
+    /// Measure only the device's sanity bounds (launch floor, DRAM and L2 bandwidth: seconds)
+    /// and write the --base profile with them, its models and benchmarks unchanged (same device
+    /// required).
+    #[arg(long, requires = "base", conflicts_with_all = ["cross_from", "plan_only"])]
+    bounds_only: bool,
     #[command(flatten)]
     partition: common::PartitionArgs,
 }
@@ -294,12 +300,34 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         deadline: None,
     };
     let start = Instant::now();
-    let pb = common::progress(0, "instrument");
     let sources = SourceSet {
         choice: a.source,
         host: HostSource::default(),
         auto: AutoSource::default(),
     };
+    if a.bounds_only {
+        let base = base.context("--bounds-only needs --base")?;
+        let profile = match a.backend {
+            BackendKind::Cpu => {
+                let be = CpuBackend::new();
+                super::instrument_bounds::refresh(&be, base, sources.get(), sources.get(), &opts)?
+            }
+            BackendKind::Cuda => {
+                let be = CudaBackend::open_on(a.device, a.partition.sms)?;
+                super::instrument_bounds::refresh(&be, base, sources.get(), sources.get(), &opts)?
+            }
+        };
+        profile
+            .save(&out)
+            .with_context(|| format!("writing {}", out.display()))?;
+        println!(
+            "wrote {} in {:.1} s (bounds only)",
+            out.display(),
+            start.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
+    let pb = common::progress(0, "instrument");
     let reference = match &a.cross_from {
         Some(p) => Some(Profile::load(p).with_context(|| format!("reading {}", p.display()))?),
         None => None,

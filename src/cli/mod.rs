@@ -12,6 +12,7 @@ mod evaluate;
 mod features;
 mod generate;
 mod instrument;
+mod instrument_bounds;
 mod instrument_cross;
 mod instrument_plan;
 mod measured_on;

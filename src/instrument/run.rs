@@ -3,7 +3,7 @@
 //! (one per row-length distribution, on their own benchmark matrices built on the host).
 
 use super::measure::TIME_BUDGET;
-use super::micro::measure_bounds;
+use super::micro::{measure_bounds, raise_bounds};
 use super::{
     measure_fitting, plan, BenchmarkSource, DeviceLimits, DistributedSource, MeasureOptions,
     Statistic, SuiteConfig,
@@ -49,22 +49,13 @@ pub fn run_precision<T: Scalar>(
     progress.inc_length(planned.points.len() as u64);
     let (measurements, notes) =
         measure_fitting(backend, source, &planned.points, &whole, progress, true)?;
-    // The suite's benchmarks are SpMVs on the same device: the fastest of them and the highest
-    // bandwidth they reached belong to the bounds too (on a CPU the smallest benchmark is
-    // smaller than the launch micro-benchmark).
-    let val = T::PRECISION.bytes() as u64;
-    for m in &measurements {
-        let t = m.time(statistic);
-        let bytes = super::suite::working_set_bytes(m.kernel, m.rows, m.cols, m.pnz, val);
-        let gbs = bytes as f64 / t / 1e9;
-        bounds.launch_floor_s = bounds.launch_floor_s.min(t);
-        if bounds.l2_bytes > 0 && bytes <= bounds.l2_bytes {
-            bounds.l2_gbs = bounds.l2_gbs.max(gbs);
-        } else {
-            bounds.dram_gbs = bounds.dram_gbs.max(gbs);
-            bounds.l2_gbs = bounds.l2_gbs.max(bounds.dram_gbs);
-        }
-    }
+    // The suite's benchmarks are SpMVs on the same device: they raise the bounds too.
+    raise_bounds(
+        &mut bounds,
+        &measurements,
+        statistic,
+        T::PRECISION.bytes() as u64,
+    );
     let model = AnalyticalModel::fit(T::PRECISION, limits, statistic, &measurements)?;
     let mut models = vec![NamedModel {
         name: "analytical".into(),

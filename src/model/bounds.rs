@@ -31,6 +31,10 @@ pub struct DeviceBounds {
     pub l2_gbs: f64,
     /// L2 size in bytes (0: unknown, then only the DRAM ceiling applies).
     pub l2_bytes: u64,
+    /// The backend's measured L2 read bandwidth, GB/s (one of the figures `l2_gbs` is the
+    /// largest of; absent where the backend has none, and in profiles measured before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_read_gbs: Option<f64>,
 }
 
 impl DeviceBounds {
@@ -216,6 +220,7 @@ mod tests {
             dram_gbs: 4000.0,
             l2_gbs: 10000.0,
             l2_bytes: 60_000_000,
+            l2_read_gbs: None,
         }
     }
 

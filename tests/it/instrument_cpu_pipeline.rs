@@ -60,6 +60,61 @@ fn instrument_fit_predict_measure_on_the_cpu() {
             .all(|m| m.samples.len() == p.timing.runs));
     }
 
+    // --bounds-only re-measures the bounds of the base and keeps everything else.
+    let fresh = dir.path().join("bounds.json");
+    let out = run_ok(
+        bin()
+            .args([
+                "instrument",
+                "--backend",
+                "cpu",
+                "--quick",
+                "--bounds-only",
+                "--base",
+            ])
+            .arg(&prof)
+            .arg("--out")
+            .arg(&fresh),
+    );
+    assert!(out.contains("bounds only"), "{out}");
+    let q = Profile::load(&fresh).unwrap();
+    for (a, b) in p.precisions.iter().zip(&q.precisions) {
+        assert_eq!(a.models, b.models);
+        assert_eq!(a.measurements, b.measurements);
+        let nb = b.bounds.as_ref().expect("bounds measured");
+        // Raised by the base's own benchmarks: none of them is outside the new bounds.
+        for m in &b.measurements {
+            assert!(m.time(b.statistic) >= nb.launch_floor_s);
+        }
+        assert_eq!(
+            nb.l2_read_gbs, None,
+            "the CPU backend has no L2 read benchmark"
+        );
+    }
+    // Another device's profile is refused, and nothing is written.
+    let mut other: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&prof).unwrap()).unwrap();
+    other["device_name"] = "Some Other Device".into();
+    let other_path = dir.path().join("other.json");
+    std::fs::write(&other_path, other.to_string()).unwrap();
+    let never = dir.path().join("never.json");
+    let e = run_err(
+        bin()
+            .args([
+                "instrument",
+                "--backend",
+                "cpu",
+                "--quick",
+                "--bounds-only",
+                "--base",
+            ])
+            .arg(&other_path)
+            .arg("--out")
+            .arg(&never),
+    );
+    assert!(e.contains("Some Other Device"), "{e}");
+    assert!(!never.exists());
+
     // Predict and measure two real matrices in both precisions.
     let out = run_ok(
         bin()

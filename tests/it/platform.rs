@@ -106,6 +106,7 @@ fn predictions_below_the_floor_are_clamped_and_flagged() {
             dram_gbs: 3000.0,
             l2_gbs: 8000.0,
             l2_bytes: 50 << 20,
+            l2_read_gbs: None,
         }),
     };
     let r = rank(&b, &f, &FormatParams::default());

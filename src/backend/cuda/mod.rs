@@ -17,6 +17,7 @@
 pub mod cache;
 pub mod cusparse;
 pub mod device;
+pub mod l2;
 pub mod launch;
 pub mod memory;
 pub mod modules;
@@ -54,6 +55,7 @@ pub struct CudaBackend {
     modules: modules::Modules,
     info: DeviceInfo,
     copy_bw: OnceLock<f64>,
+    l2_bw: OnceLock<f64>,
     cusparse: OnceLock<std::result::Result<cusparse::Handle, String>>,
     flush: Mutex<Option<timing::L2Flush>>,
     /// The green context of a partition: the last field, so that it is destroyed after
@@ -208,6 +210,7 @@ impl CudaBackend {
             modules,
             info,
             copy_bw: OnceLock::new(),
+            l2_bw: OnceLock::new(),
             cusparse: OnceLock::new(),
             flush: Mutex::new(None),
             _green: green,
@@ -344,6 +347,13 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
 
     fn copy_bandwidth_gbs(&self) -> Option<f64> {
         Some(self.describe().copy_bandwidth_gbs).filter(|b| b.is_finite())
+    }
+
+    fn l2_read_bandwidth_gbs(&self) -> Option<f64> {
+        let bw = *self
+            .l2_bw
+            .get_or_init(|| l2::measure_l2_bandwidth(self).unwrap_or(f64::NAN));
+        Some(bw).filter(|b| b.is_finite())
     }
 
     fn free_device_bytes(&self) -> Option<u64> {

@@ -128,8 +128,15 @@ pub const SYNTHETIC: KernelFile = KernelFile {
 };
 
 /// Every kernel file.
-pub const ALL: [KernelFile; 10] = [
-    CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, ELL_BRO, SYNTHETIC,
+/// Device micro-benchmarks that are not SpMVs (the L2 read bandwidth).
+pub const MICRO: KernelFile = KernelFile {
+    name: "micro",
+    source: include_str!("../../../kernels/micro.cu"),
+    entry_points: &["l2_read"],
+};
+
+pub const ALL: [KernelFile; 11] = [
+    CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, ELL_BRO, SYNTHETIC, MICRO,
 ];
 
 /// Items (path steps) per thread of the merge-path kernel; must match the `SC_MERGE(…)`
