@@ -55,7 +55,10 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         };
         let vb = T::BYTES as u64;
         let kind = variant.format();
-        kind.admit(&summary, &cfg.params, vb)?;
+        // The conversion's checks, as `CudaPrepared::new` meets them (CSR is not converted).
+        if kind != FormatKind::Csr {
+            kind.admit(&summary, &cfg.params, vb)?;
+        }
         let footprint = kind.footprint(&summary, &cfg.params, vb)?;
         let stored = match kind {
             FormatKind::Ell => lens.max.saturating_mul(rows as u64),
