@@ -44,3 +44,31 @@ __device__ __forceinline__ T group_sum(T v) {
     }
     return v;
 }
+
+// ---- The benchmark matrices' hashes (src/instrument/synthetic.rs is the contract), shared by the
+// fill kernels of kernels/synthetic.cu and kernels/rowdist.cu.
+
+#define SC_VALUE_SALT 0x5A175EED0F1A2B3Cull
+#define SC_X_SALT 0x0C0FFEE0D15EA5E5ull
+
+// splitmix64's finaliser.
+__device__ __forceinline__ u64 sc_mix64(u64 z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// A value in [-1, 1) with 24 significant bits.
+__device__ __forceinline__ double sc_unit_value(u64 i) {
+    return (double)(sc_mix64(i) >> 40) * (1.0 / 8388608.0) - 1.0;
+}
+
+// Column of the entry with flat index i, which is entry k of its row.
+__device__ __forceinline__ u32 sc_syn_col(u64 i, u32 k, u32 stride) {
+    return k * stride + (u32)(sc_mix64(i) >> 32) % stride;
+}
+
+__device__ __forceinline__ u64 sc_grid_stride() {
+    return (u64)gridDim.x * (u64)blockDim.x;
+}

@@ -26,6 +26,8 @@
 #   total ≈ 274 s (93 s device + 181 s host) + CUDA start-up and NVRTC compilation, within
 #   BUDGET (default 300 s) and the 6-minute goal; the call is killed at 600 s.
 #   --stat-grid reduced (normal + uniform only) would be ≈ 726 s: not one session.
+# Since issue 12's device generation (scripts/device_gen.sh measures it) the normal and uniform
+# matrices are generated on the device: the host figures above apply to --source host (EXTRA).
 # Graceful stop: the statistical benchmarks run cheapest first; those not started within
 # --budget-s are skipped (each precision gets an equal share of what is left), a model that then
 # lacks a fit's points is left out with a note, and the profile is written in every case.

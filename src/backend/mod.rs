@@ -300,6 +300,25 @@ pub trait Backend<T: Scalar> {
             self.name()
         )))
     }
+    /// Build the statistical models' benchmark matrix (`rows × cols`, row lengths of mean
+    /// `mean` drawn by `lengths`, laid out as [`crate::instrument::rowdist`] defines) directly
+    /// on the device, and return a kernel ready to run, holding the same arrays as
+    /// [`Backend::prepare`] of the host-built matrix. Backends that cannot do so keep this
+    /// default, and [`crate::instrument::DistributedSource`] builds the matrix on the host.
+    fn prepare_distributed<'a>(
+        &'a self,
+        rows: usize,
+        cols: usize,
+        mean: usize,
+        lengths: &crate::instrument::RowLengths,
+        cfg: &KernelConfig,
+    ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
+        let _ = (rows, cols, mean, lengths, cfg);
+        Err(Error::Unsupported(format!(
+            "backend {} cannot generate row-length benchmark matrices on the device",
+            self.name()
+        )))
+    }
 }
 
 /// A matrix in a kernel's format on a backend's device, with its x and y vectors.

@@ -33,9 +33,10 @@ use std::time::Instant;
 /// `statistical-uniform`; --statistical, --no-statistical): CSR-V (csr-t16), CSR-S
 /// (csr-scalar), ELL and JAD on R = S × I rows whose lengths are drawn from a normal or uniform
 /// distribution of mean P_NZ (I = 1…10, 15…50 and P_NZ = 4 … 3072 for CSR-V; I = 1…10 and
-/// P_NZ = 4 … 1024 for the others), built on the host. `--statistical constant,normal,uniform`
-/// adds `statistical-constant`, the same fit on constant rows (001's "Guo's model" column,
-/// generated on the device where the backend can). A GPU session uses --stat-grid small, a
+/// P_NZ = 4 … 1024 for the others), generated on the device where the backend can
+/// (`Backend::prepare_distributed`; built on the host with --source host or on the CPU
+/// backend). `--statistical constant,normal,uniform` adds `statistical-constant`, the same fit
+/// on constant rows (001's "Guo's model" column). A GPU session uses --stat-grid small, a
 /// --budget-s and --base (see scripts/device_statistical.sh); --plan-only prints the plan and
 /// its estimated cost for the device of a profile without measuring.
 ///
@@ -93,7 +94,8 @@ pub struct Args {
     #[arg(long)]
     warmup: Option<usize>,
     /// Where benchmark matrices are built: on the device where the backend can (auto), always
-    /// on the host, or only on the device.
+    /// on the host (the statistical suites' too), or only on the device (the statistical
+    /// suites still fall back to the host for what the device cannot generate).
     #[arg(long, value_enum, default_value = "auto")]
     source: SourceArg,
     /// Statistic of the timed runs to fit: the papers' warm-up-excluding mean, or the median
@@ -111,9 +113,9 @@ pub struct Args {
     block_size: u32,
     /// Row-length distributions of the statistical models (Wang, Gu & Li): one model each,
     /// `statistical-normal` and `statistical-uniform`, fitted to their own benchmark matrices
-    /// (CSR-V = csr-t16, CSR-S = csr-scalar, ELL, JAD; built on the host); `constant` adds
-    /// `statistical-constant`, the same fit on constant rows (generated on the device where the
-    /// backend can).
+    /// (CSR-V = csr-t16, CSR-S = csr-scalar, ELL, JAD; generated on the device where the
+    /// backend can, see --source); `constant` adds `statistical-constant`, the same fit on
+    /// constant rows.
     #[arg(
         long,
         value_enum,
@@ -280,7 +282,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let suite = a.suite()?;
     if let Some(like) = &a.plan_only {
         let p = Profile::load(like).with_context(|| format!("reading {}", like.display()))?;
-        return super::instrument_plan::print_plan(&p, &suite, &a.precision.list(), a.budget_s);
+        let host_built = a.source == SourceArg::Host;
+        return super::instrument_plan::print_plan(
+            &p,
+            &suite,
+            &a.precision.list(),
+            a.budget_s,
+            host_built,
+        );
     }
     let out = a.out.clone().context("--out is required")?;
     a.partition.check(a.backend)?;

@@ -11,14 +11,19 @@ use crate::Precision;
 use anyhow::Context;
 
 /// Print, per precision, the benchmarks of every suite `suite` plans for the device of `like`
-/// and their estimated device and host seconds ([`crate::instrument::cost`]).
+/// and their estimated device and host seconds ([`crate::instrument::cost`]); `host_built`:
+/// the statistical matrices are built on the host (`--source host`), not on the device.
 pub fn print_plan(
     like: &Profile,
     suite: &SuiteConfig,
     precisions: &[Precision],
     budget_s: Option<f64>,
+    host_built: bool,
 ) -> anyhow::Result<()> {
-    let r = CostRates::default();
+    let r = CostRates {
+        host_built,
+        ..CostRates::default()
+    };
     let mut t = common::table(&[
         "precision",
         "suite",

@@ -1,6 +1,6 @@
 //! `sparsecast selftest`: run every kernel against the f64 CPU reference and print a table.
 
-use crate::backend::cuda::CudaBackend;
+use crate::backend::cuda::{rowdist_check, CudaBackend};
 use crate::backend::selftest::{self, CaseResult, Outcome, SelftestConfig};
 use crate::backend::Variant;
 use crate::Error;
@@ -23,8 +23,15 @@ pub enum SelftestBackend {
 /// very long row, rectangular, no rows, …) against the f64 CPU reference. The output is poisoned
 /// (NaN) before each run and x is fresh random data each time. Exits non-zero on any mismatch.
 ///
+/// On CUDA the "gen …" rows check the statistical models' benchmark matrices generated on the
+/// device (normal, uniform and constant row lengths; csr-t16, csr-scalar, ell, jad) against the
+/// host-built ones: every array equal, and the SpMV against the f64 reference.
+/// --generation-timing then times host build + upload against device generation for the
+/// largest of them.
+///
 /// Examples:
 ///   sparsecast selftest --backend cuda
+///   sparsecast selftest --backend cuda --generation-only --generation-timing
 ///   sparsecast selftest --backend cuda --formats csr-merge,coo --block-sizes 128
 ///   sparsecast selftest --backend cpu --scale 1
 #[derive(clap::Args, Debug)]
@@ -55,6 +62,13 @@ pub struct Args {
     /// List every failing case (default: the first 20).
     #[arg(long)]
     verbose: bool,
+    /// CUDA: only the "gen …" cases (benchmark matrices generated on the device).
+    #[arg(long)]
+    generation_only: bool,
+    /// CUDA: after the cases, time host build + upload against device generation for the
+    /// largest statistical benchmark matrices (f64) and print a table.
+    #[arg(long)]
+    generation_timing: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -93,8 +107,23 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 "selftest on {} ({}, {} SMs), block sizes {:?}",
                 info.name, info.arch, info.sm_count, cfg.block_sizes
             );
-            let matrices = selftest::test_matrices(a.seed, a.scale.unwrap_or(8));
-            report(&be, &matrices, &cfg, &a)
+            let matrices = if a.generation_only {
+                Vec::new()
+            } else {
+                selftest::test_matrices(a.seed, a.scale.unwrap_or(8))
+            };
+            let total =
+                selftest::count_cases(&matrices, &cfg) + rowdist_check::count(&cfg.variants);
+            let mut progress = progress(total);
+            let (mut results, mut secs) = selftest::run_all(&be, &matrices, &cfg, &mut progress);
+            let t0 = std::time::Instant::now();
+            results.extend(rowdist_check::run(&be, &cfg.variants, &mut progress));
+            secs += t0.elapsed().as_secs_f64();
+            let checked = report(&results, secs, &a);
+            if a.generation_timing {
+                generation_timing(&be)?;
+            }
+            checked
         }
         SelftestBackend::Cpu => {
             // The CPU backend ignores block sizes: test one.
@@ -102,25 +131,22 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 block_sizes: vec![cfg.block_sizes.first().copied().unwrap_or(256)],
                 ..cfg
             };
+            if a.generation_only || a.generation_timing {
+                anyhow::bail!("--generation-only and --generation-timing need --backend cuda");
+            }
             let be = crate::backend::cpu::CpuBackend::new();
             let matrices = selftest::test_matrices(a.seed, a.scale.unwrap_or(1));
-            report(&be, &matrices, &cfg, &a)
+            let mut progress = progress(selftest::count_cases(&matrices, &cfg));
+            let (results, secs) = selftest::run_all(&be, &matrices, &cfg, &mut progress);
+            report(&results, secs, &a)
         }
     }
 }
 
-fn report<B>(
-    be: &B,
-    matrices: &[selftest::TestMatrix],
-    cfg: &SelftestConfig,
-    a: &Args,
-) -> anyhow::Result<()>
-where
-    B: crate::backend::Backend<f32> + crate::backend::Backend<f64>,
-{
+/// The per-case callback: failures as they happen, a count every 200 cases.
+fn progress(total: usize) -> impl FnMut(&CaseResult) {
     let mut done = 0usize;
-    let total = selftest::count_cases(matrices, cfg);
-    let (results, secs) = selftest::run_all(be, matrices, cfg, &mut |r: &CaseResult| {
+    move |r: &CaseResult| {
         done += 1;
         if let Outcome::Fail { reason } = &r.outcome {
             eprintln!(
@@ -131,8 +157,58 @@ where
         if done % 200 == 0 {
             eprintln!("  … {done} of {total} cases");
         }
-    });
-    let summary = selftest::summarize(&results);
+    }
+}
+
+/// `--generation-timing`: the table of [`rowdist_check::time_largest`].
+fn generation_timing(be: &CudaBackend) -> anyhow::Result<()> {
+    println!("host build + upload vs device generation (f64, σ = √P_NZ):");
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+        "lengths",
+        "kernel",
+        "R",
+        "P_NZ",
+        "nnz",
+        "host build s",
+        "host prepare s",
+        "device s",
+        "speed-up",
+    ]);
+    let timings = rowdist_check::time_largest(be, &mut |g| {
+        eprintln!(
+            "  {} {} R={} P_NZ={}: host {:.3} + {:.3} s, device {:.3} s",
+            g.dist.name(),
+            g.kernel,
+            g.rows,
+            g.pnz,
+            g.host_build_s,
+            g.host_prepare_s,
+            g.device_s
+        );
+    })?;
+    for g in &timings {
+        let right = |v: String| Cell::new(v).set_alignment(CellAlignment::Right);
+        let host = g.host_build_s + g.host_prepare_s;
+        t.add_row(vec![
+            Cell::new(g.dist.name()),
+            Cell::new(&g.kernel),
+            right(g.rows.to_string()),
+            right(g.pnz.to_string()),
+            right(g.nnz.to_string()),
+            right(format!("{:.3}", g.host_build_s)),
+            right(format!("{:.3}", g.host_prepare_s)),
+            right(format!("{:.3}", g.device_s)),
+            right(format!("{:.1}×", host / g.device_s)),
+        ]);
+    }
+    println!("{t}");
+    println!("GENTIMING {}", serde_json::to_string(&timings)?);
+    Ok(())
+}
+
+fn report(results: &[CaseResult], secs: f64, a: &Args) -> anyhow::Result<()> {
+    let summary = selftest::summarize(results);
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
         "kernel",
@@ -171,7 +247,7 @@ where
         .filter(|r| matches!(r.outcome, Outcome::Skip { .. }))
         .count();
     if let Some(path) = &a.json {
-        let text = serde_json::to_string_pretty(&results)?;
+        let text = serde_json::to_string_pretty(results)?;
         crate::util::write_atomic(path, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("writing {}", path.display()))?;
     }

@@ -44,6 +44,10 @@ pub struct CostRates {
     pub jad_s_per_nnz: f64,
     /// Host-to-device bytes per second.
     pub upload_bytes_per_s: f64,
+    /// Whether the statistical matrices are built on the host (`instrument --source host`, or
+    /// a backend without a device generator) rather than generated on the device, whose few
+    /// passes over the arrays the estimate leaves out.
+    pub host_built: bool,
 }
 
 impl Default for CostRates {
@@ -57,6 +61,7 @@ impl Default for CostRates {
             ell_s_per_nnz: 30e-9 / 6.0,
             jad_s_per_nnz: 30e-9 / 6.0,
             upload_bytes_per_s: 15e9,
+            host_built: false,
         }
     }
 }
@@ -96,7 +101,8 @@ impl std::ops::Add for Estimate {
 
 /// Estimate `points` in `precision`, their matrices built on the device (`lengths` = `None`:
 /// the constant-row suite, [`super::DeviceSource`]) or with `lengths` by
-/// [`super::stat_source::DistributedSource`] (constant rows on the device except JAD).
+/// [`super::stat_source::DistributedSource`]: on the device, or on the host where
+/// [`CostRates::host_built`] says so (constant rows on the device even then, except JAD).
 pub fn estimate(
     points: &[BenchmarkPoint],
     lengths: Option<&RowLengths>,
@@ -121,11 +127,12 @@ pub fn estimate(
         e.benchmarks += 1;
         e.nnz += nnz;
         e.device_s += r.per_benchmark_s + r.spmvs * slow * bytes / r.dram_bytes_per_s;
-        let on_host = match lengths.map(|l| l.dist) {
-            None => false,
-            Some(RowDist::Constant) => p.variant == Variant::Jad,
-            Some(_) => true,
-        };
+        let on_host = r.host_built
+            && match lengths.map(|l| l.dist) {
+                None => false,
+                Some(RowDist::Constant) => p.variant == Variant::Jad,
+                Some(_) => true,
+            };
         if on_host {
             let key = (p.rows, p.cols, p.pnz);
             if last_built != Some(key) {
@@ -149,7 +156,10 @@ mod tests {
 
     #[test]
     fn host_built_matrices_cost_more_and_are_built_once() {
-        let r = CostRates::default();
+        let r = CostRates {
+            host_built: true,
+            ..CostRates::default()
+        };
         let pts: Vec<BenchmarkPoint> = [Variant::Csr { threads_per_row: 1 }, Variant::Ell]
             .into_iter()
             .map(|variant| BenchmarkPoint {
@@ -188,6 +198,9 @@ mod tests {
             spread: Spread::Sqrt,
         };
         assert_eq!(estimate(&pts, Some(&constant), Precision::F64, &r), device);
+        // Generated on the device: no host time, the same device time.
+        let gen = estimate(&pts, Some(&normal), Precision::F64, &CostRates::default());
+        assert_eq!((gen.host_s, gen.device_s), (0.0, host.device_s));
         assert!(
             estimate(&pts, None, Precision::F32, &r).device_s < device.device_s,
             "f32 moves fewer bytes"

@@ -33,7 +33,7 @@ pub mod synthetic;
 
 pub use device::DeviceLimits;
 pub use measure::{measure, measure_fitting, MeasureOptions, Measurement, Statistic};
-pub use rowdist::{RowDist, Spread};
+pub use rowdist::{RowDist, RowLengths, Spread};
 pub use run::run_precision;
 pub use source::{AutoSource, BenchmarkSource, DeviceSource, HostSource};
 pub use stat_source::DistributedSource;

@@ -1,7 +1,7 @@
 //! The statistical models' benchmark matrices (001 §3.1): `R` rows whose lengths follow a normal
 //! or a uniform distribution with mean `P_NZ` — or are all `P_NZ` long (the constant-row
-//! benchmarks of Guo & Wang, the third column of 001's comparison) — built on the host and
-//! prepared on the backend ([`super::stat_source::DistributedSource`]).
+//! benchmarks of Guo & Wang, the third column of 001's comparison) — generated on the device
+//! or built on the host ([`super::stat_source::DistributedSource`]).
 //!
 //! **The contract** extends the constant-row one of [`super::synthetic`]: every number is a pure
 //! function of the row index, so the matrix is the same wherever it is built.
@@ -24,12 +24,18 @@
 //!   `k·s + (mix64(i) >> 32) mod s` with `s = C / len(r)` and the value of [`synthetic::value`]'s
 //!   hash of `i` — the constant-row contract when every length is `P`.
 //!
-//! **Why the host and not the device.** The constant-row matrices are filled on the device
-//! because their layout needs no pass over the rows. Here the CSR row pointers are a prefix sum
-//! of the lengths, ELL's width is the longest row and JAD needs the rows sorted by length: the
-//! device path would need a scan and a sort per matrix besides new fill kernels for three
-//! layouts. The host builds the CSR in parallel and the backend's own conversion and upload
-//! (`Backend::prepare`) make the layout, the one a real matrix gets.
+//! **Generated on the device, built on the host.** The constant-row matrices need no pass over
+//! the rows: their layout follows from the index alone. Here the CSR row pointers are a prefix
+//! sum of the lengths, ELL's width is the longest row and JAD needs the rows sorted by length,
+//! so the CUDA backend (`Backend::prepare_distributed`, `kernels/rowdist.cu`) draws the lengths
+//! (with the arithmetic above: the normal's sum is exact and `P + σ·z` is computed unfused, so
+//! the lengths are bit for bit the host's), scans them into row pointers, reduces their
+//! maximum, sorts the rows for JAD with a stable counting sort (longer rows first, equal
+//! lengths in row order, as [`crate::formats::Jad`] orders them) and fills the layout in place.
+//! The host builds the same CSR in parallel ([`RowLengths::build_csr`]) for the CPU backend,
+//! for `instrument --source host` and as the reference; `sparsecast selftest --backend cuda`
+//! compares the two array for array (its `gen …` rows). Where the matrices come from in a run:
+//! [`super::stat_source`].
 
 use super::synthetic::{self, mix64};
 use crate::{Csr, Error, Result, Scalar};
@@ -145,7 +151,7 @@ fn unit(i: u64) -> f64 {
 
 impl RowLengths {
     /// Half-width `w` of the uniform distribution around `mean`.
-    fn half_width(&self, mean: u64) -> u64 {
+    pub fn half_width(&self, mean: u64) -> u64 {
         ((3f64.sqrt() * self.spread.sigma(mean)).round() as u64).min(mean)
     }
 

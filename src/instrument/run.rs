@@ -1,6 +1,7 @@
 //! One instrumenting run for one precision: measure the device bounds, plan the suite, time it,
 //! fit the models — the analytical one and, where the suite asks for them, the statistical ones
-//! (one per row-length distribution, on their own benchmark matrices built on the host).
+//! (one per row-length distribution, on their own benchmark matrices, generated on the device
+//! where the backend can and `source` is not host-only, see [`DistributedSource`]).
 
 use super::measure::TIME_BUDGET;
 use super::micro::{measure_bounds, raise_bounds};
@@ -67,7 +68,10 @@ pub fn run_precision<T: Scalar>(
         for &dist in &stat.distributions {
             let planned = stat.plan(limits, dist, T::PRECISION, suite.memory_fraction)?;
             progress.inc_length(planned.points.len() as u64);
-            let src = DistributedSource::new(dist, stat.spread);
+            let mut src = DistributedSource::new(dist, stat.spread);
+            if source.host_only() {
+                src = src.on_host();
+            }
             let (ms, n) = measure_fitting(backend, &src, &planned.points, opts, progress, true)?;
             // Their times are SpMVs on the same device too (bandwidths are left to the
             // constant-row benchmarks, whose working sets are exact).

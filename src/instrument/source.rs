@@ -32,6 +32,11 @@ pub trait BenchmarkSource<T: Scalar> {
         let (rows, cols, pnz) = dims(point)?;
         synthetic::build_csr::<f64>(rows, cols, pnz, u64::MAX)
     }
+    /// Whether every matrix is to be built on the host (`--source host`): the statistical
+    /// suites then build theirs on the host too ([`super::DistributedSource::on_host`]).
+    fn host_only(&self) -> bool {
+        false
+    }
 }
 
 /// Build on the host with [`synthetic::build_csr`] and [`Backend::prepare`] it.
@@ -52,6 +57,9 @@ impl Default for HostSource {
 impl<T: Scalar> BenchmarkSource<T> for HostSource {
     fn name(&self) -> &'static str {
         "host"
+    }
+    fn host_only(&self) -> bool {
+        true
     }
     fn prepare<'a>(
         &self,

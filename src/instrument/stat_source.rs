@@ -1,16 +1,23 @@
 //! Where the statistical models' benchmark matrices ([`super::rowdist`]) come from.
 //!
-//! * **Normal and uniform rows: the host.** The CSR is built in parallel
-//!   ([`RowLengths::build_csr`]) and the backend's own conversion and upload
-//!   ([`Backend::prepare`]) make the layout (see [`super::rowdist`] for why not the device).
-//! * **Constant rows: the device where it can.** They are the constant-row contract of
-//!   [`super::synthetic`], so [`Backend::prepare_synthetic`] fills CSR and ELL in place as it does
-//!   for the analytical suite; a format it cannot fill (JAD) is built on the host.
-//! * **One build for three kernels.** CSR-S, ELL and JAD share their strip size and grid, so
-//!   their plans hold the same matrices; the plan puts the kernels of one matrix next to each
-//!   other ([`super::StatSuite::plan`]) and the source keeps the last host-built CSR, so each
-//!   matrix is built once and converted per kernel. (Building was a quarter of the host's work
-//!   per benchmark, converting to ELL or JAD most of the rest; measured on the build machine.)
+//! * **The device where it can.** [`Backend::prepare_distributed`] draws the row lengths, scans
+//!   them into row pointers and fills CSR, ELL or JAD in place (the CUDA backend, for CSR with
+//!   any threads per row, ELL and JAD: every statistical kernel); constant rows go first to
+//!   [`Backend::prepare_synthetic`], the analytical suite's generator (CSR and ELL). The matrix
+//!   is the host's, array for array (`sparsecast selftest --backend cuda` checks it: its
+//!   `gen …` rows).
+//! * **The host otherwise**: a backend without a device generator (the CPU backend), a kernel
+//!   it does not generate, a source made with [`DistributedSource::on_host`] (`instrument
+//!   --source host`), or any refusal of the device path ([`Error::Unsupported`]: e.g. the
+//!   device memory, where the host path then refuses the same way). The CSR is built in
+//!   parallel ([`RowLengths::build_csr`]) and the backend's own conversion and upload
+//!   ([`Backend::prepare`]) make the layout.
+//! * **One host build for three kernels.** CSR-S, ELL and JAD share their strip size and grid,
+//!   so their plans hold the same matrices; the plan puts the kernels of one matrix next to
+//!   each other ([`super::StatSuite::plan`]) and the source keeps the last host-built CSR, so
+//!   each matrix is built once and converted per kernel. (Building was a quarter of the host's
+//!   work per benchmark, converting to ELL or JAD most of the rest; measured on the build
+//!   machine.)
 
 use super::rowdist::{RowDist, RowLengths, Spread};
 use super::source::BenchmarkSource;
@@ -19,7 +26,7 @@ use crate::backend::{Backend, KernelConfig, PreparedSpmv};
 use crate::formats::Summary;
 use crate::{Csr, Error, Result, Scalar};
 use std::any::Any;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// The last host-built matrix: its `(rows, cols, mean)` and the `Csr<T>`.
 type Cached = ((u64, u64, u64), Box<dyn Any>);
@@ -31,17 +38,63 @@ pub struct DistributedSource {
     pub lengths: RowLengths,
     /// Largest host allocation allowed for one matrix, in bytes.
     pub max_bytes: u64,
+    /// Whether to try the device first (see the module documentation).
+    device: bool,
+    /// Whether the last matrix was generated on the device.
+    last_on_device: Cell<bool>,
     /// The last matrix built on the host (see the module documentation).
     cache: RefCell<Option<Cached>>,
 }
 
 impl DistributedSource {
-    /// A source of `dist` with `spread`, limited to the formats' default host memory.
+    /// A source of `dist` with `spread` that generates on the device where the backend can,
+    /// its host builds limited to the formats' default host memory.
     pub fn new(dist: RowDist, spread: Spread) -> DistributedSource {
         DistributedSource {
             lengths: RowLengths { dist, spread },
             max_bytes: crate::formats::default_max_bytes(),
+            device: true,
+            last_on_device: Cell::new(false),
             cache: RefCell::new(None),
+        }
+    }
+
+    /// The same source building every matrix on the host (`instrument --source host`).
+    pub fn on_host(self) -> DistributedSource {
+        DistributedSource {
+            device: false,
+            ..self
+        }
+    }
+
+    /// Whether the last matrix prepared was generated on the device.
+    pub fn last_on_device(&self) -> bool {
+        self.last_on_device.get()
+    }
+
+    /// Generate on the device: `None` where the backend cannot (the host takes over).
+    fn prepare_device<'a, T: Scalar>(
+        &self,
+        backend: &'a dyn Backend<T>,
+        point: &BenchmarkPoint,
+        cfg: &KernelConfig,
+    ) -> Option<Result<Box<dyn PreparedSpmv<T> + 'a>>> {
+        let (rows, cols, pnz) = match super::source::dims(point) {
+            Ok(d) => d,
+            Err(e) => return Some(Err(e)),
+        };
+        if self.lengths.dist == RowDist::Constant {
+            if let Err(e) = super::synthetic::check_shape(rows, cols, pnz) {
+                return Some(Err(e));
+            }
+            match backend.prepare_synthetic(rows, cols, pnz, cfg) {
+                Err(Error::Unsupported(_)) => {}
+                other => return Some(other),
+            }
+        }
+        match backend.prepare_distributed(rows, cols, pnz, &self.lengths, cfg) {
+            Err(Error::Unsupported(_)) => None,
+            other => Some(other),
         }
     }
 
@@ -74,10 +127,13 @@ impl DistributedSource {
 
 impl<T: Scalar> BenchmarkSource<T> for DistributedSource {
     fn name(&self) -> &'static str {
-        match self.lengths.dist {
-            RowDist::Normal => "host, normal rows",
-            RowDist::Uniform => "host, uniform rows",
-            RowDist::Constant => "constant rows",
+        match (self.last_on_device.get(), self.lengths.dist) {
+            (true, RowDist::Normal) => "device, normal rows",
+            (true, RowDist::Uniform) => "device, uniform rows",
+            (true, RowDist::Constant) => "device, constant rows",
+            (false, RowDist::Normal) => "host, normal rows",
+            (false, RowDist::Uniform) => "host, uniform rows",
+            (false, RowDist::Constant) => "host, constant rows",
         }
     }
     fn prepare<'a>(
@@ -86,14 +142,13 @@ impl<T: Scalar> BenchmarkSource<T> for DistributedSource {
         point: &BenchmarkPoint,
         cfg: &KernelConfig,
     ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
-        if self.lengths.dist == RowDist::Constant {
-            let (rows, cols, pnz) = super::source::dims(point)?;
-            super::synthetic::check_shape(rows, cols, pnz)?;
-            match backend.prepare_synthetic(rows, cols, pnz, cfg) {
-                Err(Error::Unsupported(_)) => {}
-                other => return other,
+        if self.device {
+            if let Some(r) = self.prepare_device(backend, point, cfg) {
+                self.last_on_device.set(r.is_ok());
+                return r;
             }
         }
+        self.last_on_device.set(false);
         self.prepare_host(backend, point, cfg)
     }
     fn summary(&self, p: &BenchmarkPoint) -> Summary {
@@ -144,6 +199,9 @@ mod tests {
             ys.push(k.y().unwrap());
             let cached = src.cache.borrow();
             assert_eq!(cached.as_ref().map(|c| c.0), Some((400, 400, 9)));
+            // The CPU backend has no device generator: built on the host.
+            assert!(!src.last_on_device());
+            assert_eq!(BenchmarkSource::<f64>::name(&src), "host, normal rows");
         }
         // The same matrix in three formats gives the same product.
         for y in &ys[1..] {

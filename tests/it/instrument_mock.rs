@@ -5,8 +5,9 @@
 use indicatif::ProgressBar;
 use sparsecast::backend::{Backend, KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant};
 use sparsecast::instrument::{
-    measure, plan, run_precision, synthetic, AutoSource, BenchmarkSource, DeviceLimits,
-    DeviceSource, HostSource, MeasureOptions, RowDist, StatSuite, Statistic, SuiteConfig,
+    measure, plan, run_precision, synthetic, AutoSource, BenchmarkPoint, BenchmarkSource,
+    DeviceLimits, DeviceSource, HostSource, MeasureOptions, RowDist, StatSuite, Statistic,
+    SuiteConfig,
 };
 use sparsecast::model::Shape;
 use sparsecast::model::{Model, StoredModel};
@@ -414,6 +415,24 @@ fn statistical_models_fit_the_scripted_times() {
     assert_ne!(fits[0], fits[1]);
 }
 
+/// The host for the analytical suite, while the statistical suites may generate on the device
+/// (a plain [`HostSource`] makes them host-only too, as `instrument --source host` does).
+struct HostForAnalytical(HostSource);
+
+impl<T: Scalar> BenchmarkSource<T> for HostForAnalytical {
+    fn name(&self) -> &'static str {
+        "host"
+    }
+    fn prepare<'a>(
+        &self,
+        backend: &'a dyn Backend<T>,
+        point: &BenchmarkPoint,
+        cfg: &KernelConfig,
+    ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
+        self.0.prepare(backend, point, cfg)
+    }
+}
+
 #[test]
 fn constant_rows_are_generated_on_the_device_and_fit_the_formula_exactly() {
     let backend = Scripted::new(true);
@@ -427,6 +446,18 @@ fn constant_rows_are_generated_on_the_device_and_fit_the_formula_exactly() {
     };
     let pp = run_precision::<f64>(
         &backend,
+        &HostForAnalytical(HostSource::default()),
+        &limits,
+        &suite,
+        &opts(),
+        Statistic::WarmMean,
+        &ProgressBar::hidden(),
+    )
+    .unwrap();
+    // A host-only source (`--source host`) builds the statistical matrices on the host too.
+    let host_only = Scripted::new(true);
+    run_precision::<f64>(
+        &host_only,
         &HostSource::default(),
         &limits,
         &suite,
@@ -435,6 +466,7 @@ fn constant_rows_are_generated_on_the_device_and_fit_the_formula_exactly() {
         &ProgressBar::hidden(),
     )
     .unwrap();
+    assert!(host_only.log.borrow().iter().all(|e| !e.3));
     let m = pp
         .models
         .iter()

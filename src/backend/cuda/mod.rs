@@ -12,7 +12,8 @@
 //! configuration math), [`memory`] (the device-memory check), [`device`] ([`DeviceInfo`]),
 //! [`timing`] (CUDA-event timing, L2 flush), [`cusparse`] (the vendor wrapper), `prepared`
 //! (conversion, upload and launch sequences), `synthetic` (benchmark matrices generated on the
-//! device), [`partition`] (green-context partitions of fewer SMs: [`CudaBackend::open_partition`]).
+//! device), `rowdist` (the statistical models' benchmark matrices generated on the device) and
+//! [`rowdist_check`] (their check against the host-built ones, and timing), [`partition`] (green-context partitions of fewer SMs: [`CudaBackend::open_partition`]).
 
 pub mod cache;
 pub mod cusparse;
@@ -24,6 +25,8 @@ pub mod modules;
 pub mod nvrtc;
 pub mod partition;
 mod prepared;
+mod rowdist;
+pub mod rowdist_check;
 pub mod sources;
 mod synthetic;
 pub mod timing;
@@ -393,6 +396,21 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
     ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
         Ok(Box::new(prepared::CudaPrepared::new_synthetic(
             self, rows, cols, pnz, cfg,
+        )?))
+    }
+
+    /// Generated in place by the kernels of `kernels/rowdist.cu` for CSR, ELL and JAD;
+    /// [`Error::Unsupported`] for the other variants.
+    fn prepare_distributed<'a>(
+        &'a self,
+        rows: usize,
+        cols: usize,
+        mean: usize,
+        lengths: &crate::instrument::RowLengths,
+        cfg: &KernelConfig,
+    ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
+        Ok(Box::new(prepared::CudaPrepared::new_distributed(
+            self, rows, cols, mean, lengths, cfg,
         )?))
     }
 }

@@ -127,6 +127,27 @@ pub const SYNTHETIC: KernelFile = KernelFile {
     ],
 };
 
+/// Generation of the statistical models' benchmark matrices: row lengths, prefix scan, JAD's
+/// counting sort and the CSR, ELL and JAD fills, see [`crate::instrument::rowdist`].
+pub const ROWDIST: KernelFile = KernelFile {
+    name: "rowdist",
+    source: include_str!("../../../kernels/rowdist.cu"),
+    entry_points: &[
+        "rd_lengths_k",
+        "rd_scan_tiles_k",
+        "rd_scan_add_k",
+        "rd_jad_count_k",
+        "rd_jad_perm_k",
+        "rd_jad_longer_k",
+        "rd_csr_f32",
+        "rd_csr_f64",
+        "rd_ell_f32",
+        "rd_ell_f64",
+        "rd_jad_f32",
+        "rd_jad_f64",
+    ],
+};
+
 /// Every kernel file.
 /// Device micro-benchmarks that are not SpMVs (the L2 read bandwidth).
 pub const MICRO: KernelFile = KernelFile {
@@ -135,8 +156,8 @@ pub const MICRO: KernelFile = KernelFile {
     entry_points: &["l2_read"],
 };
 
-pub const ALL: [KernelFile; 11] = [
-    CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, ELL_BRO, SYNTHETIC, MICRO,
+pub const ALL: [KernelFile; 12] = [
+    CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, ELL_BRO, SYNTHETIC, ROWDIST, MICRO,
 ];
 
 /// Items (path steps) per thread of the merge-path kernel; must match the `SC_MERGE(…)`

@@ -47,7 +47,7 @@ impl Shape {
 }
 
 /// Allocate `n` (at least one) elements; every element is then written by a fill kernel.
-fn alloc<U: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+pub(super) fn alloc<U: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     be: &CudaBackend,
     n: usize,
     what: &'static str,
@@ -58,7 +58,7 @@ fn alloc<U: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
 }
 
 /// Launch shape for `n` grid-stride items.
-fn fill_config(be: &CudaBackend, n: u64) -> Result<LaunchConfig> {
+pub(super) fn fill_config(be: &CudaBackend, n: u64) -> Result<LaunchConfig> {
     let want = launch::blocks_for(n.max(1), FILL_BLOCK)?;
     let cap = be.info.sm_count.max(1) * FILL_BLOCKS_PER_SM;
     Ok(LaunchConfig {

@@ -210,3 +210,34 @@ pub(super) fn ell_bro<T>(
         Arg::Val(val),
     ]
 }
+
+/// One kernel argument read back from the device ([`Launch::download`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dumped<T> {
+    /// A count or size.
+    U32(u32),
+    /// An index array.
+    Idx(Vec<u32>),
+    /// A value array.
+    Val(Vec<T>),
+    /// An array of another kind (not read back).
+    Other,
+}
+
+impl<T: DeviceRepr + Clone + Default> Launch<T> {
+    /// Every argument before x and y, index and value arrays copied to the host.
+    pub fn download(&self, s: &Arc<CudaStream>) -> crate::Result<Vec<Dumped<T>>> {
+        let err = |e: DriverError| crate::Error::Cuda(format!("reading kernel arrays back: {e:?}"));
+        self.args
+            .iter()
+            .map(|a| {
+                Ok(match a {
+                    Arg::U32(v) => Dumped::U32(*v),
+                    Arg::Idx(a) => Dumped::Idx(s.clone_dtoh(a).map_err(err)?),
+                    Arg::Val(a) => Dumped::Val(s.clone_dtoh(a).map_err(err)?),
+                    _ => Dumped::Other,
+                })
+            })
+            .collect()
+    }
+}

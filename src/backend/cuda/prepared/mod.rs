@@ -23,12 +23,15 @@
 //! Files: `kernel.rs` (the [`Kernel`] of a prepared matrix and its launch sequence), `args.rs`
 //! (the argument lists of the one-launch kernels, in the order of their signatures), `own.rs`
 //! (set-up of our kernels), `merge.rs` (merge-path CSR: set-up and launches), `vendor.rs`
-//! (set-up of cuSPARSE), `synthetic.rs` (benchmark matrices generated on the device).
+//! (set-up of cuSPARSE), `synthetic.rs` (benchmark matrices generated on the device),
+//! `rowdist.rs` (the statistical models' benchmark matrices generated on the device; reading a
+//! kernel's arrays back).
 
 mod args;
 mod kernel;
 mod merge;
 mod own;
+mod rowdist;
 mod synthetic;
 mod vendor;
 
@@ -40,6 +43,7 @@ use super::{cuda, zeros, CudaBackend, CudaScalar};
 use crate::backend::{KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant, VendorAlg};
 use crate::formats::{vector_bytes, AnyFormat, FormatKind, SparseFormat, Summary};
 use crate::{Csr, Error, Result};
+pub use args::Dumped;
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 use kernel::{launch_kernel, Kernel};
 use own::own_kernel;
