@@ -590,14 +590,8 @@ pub fn print(r: &LearnedReport) {
         );
         if !ms.overlap.is_empty() {
             println!(
-                "    {:<9} {:>6} {:>10} {:>10} {:>10}  {:<21} {}",
-                "overlap",
-                "blocks",
-                "serial",
-                "concurrent",
-                "best",
-                "predicted ser / conc",
-                "configs"
+                "    {:<9} {:>6} {:>10} {:>10} {:>10}  {:<21} configs",
+                "overlap", "blocks", "serial", "concurrent", "best", "predicted ser / conc"
             );
         }
         for o in &ms.overlap {
