@@ -2,7 +2,9 @@
 //! (our own model) by default, `gb`, `lr`, `knn` as well: every candidate block's features are
 //! computed from its rows, every configuration the model covers is predicted on them, and a
 //! dynamic program over plans with distinct adjacent configurations ([`super::merged`]) chooses
-//! with the plan-time rule of the execution ([`super::rule`]). The plan is adopted only when its
+//! with the plan-time rule of the execution ([`super::rule`]: serial blocks add up; concurrent
+//! blocks cost the larger of the shared-bandwidth chain and the largest block, found exactly by
+//! [`super::merged::solve_merged_max`]). The plan is adopted only when its
 //! predicted gain over the best single configuration (cuSPARSE included) exceeds the models'
 //! uncertainty.
 //!
