@@ -376,6 +376,7 @@ mod tests {
             warmup: 0,
             per_batch: 1,
             graph: false,
+            concurrent: false,
             warmup_samples: Vec::new(),
         }
     }

@@ -18,6 +18,64 @@ use serde::{Deserialize, Serialize};
 
 pub use timing::{Timing, TimingMode, TimingProtocol};
 
+/// How the independent parts of one SpMV run: the blocks of a plan, which write disjoint rows of
+/// y ([`crate::optimize::PreparedPlan`]). [`Backend::time_parts`] and [`Backend::enqueue_parts`]
+/// execute parts this way; the optimizer's plan-time rule ([`crate::optimize::PlanRule`]) costs
+/// a plan the way it runs.
+///
+/// * `serial`: one part after another, each waiting for the previous (on CUDA: one graph whose
+///   nodes form a chain; every part drains its kernel's tail before the next starts);
+/// * `concurrent`: every part may run at the same time (on CUDA: a fork/join graph, each part a
+///   parallel branch between one root and one join, so the device overlaps their launches and
+///   tails). The CPU backend runs the parts in order either way: each part's kernel already
+///   spreads its rows over every core (rayon), so running parts side by side would only split
+///   the same cores.
+///
+/// Files written before the mode existed read `serial`, which is what they ran.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Overlap {
+    /// One part after another.
+    #[default]
+    Serial,
+    /// Every part at once (fork/join).
+    Concurrent,
+}
+
+/// The execution mode plans get when none is asked for (`optimize --overlap`, a plan file
+/// without one is `serial`). **This is the measured choice**: `scripts/device_concurrent.sh`
+/// times the same plans both ways on the H100 and H200; flip it here (one line) to what that run
+/// shows is faster, and the optimizer's default cost ([`crate::optimize::PlanRule::for_overlap`])
+/// follows. Until the lead's device run it stays `serial`, the mode every earlier measurement
+/// used.
+pub const DEFAULT_OVERLAP: Overlap = Overlap::Serial;
+
+impl Overlap {
+    /// `"serial"` or `"concurrent"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Overlap::Serial => "serial",
+            Overlap::Concurrent => "concurrent",
+        }
+    }
+}
+
+impl std::fmt::Display for Overlap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One independent part of an SpMV: queues its launches without waiting (a plan's block).
+pub type Part<'a> = Box<dyn FnMut() -> Result<()> + 'a>;
+
+/// Queue every part once, in order.
+pub fn enqueue_in_order(parts: &mut [Part<'_>]) -> Result<()> {
+    parts.iter_mut().try_for_each(|p| p())
+}
+
 /// A cuSPARSE generic-SpMV algorithm, listed as a format of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum VendorAlg {
@@ -281,6 +339,27 @@ pub trait Backend<T: Scalar> {
         enqueue: &mut dyn FnMut() -> Result<()>,
     ) -> Result<Timing> {
         timing::time_on_host(protocol, enqueue)
+    }
+    /// Queue one SpMV made of independent `parts` (they write disjoint outputs) without waiting
+    /// for it, executed as `overlap` says ([`Overlap`]); wait with the parts' own `finish`. The
+    /// default queues the parts in order whatever `overlap` says: right for a backend without
+    /// concurrent queues (the CPU backend, see [`Overlap`]).
+    fn enqueue_parts(&self, overlap: Overlap, parts: &mut [Part<'_>]) -> Result<()> {
+        let _ = overlap;
+        enqueue_in_order(parts)
+    }
+    /// Time one SpMV made of independent `parts`, executed as `overlap` says, with `protocol`:
+    /// how a plan is timed, the way it runs. The default times the parts in order with
+    /// [`Backend::time_spmv`] (see [`Backend::enqueue_parts`]); [`Timing::concurrent`] says
+    /// whether the parts really overlapped.
+    fn time_parts(
+        &self,
+        protocol: &TimingProtocol,
+        overlap: Overlap,
+        parts: &mut [Part<'_>],
+    ) -> Result<Timing> {
+        let _ = overlap;
+        self.time_spmv(protocol, &mut || enqueue_in_order(parts))
     }
     /// Build the instrumenting phase's benchmark matrix (`rows × cols`, `pnz` entries in every
     /// row, laid out as [`crate::instrument::synthetic`] defines) directly on the device, without

@@ -267,6 +267,11 @@ pub struct Timing {
     /// none or the capture failed and launches were queued directly.
     #[serde(default)]
     pub graph: bool,
+    /// Whether the SpMV's independent parts (a plan's blocks) ran as concurrent branches
+    /// ([`crate::backend::Overlap::Concurrent`] on a backend that overlaps them); `false` for a
+    /// single kernel, a serial plan, or a concurrent one that fell back to running in order.
+    #[serde(default)]
+    pub concurrent: bool,
     /// Seconds per SpMV of each warm-up batch, in order (the settling trace).
     #[serde(default)]
     pub warmup_samples: Vec<f64>,
@@ -305,6 +310,7 @@ impl Timing {
             warmup,
             per_batch: 1,
             graph: false,
+            concurrent: false,
             warmup_samples: Vec::new(),
         }
     }
@@ -362,6 +368,7 @@ impl Timing {
             warmup: 0,
             per_batch: first.per_batch,
             graph: parts.iter().all(|t| t.graph),
+            concurrent: parts.iter().all(|t| t.concurrent),
             warmup_samples: first.warmup_samples.clone(),
         })
     }
@@ -407,6 +414,7 @@ pub fn time_on_host(
         warmup: protocol.warmup,
         per_batch: n,
         graph: false,
+        concurrent: false,
         warmup_samples,
     })
 }

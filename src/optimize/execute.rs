@@ -7,15 +7,21 @@
 //!
 //! * **x** is set on every block: each block keeps its own copy of x on the device (the blocks are
 //!   independent kernels); y is assembled from the blocks' outputs by row range.
-//! * **Run** launches the blocks one after another, each waiting for the previous.
-//! * **Time**: one SpMV of the plan is every block's launches queued in row order
-//!   ([`PreparedSpmv::enqueue`]); the backend times that sequence with the same protocol as any
-//!   single kernel ([`Backend::time_spmv`]: on CUDA the whole sequence is captured into one graph
-//!   and replayed in batches). So the plan is timed as it runs, in the steady state in which the
-//!   single formats are timed, with its real launch gaps and no overlap between blocks (none is
-//!   attempted). [`PreparedPlan::time_blocks`] also times every block alone, for the report; a
-//!   block replayed alone may keep its part of the matrix in cache when the whole would not, so
-//!   the per-block times can sum to less than the plan's.
+//! * **Execution mode** ([`Overlap`]): the blocks are the independent *parts* of one SpMV. They
+//!   run as the plan says ([`Plan::overlap`]; [`PreparedPlan::with_overlap`] overrides it, so
+//!   one prepared plan can be run and timed both ways): `serial`, one after another, or
+//!   `concurrent`, all at once (on CUDA a fork/join graph, the blocks its parallel branches).
+//!   The backend owns how ([`Backend::enqueue_parts`], [`Backend::time_parts`]); the CPU
+//!   backend runs the blocks in order either way.
+//! * **Run** ([`PreparedSpmv::run`]) executes one SpMV in the plan's mode and waits, so that the
+//!   result checked against the reference is the one of the execution that is timed.
+//! * **Time**: one SpMV of the plan is its blocks in the plan's mode; the backend times it with
+//!   the same protocol as any single kernel ([`Backend::time_parts`]: on CUDA one graph per
+//!   batch, a chain of the blocks or a fork/join of them, replayed). So the plan is timed as it
+//!   runs, in the steady state in which the single formats are timed. [`PreparedPlan::time_blocks`]
+//!   also times every block alone, for the report; a block replayed alone may keep its part of
+//!   the matrix in cache when the whole would not, so the per-block times can sum to less than
+//!   a serial plan's.
 //! * **Bytes**: the footprint is the blocks' formats summed; the effective bytes add x and y once
 //!   (not once per block), as for any other kernel.
 //! * **Config**: a plan has one configuration per block; [`PreparedSpmv::config`] returns the one
@@ -23,7 +29,7 @@
 //!   them all.
 
 use super::plan::Plan;
-use crate::backend::{Backend, KernelConfig, PreparedSpmv, Timing, TimingProtocol};
+use crate::backend::{Backend, KernelConfig, Overlap, Part, PreparedSpmv, Timing, TimingProtocol};
 use crate::{Csr, Error, Result, Scalar};
 use std::ops::Range;
 
@@ -42,6 +48,8 @@ pub struct PreparedPlan<'a, T: Scalar> {
     ncols: usize,
     /// Index of the block with the most non-zeros.
     dominant: usize,
+    /// How the blocks run.
+    overlap: Overlap,
 }
 
 /// The timing of a plan: each block's alone, and the plan's.
@@ -49,7 +57,7 @@ pub struct PreparedPlan<'a, T: Scalar> {
 pub struct PlanTiming {
     /// Per block, in row order.
     pub blocks: Vec<Timing>,
-    /// The whole plan (every block in row order per SpMV).
+    /// The whole plan, in its execution mode.
     pub total: Timing,
 }
 
@@ -115,7 +123,27 @@ impl<'a, T: Scalar> PreparedPlan<'a, T> {
             nrows: a.nrows,
             ncols: a.ncols,
             dominant,
+            overlap: plan.overlap,
         })
+    }
+
+    /// Run and time the blocks as `overlap` says instead of the plan's mode.
+    pub fn with_overlap(mut self, overlap: Overlap) -> Self {
+        self.overlap = overlap;
+        self
+    }
+
+    /// How the blocks run.
+    pub fn overlap(&self) -> Overlap {
+        self.overlap
+    }
+
+    /// Every block's enqueue, as the backend's parts.
+    fn parts(&mut self) -> Vec<Part<'_>> {
+        self.blocks
+            .iter_mut()
+            .map(|b| Box::new(move || b.kernel.enqueue()) as Part<'_>)
+            .collect()
     }
 
     /// Each block's rows and kernel configuration, in row order.
@@ -168,8 +196,10 @@ impl<T: Scalar> PreparedSpmv<T> for PreparedPlan<'_, T> {
         self.blocks.iter_mut().try_for_each(|b| b.kernel.poison_y())
     }
 
+    /// One SpMV in the plan's execution mode, waited for.
     fn run(&mut self) -> Result<()> {
-        self.blocks.iter_mut().try_for_each(|b| b.kernel.run())
+        self.enqueue()?;
+        self.finish()
     }
 
     fn y(&mut self) -> Result<Vec<T>> {
@@ -189,18 +219,20 @@ impl<T: Scalar> PreparedSpmv<T> for PreparedPlan<'_, T> {
         Ok(y)
     }
 
+    /// One SpMV in the plan's execution mode ([`Backend::enqueue_parts`]).
     fn enqueue(&mut self) -> Result<()> {
-        self.blocks.iter_mut().try_for_each(|b| b.kernel.enqueue())
+        let (backend, overlap) = (self.backend, self.overlap);
+        backend.enqueue_parts(overlap, &mut self.parts())
     }
 
     fn finish(&mut self) -> Result<()> {
         self.blocks.iter_mut().try_for_each(|b| b.kernel.finish())
     }
 
-    /// The whole plan, every block in row order per SpMV (see the module documentation).
+    /// The whole plan in its execution mode (see the module documentation).
     fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing> {
-        let backend = self.backend;
-        let t = backend.time_spmv(protocol, &mut || self.enqueue())?;
+        let (backend, overlap) = (self.backend, self.overlap);
+        let t = backend.time_parts(protocol, overlap, &mut self.parts())?;
         self.finish()?;
         Ok(t)
     }

@@ -2,7 +2,9 @@
 //! (our own model) by default, `gb`, `lr`, `knn` as well: every candidate block's features are
 //! computed from its rows, every configuration the model covers is predicted on them, and a
 //! dynamic program over plans with distinct adjacent configurations ([`super::merged`]) chooses
-//! with the plan-time rule of the execution ([`super::rule`]). The plan is adopted only when its
+//! with the plan-time rule of the execution ([`super::rule`]: serial blocks add up; concurrent
+//! blocks cost the larger of the shared-bandwidth chain and the largest block, found exactly by
+//! [`super::merged::solve_merged_max`]). The plan is adopted only when its
 //! predicted gain over the best single configuration (cuSPARSE included) exceeds the models'
 //! uncertainty.
 //!
@@ -25,12 +27,12 @@
 //! the block's rows). Formats whose conversion would refuse a block are not candidates.
 
 use super::cuts::cut_rows;
-use super::merged::solve_merged;
+use super::merged::{solve_merged, solve_merged_max};
 use super::rule::PlanRule;
-use crate::backend::KernelConfig;
+use crate::backend::{KernelConfig, Overlap};
 use crate::features::Features;
-use crate::formats::{Reason, Summary};
-use crate::model::Model;
+use crate::formats::{FormatKind, Reason, Summary};
+use crate::model::{DeviceBounds, Model};
 use crate::{Csr, Error, Result, Scalar};
 use std::ops::Range;
 use std::time::Instant;
@@ -50,8 +52,11 @@ pub struct LearnedOptions {
     pub feature_passes: f64,
     /// `N` itself, overriding the budget.
     pub strips: Option<usize>,
-    /// The plan-time rule; `None` = blocks in sequence with the given floor.
+    /// The plan-time rule, with the execution mode it costs ([`PlanRule::overlap`]).
     pub rule: PlanRule,
+    /// The device's measured bounds: the bandwidth ceiling gives each block's bandwidth time
+    /// `β_b` for the concurrent rule (`None`: unknown, see [`super::rule`]).
+    pub bounds: Option<DeviceBounds>,
     /// Gain needed for a plan, in units of the summed one-sigma uncertainties.
     pub adopt_sigmas: f64,
     /// cuSPARSE algorithms as candidates of row blocks.
@@ -59,12 +64,14 @@ pub struct LearnedOptions {
 }
 
 impl LearnedOptions {
-    /// Defaults with `floor_s` as the fixed cost of an SpMV.
+    /// Defaults with `floor_s` as the fixed cost of an SpMV, plans costed as they run by
+    /// default ([`crate::backend::DEFAULT_OVERLAP`], [`PlanRule::for_overlap`]).
     pub fn new(floor_s: f64) -> LearnedOptions {
         LearnedOptions {
             feature_passes: 10.0,
             strips: None,
-            rule: PlanRule::measured_default(floor_s),
+            rule: PlanRule::for_overlap(crate::backend::DEFAULT_OVERLAP, floor_s),
+            bounds: None,
             adopt_sigmas: DEFAULT_ADOPT_SIGMAS,
             vendor_blocks: false,
         }
@@ -101,6 +108,9 @@ pub struct LearnedBlock {
     pub predicted: f64,
     /// Its relative one-sigma uncertainty (0 where the model states none).
     pub sigma: f64,
+    /// Its bytes (format, x, y) at the device's bandwidth ceiling, seconds (`None`: unknown or
+    /// not needed: a serial rule), the `β_b` of the concurrent rule ([`super::rule`]).
+    pub bandwidth_s: Option<f64>,
 }
 
 /// The answer of [`optimize_learned`].
@@ -141,6 +151,7 @@ impl LearnedOptimum {
                 config: s.config.clone(),
                 predicted: s.seconds.unwrap_or(f64::NAN),
                 sigma: s.sigma.unwrap_or(0.0),
+                bandwidth_s: None,
             }],
             _ => self.plan.clone(),
         }
@@ -183,6 +194,26 @@ pub fn predict_block(model: &dyn Model, f: &Features, cfg: &KernelConfig) -> Pre
     }
 }
 
+/// Bytes one SpMV of `cfg` moves at least on the rows of `f` (format, x, y), at `gbs`: the
+/// block's bandwidth time `β_b` (NaN where the format's footprint cannot be told from the
+/// features, or no bandwidth is known).
+pub fn bandwidth_seconds(f: &Features, cfg: &KernelConfig, value_bytes: u64, gbs: f64) -> f64 {
+    if !(gbs.is_finite() && gbs > 0.0) {
+        return f64::NAN;
+    }
+    let mut s = Summary::from_features(f);
+    if let Some(a) = &f.access {
+        s = a.add_counts(s, &cfg.params);
+    }
+    let bytes = s
+        .working_set(cfg.variant.format(), &cfg.params, value_bytes)
+        .or_else(|_| s.working_set(FormatKind::Csr, &cfg.params, value_bytes));
+    match bytes {
+        Ok(b) => b as f64 / (gbs * 1e9),
+        Err(_) => f64::NAN,
+    }
+}
+
 /// Optimize `a` with `model` (see the module documentation). `progress(done, total)` counts
 /// non-zeros of candidate blocks whose features are done.
 pub fn optimize_learned<T: Scalar>(
@@ -218,11 +249,19 @@ pub fn optimize_learned<T: Scalar>(
         .flat_map(|i| (i..n).map(move |j| (i, j)))
         .map(|(i, j)| nnz_of(i, j).max(1))
         .sum();
-    // e[i][j - i][k]: prediction and sigma of candidate k on strips i..=j.
+    // e[i][j - i][k]: prediction and sigma of candidate k on strips i..=j; beta: its bytes at
+    // the bandwidth ceiling of the whole matrix's working set (CSR), for the concurrent rule.
     let mut e: Vec<Vec<Vec<Pred>>> = vec![Vec::new(); n];
+    let mut beta: Vec<Vec<Vec<f64>>> = vec![Vec::new(); n];
+    let vb = model.precision().bytes() as u64;
+    let gbs = opts.bounds.as_ref().map_or(f64::NAN, |b| {
+        let csr = (a.nnz() as u64) * (4 + vb) + (a.nrows as u64 + 1) * 4;
+        b.ceiling_gbs(csr + crate::formats::vector_bytes(a.nrows as u64, a.ncols as u64, vb))
+    });
+    let concurrent = opts.rule.overlap == Overlap::Concurrent;
     let mut whole: Vec<Pred> = Vec::new();
     let mut done = 0u64;
-    for (i, row) in e.iter_mut().enumerate() {
+    for (i, (row, brow)) in e.iter_mut().zip(beta.iter_mut()).enumerate() {
         for j in i..n {
             let (r0, r1) = (cuts[i], cuts[j + 1]);
             let f = if r0 == 0 && r1 == a.nrows {
@@ -240,16 +279,30 @@ pub fn optimize_learned<T: Scalar>(
                         .collect(),
                 );
             }
+            brow.push(
+                cand.iter()
+                    .map(|&k| match concurrent {
+                        true => bandwidth_seconds(&f, &all[k], vb, gbs),
+                        false => f64::NAN,
+                    })
+                    .collect::<Vec<f64>>(),
+            );
             done += nnz_of(i, j).max(1);
             progress(done, total);
         }
     }
     let rule = opts.rule;
     let w = |i: usize, j: usize, k: usize| match e[i][j - i][k].0 {
-        Some(t) => rule.block_cost(t),
+        Some(t) => rule.chain_cost(t, beta[i][j - i][k]),
         None => f64::INFINITY,
     };
-    let (blocks, cost) = solve_merged(n, cand.len(), w).ok_or_else(|| {
+    // The concurrent rule: at least the largest block alone (exact, by bisection on it).
+    let alone = |i: usize, j: usize, k: usize| e[i][j - i][k].0.unwrap_or(f64::INFINITY);
+    let solved = match rule.overlap {
+        Overlap::Serial => solve_merged(n, cand.len(), w).map(|(b, c)| (b, rule.offset() + c)),
+        Overlap::Concurrent => solve_merged_max(n, cand.len(), rule.offset(), w, alone),
+    };
+    let (blocks, plan_predicted) = solved.ok_or_else(|| {
         Error::Invalid(format!(
             "the {} model refuses every candidate configuration for part of the matrix",
             model.name()
@@ -265,10 +318,11 @@ pub fn optimize_learned<T: Scalar>(
                 config: all[cand[b.config]].clone(),
                 predicted: t.unwrap_or(f64::INFINITY),
                 sigma: s.unwrap_or(0.0),
+                bandwidth_s: Some(beta[b.first][b.last - b.first][b.config])
+                    .filter(|b| b.is_finite()),
             }
         })
         .collect();
-    let plan_predicted = rule.offset() + cost;
     let plan_uncertainty = plan.iter().map(|b| b.sigma * b.predicted).sum();
     let mut singles: Vec<SinglePrediction> = all
         .iter()

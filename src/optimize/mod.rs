@@ -19,7 +19,8 @@
 //! predicts from full features (`sparsecast`, our own, by default) goes through [`learned`]
 //! instead: few strips cut where the rows change ([`cuts`]), every candidate block's features
 //! computed from its rows, a program over plans with distinct adjacent configurations
-//! ([`merged`]) costed the way the plan executes ([`rule`]: launches overlap, a per-block cost),
+//! ([`merged`]) costed the way the plan executes ([`rule`]: blocks in a chain with a per-block
+//! cost, or concurrent branches bounded by the shared bandwidth and the largest block),
 //! and a plan adopted only when its predicted gain exceeds the model's uncertainty.
 //!
 //! ```

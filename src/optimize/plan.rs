@@ -15,6 +15,7 @@
 //!   "blocks": [ { "strips": [1, 1], "rows": [0, 672], "kernel": "ell",
 //!                 "params": { "ell_width": 5, … }, "block_size": 256,
 //!                 "predicted_seconds": 7e-6 }, … ],
+//!   "overlap": "serial",
 //!   "single_formats": [ { "kernel": "csr-vector", "predicted_seconds": 1.4e-5, "note": "…" } ] }
 //! ```
 //!
@@ -28,7 +29,7 @@
 
 use super::identity::MatrixIdentity;
 use super::solve::Optimum;
-use crate::backend::{KernelConfig, Variant};
+use crate::backend::{KernelConfig, Overlap, Variant};
 use crate::formats::FormatParams;
 use crate::instrument::measure::variant_name;
 use crate::{Error, Precision, Result};
@@ -67,6 +68,10 @@ pub struct Plan {
     pub predicted_seconds: Option<f64>,
     /// The blocks in row order.
     pub blocks: Vec<PlanBlock>,
+    /// How the blocks run ([`Overlap`]): the mode the plan was costed for. A plan written
+    /// before the field existed reads `serial`, which is how it ran.
+    #[serde(default)]
+    pub overlap: Overlap,
     /// Every single format's prediction on the whole matrix.
     #[serde(default)]
     pub single_formats: Vec<SingleFormat>,
@@ -152,7 +157,8 @@ impl PlanBlock {
 }
 
 impl Plan {
-    /// The plan of an optimizer's answer.
+    /// The plan of an optimizer's answer. 004's program costs a plan as the sum of its blocks,
+    /// so its plans run serially (the faithful baseline).
     pub fn from_optimum(opt: &Optimum, matrix: MatrixIdentity, by: &Provenance) -> Plan {
         let block_size = default_block_size();
         Plan {
@@ -179,6 +185,7 @@ impl Plan {
                     predicted_seconds: Some(b.predicted),
                 })
                 .collect(),
+            overlap: Overlap::Serial,
             single_formats: opt
                 .singles
                 .iter()
@@ -192,7 +199,8 @@ impl Plan {
     }
 
     /// A plan made by hand: consecutive row ranges, each with its kernel configuration
-    /// (`strip_rows` = 1, so the block of rows `[a, b)` is strips `[a + 1, b]`).
+    /// (`strip_rows` = 1, so the block of rows `[a, b)` is strips `[a + 1, b]`), run in the
+    /// default mode ([`crate::backend::DEFAULT_OVERLAP`]; set [`Plan::overlap`] to change it).
     pub fn by_rows(
         matrix: MatrixIdentity,
         precision: Precision,
@@ -221,6 +229,7 @@ impl Plan {
                     predicted_seconds: None,
                 })
                 .collect(),
+            overlap: crate::backend::DEFAULT_OVERLAP,
             single_formats: Vec::new(),
         };
         plan.validate()?;

@@ -16,6 +16,7 @@ mod cuda_backend;
 mod cuda_cache;
 mod cuda_compile;
 mod cuda_partition;
+mod cuda_plan;
 mod cuda_rowdist;
 mod cuda_selftest_cpu;
 mod cuda_stencil;

@@ -4,12 +4,13 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sparsecast::backend::{Backend, KernelConfig, PreparedSpmv, Variant, VendorAlg};
+use sparsecast::backend::{Backend, KernelConfig, Overlap, PreparedSpmv, Variant, VendorAlg};
 use sparsecast::features::Features;
 use sparsecast::formats::FormatParams;
 use sparsecast::matrix::generate::GeneratorSpec;
 use sparsecast::model::Model;
-use sparsecast::optimize::merged::{brute_force, solve_merged};
+use sparsecast::optimize::learned::bandwidth_seconds;
+use sparsecast::optimize::merged::{brute_force, brute_force_max, solve_merged};
 use sparsecast::optimize::{
     optimize_learned, stack_rows, LearnedOptions, MatrixIdentity, Plan, PlanRule, PreparedPlan,
 };
@@ -130,6 +131,7 @@ fn every_block_is_predicted_on_its_own_rows_and_the_plan_pays() {
     opts.rule = PlanRule {
         floor_s: 2e-6,
         block_s: 1e-7,
+        overlap: Overlap::Serial,
     };
     let opt = optimize_learned(&a, &model, &opts, &|_, _| {}).unwrap();
     // The change point is a cut; the long rows are their own block.
@@ -139,7 +141,7 @@ fn every_block_is_predicted_on_its_own_rows_and_the_plan_pays() {
         assert_eq!(b.predicted, model.predict_config(&f, &b.config).unwrap());
     }
     let times: Vec<f64> = opt.plan.iter().map(|b| b.predicted).collect();
-    assert!((opt.plan_predicted - opts.rule.plan_time(&times)).abs() < 1e-15);
+    assert!((opt.plan_predicted - opts.rule.plan_time(&times, &[])).abs() < 1e-15);
     // Brute force over the cuts and candidates (vendor excluded from blocks by default).
     let n = opt.cuts.len() - 1;
     let cand: Vec<KernelConfig> = model
@@ -229,4 +231,58 @@ fn the_answer_runs_on_the_cpu_backend() {
         let want: f64 = c.iter().zip(v).map(|(&c, &v)| v * x[c as usize]).sum();
         assert!((yr - want).abs() <= 1e-9 * (1.0 + want.abs()), "row {r}");
     }
+}
+
+#[test]
+fn concurrent_plans_are_costed_as_they_run_and_equal_brute_force() {
+    let a = two_parts();
+    let model = Toy { sigma: 0.0 };
+    let mut opts = LearnedOptions::new(2e-6);
+    opts.strips = Some(4);
+    opts.rule = PlanRule::for_overlap(Overlap::Concurrent, 2e-6);
+    // A slow device (100 GB/s), so that the blocks' bytes take about as long as the toy's
+    // predictions: the bandwidth chain and the largest block both matter.
+    opts.bounds = Some(sparsecast::model::DeviceBounds {
+        launch_floor_s: 2e-6,
+        dram_gbs: 100.0,
+        l2_gbs: 100.0,
+        l2_bytes: 0,
+    });
+    let opt = optimize_learned(&a, &model, &opts, &|_, _| {}).unwrap();
+    assert_eq!(opt.rule.overlap, Overlap::Concurrent);
+    let times: Vec<f64> = opt.plan.iter().map(|b| b.predicted).collect();
+    let betas: Vec<f64> = opt.plan.iter().map(|b| b.bandwidth_s.unwrap()).collect();
+    assert!(betas.iter().all(|b| b.is_finite() && *b > 0.0), "{betas:?}");
+    assert!((opt.plan_predicted - opts.rule.plan_time(&times, &betas)).abs() < 1e-15);
+    // Brute force over every plan of the cuts: max(chain, largest block).
+    let n = opt.cuts.len() - 1;
+    let cand: Vec<KernelConfig> = model
+        .configs()
+        .into_iter()
+        .filter(|c| !c.variant.is_vendor())
+        .collect();
+    let f = |i: usize, j: usize| Features::compute(&a.slice_rows(opt.cuts[i], opt.cuts[j + 1]));
+    let alone = |i: usize, j: usize, k: usize| model.predict_config(&f(i, j), &cand[k]).unwrap();
+    let w = |i: usize, j: usize, k: usize| {
+        let fb = f(i, j);
+        let t = model.predict_config(&fb, &cand[k]).unwrap();
+        opts.rule
+            .chain_cost(t, bandwidth_seconds(&fb, &cand[k], 8, 100.0))
+    };
+    let want = brute_force_max(n, cand.len(), opts.rule.offset(), &w, &alone);
+    assert!(
+        (opt.plan_predicted - want).abs() < 1e-12,
+        "{} vs {want}",
+        opt.plan_predicted
+    );
+    // Never below the largest block alone.
+    assert!(opt.plan_predicted >= times.iter().cloned().fold(0.0, f64::max));
+    // The serial rule on the same matrix costs the chain of whole kernels: never less.
+    let mut serial = opts.clone();
+    serial.rule = PlanRule {
+        overlap: Overlap::Serial,
+        ..opts.rule
+    };
+    let s = optimize_learned(&a, &model, &serial, &|_, _| {}).unwrap();
+    assert!(s.plan_predicted >= opt.plan_predicted - 1e-15);
 }

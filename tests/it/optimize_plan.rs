@@ -352,3 +352,38 @@ fn plans_of_other_matrices_are_rejected() {
     d.values.iter_mut().for_each(|v| *v *= -3.0);
     assert!(run_plan(&d, &plan, 4) < 1e-12);
 }
+
+#[test]
+fn both_execution_modes_equal_the_reference_on_the_cpu() {
+    use sparsecast::backend::Overlap;
+    let a = mixed();
+    let mut plan = by_rows(
+        &a,
+        &[2000, 3000, 6000],
+        &[Variant::Dia, Variant::Coo, Variant::Hyb, Variant::CsrMerge],
+    );
+    for overlap in [Overlap::Serial, Overlap::Concurrent] {
+        plan.overlap = overlap;
+        assert!(run_plan(&a, &plan, 5) < 1e-12, "{overlap}");
+        // The mode is stored with the plan and read back.
+        let back: Plan = serde_json::from_str(&serde_json::to_string(&plan).unwrap()).unwrap();
+        assert_eq!(back.overlap, overlap);
+        let be = CpuBackend::new();
+        let mut p = PreparedPlan::new(&be, &a, &plan, "plan").unwrap();
+        assert_eq!(p.overlap(), overlap);
+        let protocol = TimingProtocol {
+            runs: 3,
+            warmup_ms: 0.5,
+            batch_ms: 0.05,
+            ..TimingProtocol::default()
+        };
+        let t = p.time(&protocol).unwrap();
+        // The CPU backend runs the blocks in order either way (each kernel uses every core).
+        assert!(!t.concurrent && t.samples.len() == 3);
+    }
+    // A plan written before the mode existed runs serially, as it did.
+    let mut v = serde_json::to_value(&plan).unwrap();
+    v.as_object_mut().unwrap().remove("overlap");
+    let old: Plan = serde_json::from_value(v).unwrap();
+    assert_eq!(old.overlap, Overlap::Serial);
+}

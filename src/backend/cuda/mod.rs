@@ -320,6 +320,24 @@ impl CudaBackend {
         timing::time_spmv(&self.ctx, &self.stream, protocol, flush, enqueue)
     }
 
+    /// Time one SpMV made of independent `parts`, run as `overlap` says, with `protocol`
+    /// ([`timing::time_parts`]: concurrent parts are the branches of a fork/join graph).
+    pub fn time_parts(
+        &self,
+        protocol: &crate::backend::TimingProtocol,
+        overlap: crate::backend::Overlap,
+        parts: &mut [crate::backend::Part<'_>],
+    ) -> Result<crate::backend::Timing> {
+        let mut flush_guard;
+        let flush = if protocol.cold {
+            flush_guard = self.l2_flush()?;
+            flush_guard.as_mut()
+        } else {
+            None
+        };
+        timing::time_parts(&self.ctx, &self.stream, protocol, flush, overlap, parts)
+    }
+
     fn l2_flush(&self) -> Result<MutexGuard<'_, Option<timing::L2Flush>>> {
         let mut g = self.flush.lock().unwrap_or_else(|e| e.into_inner());
         if g.is_none() {
@@ -385,6 +403,30 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
         enqueue: &mut dyn FnMut() -> Result<()>,
     ) -> Result<crate::backend::Timing> {
         CudaBackend::time_spmv(self, protocol, enqueue)
+    }
+
+    /// Concurrent parts run as a fork/join graph of one SpMV, built for this call, and are
+    /// waited for (the graph must outlive its run); serial parts are queued in order.
+    fn enqueue_parts(
+        &self,
+        overlap: crate::backend::Overlap,
+        parts: &mut [crate::backend::Part<'_>],
+    ) -> Result<()> {
+        match overlap {
+            crate::backend::Overlap::Serial => crate::backend::enqueue_in_order(parts),
+            crate::backend::Overlap::Concurrent => {
+                timing::run_parts(&self.ctx, &self.stream, overlap, parts).map(|_| ())
+            }
+        }
+    }
+
+    fn time_parts(
+        &self,
+        protocol: &crate::backend::TimingProtocol,
+        overlap: crate::backend::Overlap,
+        parts: &mut [crate::backend::Part<'_>],
+    ) -> Result<crate::backend::Timing> {
+        CudaBackend::time_parts(self, protocol, overlap, parts)
     }
 
     fn prepare_synthetic<'a>(

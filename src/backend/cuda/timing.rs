@@ -11,13 +11,26 @@
 //! Every batch holds at least two SpMVs: the merge-path kernel passes an *epoch* to its
 //! look-back, which a graph freezes, and two consecutive SpMVs of one graph must not share one.
 //!
+//! **Parts** ([`time_parts`]): a plan's blocks are independent parts of one SpMV. Serial
+//! ([`Overlap::Serial`]): the parts are queued in order inside one capture, so the graph is a
+//! chain. Concurrent ([`Overlap::Concurrent`]): each part of each SpMV is captured into a graph
+//! of its own and added to the batch's graph as a *child graph node*; the parts of one SpMV
+//! depend only on the previous SpMV's join (an empty node) and the next join depends on all of
+//! them — a fork/join graph whose branches the device runs at the same time. Every part still
+//! launches on the backend's one stream (the capture is per part), so nothing in the kernels or
+//! in cuSPARSE's handle changes; the graph alone carries the concurrency. Consecutive SpMVs stay
+//! ordered (a join between them), as in an iterative solver. Where a part cannot be captured
+//! the batch falls back to serial launches and [`Timing::concurrent`] says so.
+//!
 //! Latency mode and cold mode time one SpMV per sample. Latency: the host waits for each sample
 //! before queueing the next, so the device is idle when the SpMV is queued. Cold: the L2 is
 //! flushed before each SpMV by writing a buffer of twice its size (a `cuMemsetD32Async`),
 //! between the previous sample's end event and the next one's start event — outside the timed
-//! region; samples are queued back to back.
+//! region; samples are queued back to back. A concurrent SpMV there is a fork/join graph of one
+//! SpMV, built afresh for each sample before its events are queued (a graph freezes the
+//! merge-path epoch, so one graph is never replayed twice in a row).
 
-use crate::backend::{Timing, TimingMode, TimingProtocol};
+use crate::backend::{enqueue_in_order, Overlap, Part, Timing, TimingMode, TimingProtocol};
 use crate::{Error, Result};
 use cudarc::driver::sys::{self, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaEvent, CudaGraph, CudaSlice, CudaStream, DevicePtrMut};
@@ -86,12 +99,12 @@ fn sync(stream: &CudaStream) -> Result<()> {
         .map_err(|e| Error::Cuda(format!("kernel failed while timing: {e:?}")))
 }
 
-/// Capture `n` consecutive SpMVs into one graph. `None` when the sequence cannot be captured
-/// (the stream is left out of capture mode either way).
-fn capture(stream: &Arc<CudaStream>, n: usize, enqueue: &mut Enqueue) -> Option<CudaGraph> {
+/// Capture `n` consecutive SpMVs, each the parts in order, into one graph. `None` when the
+/// sequence cannot be captured (the stream is left out of capture mode either way).
+fn capture(stream: &Arc<CudaStream>, n: usize, parts: &mut [Part]) -> Option<CudaGraph> {
     use sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL as MODE;
     stream.begin_capture(MODE).ok()?;
-    let queued = (0..n).try_for_each(|_| enqueue());
+    let queued = (0..n).try_for_each(|_| enqueue_in_order(parts));
     // End the capture whatever happened, so the stream is usable again.
     let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0));
     match (queued, graph) {
@@ -100,15 +113,160 @@ fn capture(stream: &Arc<CudaStream>, n: usize, enqueue: &mut Enqueue) -> Option<
     }
 }
 
-/// `n` SpMVs as one unit: a graph of `n` copies, or `n` direct calls of the enqueue function.
+/// A graph built node by node (not by one capture) and its executable instance; both are
+/// destroyed on drop.
+pub struct ForkJoin {
+    graph: sys::CUgraph,
+    exec: sys::CUgraphExec,
+}
+
+impl Drop for ForkJoin {
+    fn drop(&mut self) {
+        // SAFETY: both handles were created by `fork_join` and are destroyed once, here.
+        unsafe {
+            if !self.exec.is_null() {
+                let _ = sys::cuGraphExecDestroy(self.exec);
+            }
+            if !self.graph.is_null() {
+                let _ = sys::cuGraphDestroy(self.graph);
+            }
+        }
+    }
+}
+
+impl ForkJoin {
+    /// Queue one replay in `stream`.
+    pub fn launch(&self, stream: &CudaStream) -> Result<()> {
+        // SAFETY: `exec` is a valid instantiated graph of this context.
+        unsafe { sys::cuGraphLaunch(self.exec, stream.cu_stream()) }
+            .result()
+            .map_err(|e| Error::Cuda(format!("cuGraphLaunch (fork/join): {e:?}")))
+    }
+}
+
+/// Capture what `part` queues into a graph of its own. `Ok(None)` when it queued nothing;
+/// `Err(())` when it cannot be captured (the stream is left out of capture mode either way).
+fn capture_part(
+    stream: &CudaStream,
+    part: &mut Part,
+) -> std::result::Result<Option<sys::CUgraph>, ()> {
+    use cudarc::driver::result::stream as rs;
+    use sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL as MODE;
+    // SAFETY: the backend's own stream; the capture is ended below whatever the part did.
+    unsafe { rs::begin_capture(stream.cu_stream(), MODE) }.map_err(|_| ())?;
+    let queued = part();
+    // SAFETY: as above.
+    let graph = unsafe { rs::end_capture(stream.cu_stream()) };
+    let g = match (queued, graph) {
+        (Ok(()), Ok(g)) if !g.is_null() => g,
+        (_, Ok(g)) => {
+            if !g.is_null() {
+                // SAFETY: a graph this function owns.
+                unsafe { sys::cuGraphDestroy(g) };
+            }
+            return Err(());
+        }
+        _ => return Err(()),
+    };
+    let mut nodes = 0usize;
+    // SAFETY: `g` is valid; a null node array asks for the count only.
+    let counted = unsafe { sys::cuGraphGetNodes(g, std::ptr::null_mut(), &mut nodes) }.result();
+    if counted.is_err() || nodes == 0 {
+        // SAFETY: a graph this function owns.
+        unsafe { sys::cuGraphDestroy(g) };
+        return if counted.is_err() { Err(()) } else { Ok(None) };
+    }
+    Ok(Some(g))
+}
+
+/// `n` consecutive SpMVs whose parts run as concurrent branches: for each SpMV, every part is
+/// captured on its own and added as a child graph node depending on the previous SpMV's join;
+/// an empty join node depends on all of them (see the module documentation). Instantiated and
+/// uploaded. `None` when a part cannot be captured or the driver refuses the graph.
+pub fn fork_join(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    n: usize,
+    parts: &mut [Part],
+) -> Option<ForkJoin> {
+    ctx.bind_to_thread().ok()?;
+    let mut fj = ForkJoin {
+        graph: std::ptr::null_mut(),
+        exec: std::ptr::null_mut(),
+    };
+    // SAFETY: creates a graph owned by `fj` (destroyed on every path by its drop).
+    unsafe { sys::cuGraphCreate(&mut fj.graph, 0) }
+        .result()
+        .ok()?;
+    let mut join: Vec<sys::CUgraphNode> = Vec::new();
+    for _ in 0..n {
+        let mut leaves = Vec::with_capacity(parts.len());
+        for part in parts.iter_mut() {
+            let Some(child) = capture_part(stream, part).ok()? else {
+                continue;
+            };
+            let mut node: sys::CUgraphNode = std::ptr::null_mut();
+            // SAFETY: valid graph, dependencies and child; the node holds a copy of the child.
+            let added = unsafe {
+                sys::cuGraphAddChildGraphNode(&mut node, fj.graph, join.as_ptr(), join.len(), child)
+            }
+            .result();
+            // SAFETY: the child graph was cloned into the node (or not added): ours to destroy.
+            unsafe { sys::cuGraphDestroy(child) };
+            added.ok()?;
+            leaves.push(node);
+        }
+        if leaves.is_empty() {
+            // Nothing queued in this SpMV: the previous join stays the frontier.
+            continue;
+        }
+        let mut j: sys::CUgraphNode = std::ptr::null_mut();
+        // SAFETY: valid graph and dependencies.
+        unsafe { sys::cuGraphAddEmptyNode(&mut j, fj.graph, leaves.as_ptr(), leaves.len()) }
+            .result()
+            .ok()?;
+        join = vec![j];
+    }
+    // SAFETY: a valid graph; the executable is owned by `fj`.
+    unsafe { sys::cuGraphInstantiateWithFlags(&mut fj.exec, fj.graph, 0) }
+        .result()
+        .ok()?;
+    // SAFETY: valid executable and stream.
+    unsafe { sys::cuGraphUpload(fj.exec, stream.cu_stream()) }
+        .result()
+        .ok()?;
+    Some(fj)
+}
+
+/// `n` SpMVs as one unit: a graph of `n` copies (a chain of the parts, or fork/join), or `n`
+/// direct calls of the parts in order.
 enum Batch {
     Graph(CudaGraph, usize),
+    Forked(ForkJoin, usize),
     Direct(usize),
 }
 
 impl Batch {
-    fn new(stream: &Arc<CudaStream>, n: usize, graphs: bool, enqueue: &mut Enqueue) -> Batch {
-        match graphs.then(|| capture(stream, n, enqueue)).flatten() {
+    /// A batch of `n` SpMVs: a graph if `graphs` and the parts can be captured (concurrent
+    /// branches where `overlap` asks for them and there are two parts or more), else direct.
+    fn new(
+        ctx: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        n: usize,
+        graphs: bool,
+        overlap: Overlap,
+        parts: &mut [Part],
+    ) -> Batch {
+        if !graphs {
+            return Batch::Direct(n);
+        }
+        if overlap == Overlap::Concurrent && parts.len() >= 2 {
+            return match fork_join(ctx, stream, n, parts) {
+                Some(g) => Batch::Forked(g, n),
+                None => Batch::Direct(n),
+            };
+        }
+        match capture(stream, n, parts) {
             Some(g) => Batch::Graph(g, n),
             None => Batch::Direct(n),
         }
@@ -116,16 +274,21 @@ impl Batch {
 
     fn len(&self) -> usize {
         match self {
-            Batch::Graph(_, n) | Batch::Direct(n) => *n,
+            Batch::Graph(_, n) | Batch::Forked(_, n) | Batch::Direct(n) => *n,
         }
     }
 
-    fn queue(&self, enqueue: &mut Enqueue) -> Result<()> {
+    fn is_graph(&self) -> bool {
+        !matches!(self, Batch::Direct(_))
+    }
+
+    fn queue(&self, stream: &Arc<CudaStream>, parts: &mut [Part]) -> Result<()> {
         match self {
             Batch::Graph(g, _) => g
                 .launch()
                 .map_err(|e| Error::Cuda(format!("cuGraphLaunch: {e:?}"))),
-            Batch::Direct(n) => (0..*n).try_for_each(|_| enqueue()),
+            Batch::Forked(g, _) => g.launch(stream),
+            Batch::Direct(n) => (0..*n).try_for_each(|_| enqueue_in_order(parts)),
         }
     }
 
@@ -134,14 +297,35 @@ impl Batch {
         &self,
         (a, b): &(CudaEvent, CudaEvent),
         stream: &Arc<CudaStream>,
-        enqueue: &mut Enqueue,
+        parts: &mut [Part],
     ) -> Result<f64> {
         a.record(stream).map_err(event_err)?;
-        self.queue(enqueue)?;
+        self.queue(stream, parts)?;
         b.record(stream).map_err(event_err)?;
         sync(stream)?;
         Ok(a.elapsed_ms(b).map_err(event_err)? as f64 * 1e-3 / self.len() as f64)
     }
+}
+
+/// Queue one SpMV of `parts` as `overlap` says, and wait for it: a fork/join graph of one SpMV
+/// for concurrent parts (built for this call; falls back to the parts in order where it cannot
+/// be built), else the parts in order. Returns whether the parts ran concurrently.
+pub fn run_parts(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    overlap: Overlap,
+    parts: &mut [Part],
+) -> Result<bool> {
+    let graph = (overlap == Overlap::Concurrent && parts.len() >= 2)
+        .then(|| fork_join(ctx, stream, 1, parts))
+        .flatten();
+    match &graph {
+        Some(g) => g.launch(stream)?,
+        None => enqueue_in_order(parts)?,
+    }
+    // The graph is destroyed only after it ran.
+    sync(stream)?;
+    Ok(graph.is_some())
 }
 
 /// Time one SpMV (queued by `enqueue`) with `protocol` (see the module documentation), flushing
@@ -153,28 +337,49 @@ pub fn time_spmv(
     flush: Option<&mut L2Flush>,
     enqueue: &mut Enqueue,
 ) -> Result<Timing> {
+    let mut parts: [Part; 1] = [Box::new(enqueue)];
+    time_parts(ctx, stream, protocol, flush, Overlap::Serial, &mut parts)
+}
+
+/// Time one SpMV made of independent `parts`, run as `overlap` says, with `protocol` (see the
+/// module documentation), flushing the L2 before each SpMV with `flush` in cold mode.
+pub fn time_parts(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    protocol: &TimingProtocol,
+    flush: Option<&mut L2Flush>,
+    overlap: Overlap,
+    parts: &mut [Part],
+) -> Result<Timing> {
     protocol.validate()?;
     if !protocol.batched() {
-        return time_single(ctx, stream, protocol, flush, enqueue);
+        return time_single(ctx, stream, protocol, flush, overlap, parts);
     }
     // One pair of events for the pilot and the warm-up batches, which are waited for one by one.
     let pair = (new_event(ctx)?, new_event(ctx)?);
     // Pilot: one SpMV on its own, to size the batches.
-    let one = Batch::new(stream, 1, true, enqueue);
-    let graphs = matches!(one, Batch::Graph(..));
-    let pilot = one.time_one(&pair, stream, enqueue)?;
+    let one = Batch::new(ctx, stream, 1, true, overlap, parts);
+    let graphs = one.is_graph();
+    let pilot = one.time_one(&pair, stream, parts)?;
     drop(one);
-    let mut batch = Batch::new(stream, protocol.per_batch(pilot), graphs, enqueue);
+    let mut batch = Batch::new(
+        ctx,
+        stream,
+        protocol.per_batch(pilot),
+        graphs,
+        overlap,
+        parts,
+    );
     let start = Instant::now();
     let mut warmup_samples = Vec::new();
     loop {
-        let s = batch.time_one(&pair, stream, enqueue)?;
+        let s = batch.time_one(&pair, stream, parts)?;
         warmup_samples.push(s);
         if warmup_samples.len() == 1 {
             // The pilot included the launch latency of an idle device: size again from a batch.
             let n = protocol.per_batch(s);
             if n > 2 * batch.len() {
-                batch = Batch::new(stream, n, graphs, enqueue);
+                batch = Batch::new(ctx, stream, n, graphs, overlap, parts);
             }
         }
         let done = start.elapsed().as_secs_f64() * 1e3 >= protocol.warmup_ms;
@@ -183,14 +388,14 @@ pub fn time_spmv(
         }
     }
     // One more batch keeps the device busy while the host queues the timed ones behind it.
-    batch.queue(enqueue)?;
+    batch.queue(stream, parts)?;
     let mut pairs = Vec::with_capacity(protocol.runs);
     for _ in 0..protocol.runs {
         pairs.push((new_event(ctx)?, new_event(ctx)?));
     }
     for (a, b) in &pairs {
         a.record(stream).map_err(event_err)?;
-        batch.queue(enqueue)?;
+        batch.queue(stream, parts)?;
         b.record(stream).map_err(event_err)?;
     }
     sync(stream)?;
@@ -203,30 +408,58 @@ pub fn time_spmv(
         samples,
         warmup: protocol.warmup,
         per_batch: batch.len(),
-        graph: matches!(batch, Batch::Graph(..)),
+        graph: batch.is_graph(),
+        concurrent: matches!(batch, Batch::Forked(..)),
         warmup_samples,
     })
 }
 
 /// One SpMV per sample: latency mode (the host waits for each) or cold mode (L2 flushed before
 /// each, queued back to back). The warm-up runs single SpMVs until its time has passed.
+/// Concurrent parts run as a fork/join graph of one SpMV, built for each sample before its
+/// flush and events are queued and kept until the stream is idle (see the module
+/// documentation).
 fn time_single(
     ctx: &Arc<CudaContext>,
     stream: &Arc<CudaStream>,
     protocol: &TimingProtocol,
     mut flush: Option<&mut L2Flush>,
-    enqueue: &mut Enqueue,
+    overlap: Overlap,
+    parts: &mut [Part],
 ) -> Result<Timing> {
     let latency = protocol.mode == TimingMode::Latency;
-    let single = Batch::Direct(1);
+    let forked = overlap == Overlap::Concurrent && parts.len() >= 2;
+    let mut concurrent = forked;
+    // The graphs of the samples queued and not yet waited for.
+    let mut alive: Vec<ForkJoin> = Vec::new();
+    // Queue one sample (flush, start event, the SpMV, end event); its graph goes to `alive`.
+    let mut sample = |(a, b): &(CudaEvent, CudaEvent),
+                      flush: &mut Option<&mut L2Flush>,
+                      alive: &mut Vec<ForkJoin>,
+                      parts: &mut [Part]|
+     -> Result<()> {
+        let graph = forked.then(|| fork_join(ctx, stream, 1, parts)).flatten();
+        concurrent &= graph.is_some();
+        if let Some(f) = flush.as_deref_mut() {
+            f.flush(stream)?;
+        }
+        a.record(stream).map_err(event_err)?;
+        match &graph {
+            Some(g) => g.launch(stream)?,
+            None => enqueue_in_order(parts)?,
+        }
+        b.record(stream).map_err(event_err)?;
+        alive.extend(graph);
+        Ok(())
+    };
     let pair = (new_event(ctx)?, new_event(ctx)?);
     let start = Instant::now();
     let mut warmup_samples = Vec::new();
     while warmup_samples.len() < 2 || start.elapsed().as_secs_f64() * 1e3 < protocol.warmup_ms {
-        if let Some(f) = flush.as_deref_mut() {
-            f.flush(stream)?;
-        }
-        warmup_samples.push(single.time_one(&pair, stream, enqueue)?);
+        sample(&pair, &mut flush, &mut alive, parts)?;
+        sync(stream)?;
+        alive.clear();
+        warmup_samples.push(pair.0.elapsed_ms(&pair.1).map_err(event_err)? as f64 * 1e-3);
         if warmup_samples.len() >= 1_000_000 {
             break;
         }
@@ -235,18 +468,15 @@ fn time_single(
     for _ in 0..protocol.runs {
         pairs.push((new_event(ctx)?, new_event(ctx)?));
     }
-    for (a, b) in &pairs {
-        if let Some(f) = flush.as_deref_mut() {
-            f.flush(stream)?;
-        }
-        a.record(stream).map_err(event_err)?;
-        enqueue()?;
-        b.record(stream).map_err(event_err)?;
+    for p in &pairs {
+        sample(p, &mut flush, &mut alive, parts)?;
         if latency {
             sync(stream)?;
+            alive.clear();
         }
     }
     sync(stream)?;
+    drop(alive);
     let samples = pairs
         .iter()
         .map(|(a, b)| Ok(a.elapsed_ms(b).map_err(event_err)? as f64 * 1e-3))
@@ -255,7 +485,8 @@ fn time_single(
         samples,
         warmup: protocol.warmup,
         per_batch: 1,
-        graph: false,
+        graph: concurrent,
+        concurrent,
         warmup_samples,
     })
 }

@@ -5,10 +5,11 @@
 use super::Args;
 use crate::backend::measure::{measure_kernel, Reference, Status};
 use crate::backend::{
-    Backend, BackendKind, BackendScalar, KernelConfig, PreparedSpmv, TimingProtocol,
+    Backend, BackendKind, BackendScalar, KernelConfig, Overlap, PreparedSpmv, TimingProtocol,
 };
 use crate::cli::common::{self, fmt_seconds as fs};
 use crate::model::Model;
+use crate::optimize::learned::{bandwidth_seconds, predict_block, SinglePrediction};
 use crate::optimize::{
     optimize_learned, LearnedBlock, LearnedOptimum, LearnedOptions, MatrixIdentity, Plan, PlanRule,
     PreparedPlan, Provenance,
@@ -25,6 +26,32 @@ pub struct BlockOut {
     pub config: String,
     pub predicted_seconds: f64,
     pub sigma: f64,
+    /// The block's bytes at the bandwidth ceiling (concurrent rule), seconds.
+    pub bandwidth_seconds: Option<f64>,
+}
+
+/// One plan timed both ways (`--overlap-splits`): the DP's plan, or the best single
+/// configuration of ours cut into `blocks` blocks of equal non-zeros.
+#[derive(Debug, Serialize)]
+pub struct OverlapRow {
+    /// `dp` or `split-K`.
+    pub plan: String,
+    pub blocks: usize,
+    /// The blocks' configurations, `+`-joined.
+    pub configs: String,
+    /// Measured warm mean, seconds, each mode (`None`: failed, see `error`).
+    pub serial_seconds: Option<f64>,
+    pub concurrent_seconds: Option<f64>,
+    /// Whether the concurrent timing really overlapped the blocks (a fork/join graph).
+    pub overlapped: bool,
+    /// Largest error of y against the f64 reference over both modes (poisoned y first).
+    pub max_relative_error: f64,
+    /// Predicted by the serial and the concurrent rule.
+    pub predicted_serial_seconds: f64,
+    pub predicted_concurrent_seconds: f64,
+    /// Σ of the blocks' bandwidth times (concurrent rule), seconds.
+    pub bandwidth_seconds: f64,
+    pub error: Option<String>,
 }
 
 /// Measured times of one matrix (seconds, warm mean).
@@ -45,6 +72,9 @@ pub struct MeasuredOut {
     /// Calibration: the best single configuration cut at the strips (same configuration in
     /// every block): (blocks, plan seconds, Σ work of the blocks alone beyond the floor).
     pub split_sample: Option<(usize, f64, f64)>,
+    /// `--overlap-splits`: plans timed serially and concurrently.
+    #[serde(default)]
+    pub overlap: Vec<OverlapRow>,
 }
 
 /// One matrix's result.
@@ -77,17 +107,19 @@ fn blocks_out(b: &[LearnedBlock]) -> Vec<BlockOut> {
             config: b.config.label(),
             predicted_seconds: b.predicted,
             sigma: b.sigma,
+            bandwidth_seconds: b.bandwidth_s,
         })
         .collect()
 }
 
-/// A plan of `blocks` for `m`.
+/// A plan of `blocks` for `m`, run as `overlap` says.
 fn plan_of<T: crate::Scalar>(
     m: &Csr<T>,
     source: &str,
     by: &Provenance,
     blocks: &[(Range<usize>, KernelConfig, f64)],
     total: f64,
+    overlap: Overlap,
 ) -> anyhow::Result<Plan> {
     let spec: Vec<(Range<usize>, KernelConfig)> = blocks
         .iter()
@@ -98,6 +130,7 @@ fn plan_of<T: crate::Scalar>(
     p.profile = by.profile.clone();
     p.device = by.device.clone();
     p.predicted_seconds = Some(total);
+    p.overlap = overlap;
     for (pb, (_, _, t)) in p.blocks.iter_mut().zip(blocks) {
         pb.predicted_seconds = Some(*t);
     }
@@ -137,14 +170,21 @@ pub fn one<T: BackendScalar>(
         );
     }
     let chosen = opt.chosen();
-    let plan = plan_of(m, source, by, &triples(&chosen), opt.chosen_predicted())?;
+    let plan = plan_of(
+        m,
+        source,
+        by,
+        &triples(&chosen),
+        opt.chosen_predicted(),
+        opt.rule.overlap,
+    )?;
     if let Some(p) = &a.save_plan {
         plan.save(p)?;
     }
     let measured = match measure {
-        Some((kind, protocol)) => {
-            Some(measure_all(m, source, by, &opt, &plan, *kind, protocol, a)?)
-        }
+        Some((kind, protocol)) => Some(measure_all(
+            m, source, by, model, opts, &opt, &plan, *kind, protocol, a,
+        )?),
         None => None,
     };
     Ok(LearnedReport {
@@ -170,7 +210,7 @@ pub fn one<T: BackendScalar>(
     })
 }
 
-/// Time a plan (checked against the reference first): (warm mean, blocks alone).
+/// Time a plan in its mode (checked against the reference first): (warm mean, blocks alone).
 fn time_plan<T: crate::Scalar>(
     be: &dyn Backend<T>,
     m: &Csr<T>,
@@ -192,11 +232,165 @@ fn time_plan<T: crate::Scalar>(
     ))
 }
 
+/// One prepared plan run and timed serially, then concurrently, its y checked against the
+/// reference after a poisoned y in each mode: (serial, concurrent, overlapped, error).
+fn time_both<T: crate::Scalar>(
+    be: &dyn Backend<T>,
+    m: &Csr<T>,
+    plan: &Plan,
+    x: &[T],
+    reference: &Reference,
+    protocol: &TimingProtocol,
+) -> anyhow::Result<(f64, f64, bool, f64)> {
+    let mut p = PreparedPlan::new(be, m, plan, "the plan")?;
+    p.set_x(x)?;
+    let (mut err, mut t) = (0.0f64, [0.0; 2]);
+    let mut overlapped = false;
+    for (k, mode) in [Overlap::Serial, Overlap::Concurrent]
+        .into_iter()
+        .enumerate()
+    {
+        p = p.with_overlap(mode);
+        p.poison_y()?;
+        p.run()?;
+        err = err.max(reference.max_relative_error(&p.y()?));
+        let timing = p.time(protocol)?;
+        t[k] = timing.warm_mean();
+        overlapped |= timing.concurrent;
+    }
+    Ok((t[0], t[1], overlapped, err))
+}
+
+/// Boundaries `[0, …, nrows]` of `k` blocks of about equal non-zeros, on 32-row groups.
+fn equal_nnz_cuts(row_ptr: &[usize], k: usize) -> Vec<usize> {
+    let nrows = row_ptr.len() - 1;
+    let nnz = row_ptr[nrows];
+    let mut cuts = vec![0];
+    for q in 1..k {
+        let target = nnz * q / k;
+        let r = row_ptr.partition_point(|&p| p < target).min(nrows);
+        let r = (r / 32 * 32).max(*cuts.last().unwrap_or(&0));
+        if r > *cuts.last().unwrap_or(&0) && r < nrows {
+            cuts.push(r);
+        }
+    }
+    cuts.push(nrows);
+    cuts
+}
+
+/// `--overlap-splits`: the DP's plan and the best single configuration of ours cut into each
+/// number of blocks, timed both ways, with both rules' predictions.
+#[allow(clippy::too_many_arguments)]
+fn overlap_rows<T: crate::Scalar>(
+    be: &dyn Backend<T>,
+    m: &Csr<T>,
+    source: &str,
+    by: &Provenance,
+    model: &dyn Model,
+    opts: &LearnedOptions,
+    opt: &LearnedOptimum,
+    best_ours: Option<&SinglePrediction>,
+    splits: &[usize],
+    x: &[T],
+    reference: &Reference,
+    protocol: &TimingProtocol,
+) -> Vec<OverlapRow> {
+    let floor = opts.rule.floor_s;
+    let rule_of = |mode: Overlap| match (mode == opts.rule.overlap, mode) {
+        (true, _) => PlanRule {
+            overlap: mode,
+            ..opts.rule
+        },
+        (false, mode) => PlanRule::for_overlap(mode, floor),
+    };
+    let (serial, concurrent) = (rule_of(Overlap::Serial), rule_of(Overlap::Concurrent));
+    let vb = model.precision().bytes() as u64;
+    let gbs = opts.bounds.as_ref().map_or(f64::NAN, |b| {
+        let csr = (m.nnz() as u64) * (4 + vb) + (m.nrows as u64 + 1) * 4;
+        b.ceiling_gbs(csr + crate::formats::vector_bytes(m.nrows as u64, m.ncols as u64, vb))
+    });
+    // Each plan: its name and its blocks as (rows, config, predicted alone, bandwidth time).
+    type Block = (Range<usize>, KernelConfig, f64, f64);
+    let mut plans: Vec<(String, Vec<Block>)> = Vec::new();
+    if opt.plan.len() >= 2 {
+        plans.push((
+            "dp".into(),
+            opt.plan
+                .iter()
+                .map(|b| {
+                    let f =
+                        crate::features::Features::compute(&m.slice_rows(b.rows.start, b.rows.end));
+                    let beta = bandwidth_seconds(&f, &b.config, vb, gbs);
+                    (b.rows.clone(), b.config.clone(), b.predicted, beta)
+                })
+                .collect(),
+        ));
+    }
+    if let Some(s) = best_ours {
+        for &k in splits.iter().filter(|&&k| k >= 2) {
+            let cuts = equal_nnz_cuts(&m.row_ptr, k);
+            let blocks = cuts
+                .windows(2)
+                .map(|w| {
+                    let f = crate::features::Features::compute(&m.slice_rows(w[0], w[1]));
+                    let (t, _) = predict_block(model, &f, &s.config);
+                    let beta = bandwidth_seconds(&f, &s.config, vb, gbs);
+                    (w[0]..w[1], s.config.clone(), t.unwrap_or(f64::NAN), beta)
+                })
+                .collect::<Vec<_>>();
+            plans.push((format!("split-{}", blocks.len()), blocks));
+        }
+    }
+    plans
+        .into_iter()
+        .map(|(name, blocks)| {
+            let times: Vec<f64> = blocks.iter().map(|b| b.2).collect();
+            let betas: Vec<f64> = blocks.iter().map(|b| b.3).collect();
+            let mut row = OverlapRow {
+                plan: name,
+                blocks: blocks.len(),
+                configs: {
+                    let mut l: Vec<String> = blocks.iter().map(|b| b.1.label()).collect();
+                    l.dedup();
+                    l.join("+")
+                },
+                serial_seconds: None,
+                concurrent_seconds: None,
+                overlapped: false,
+                max_relative_error: f64::NAN,
+                predicted_serial_seconds: serial.plan_time(&times, &betas),
+                predicted_concurrent_seconds: concurrent.plan_time(&times, &betas),
+                bandwidth_seconds: betas.iter().sum(),
+                error: None,
+            };
+            // A block the model cannot predict is stored without a time (0).
+            let spec: Vec<(Range<usize>, KernelConfig, f64)> = blocks
+                .into_iter()
+                .map(|(r, c, t, _)| (r, c, if t.is_finite() { t } else { 0.0 }))
+                .collect();
+            let res = plan_of(m, source, by, &spec, 0.0, Overlap::Serial)
+                .and_then(|p| time_both(be, m, &p, x, reference, protocol));
+            match res {
+                Ok((s, c, o, e)) => {
+                    row.serial_seconds = Some(s);
+                    row.concurrent_seconds = Some(c);
+                    row.overlapped = o;
+                    row.max_relative_error = e;
+                }
+                Err(e) => row.error = Some(format!("{e:#}")),
+            }
+            row
+        })
+        .collect()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn measure_all<T: BackendScalar>(
     m: &Csr<T>,
     source: &str,
     by: &Provenance,
+    model: &dyn Model,
+    opts: &LearnedOptions,
     opt: &LearnedOptimum,
     answer: &Plan,
     kind: BackendKind,
@@ -211,7 +405,14 @@ fn measure_all<T: BackendScalar>(
     out.answer_seconds = Some(t);
     out.max_relative_error = err;
     if opt.plan.len() >= 2 {
-        let p = plan_of(m, source, by, &triples(&opt.plan), opt.plan_predicted)?;
+        let p = plan_of(
+            m,
+            source,
+            by,
+            &triples(&opt.plan),
+            opt.plan_predicted,
+            opt.rule.overlap,
+        )?;
         let (t, blocks, err) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol)?;
         out.plan_seconds = Some(t);
         out.plan_block_seconds = blocks;
@@ -239,6 +440,37 @@ fn measure_all<T: BackendScalar>(
     out.best_single = best(None);
     out.best_ours = best(Some(false));
     out.best_vendor = best(Some(true));
+    if let Some(splits) = &a.overlap_splits {
+        // The best single configuration of ours as measured (else as predicted).
+        let ours = out
+            .best_ours
+            .as_ref()
+            .and_then(|(l, _)| opt.singles.iter().find(|s| &s.config.label() == l))
+            .or_else(|| {
+                opt.singles
+                    .iter()
+                    .find(|s| !s.config.variant.is_vendor() && s.seconds.is_some())
+            });
+        out.overlap = overlap_rows(
+            be.as_ref(),
+            m,
+            source,
+            by,
+            model,
+            opts,
+            opt,
+            ours,
+            splits,
+            &x,
+            &reference,
+            protocol,
+        );
+        for r in &out.overlap {
+            if r.max_relative_error.is_finite() {
+                out.max_relative_error = out.max_relative_error.max(r.max_relative_error);
+            }
+        }
+    }
     if a.calibrate && opt.cuts.len() > 2 {
         // The best single configuration of ours cut at the strips, one block per strip.
         if let Some(s) = opt
@@ -251,7 +483,7 @@ fn measure_all<T: BackendScalar>(
                 .windows(2)
                 .map(|w| (w[0]..w[1], s.config.clone(), 0.0))
                 .collect();
-            let p = plan_of(m, source, by, &blocks, 0.0)?;
+            let p = plan_of(m, source, by, &blocks, 0.0, opt.rule.overlap)?;
             if let Ok((t, alone, _)) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol) {
                 let work = alone.iter().map(|&b| (b - opt.rule.floor_s).max(0.0)).sum();
                 out.split_sample = Some((blocks.len(), t, work));
@@ -315,9 +547,10 @@ pub fn print(r: &LearnedReport) {
         r.input, r.nrows, r.nnz, r.model, r.precision, r.feature_passes, r.optimize_seconds
     );
     println!(
-        "  plan ({} block{}, predicted {} ± {}):",
+        "  plan ({} block{}, run {}, predicted {} ± {}):",
         r.plan.len(),
         if r.plan.len() == 1 { "" } else { "s" },
+        r.rule.overlap,
         fs(r.plan_predicted),
         fs(r.plan_uncertainty)
     );
@@ -355,6 +588,32 @@ pub fn print(r: &LearnedReport) {
             o(&ms.best_ours),
             o(&ms.best_vendor)
         );
+        if !ms.overlap.is_empty() {
+            println!(
+                "    {:<9} {:>6} {:>10} {:>10} {:>10}  {:<21} configs",
+                "overlap", "blocks", "serial", "concurrent", "best", "predicted ser / conc"
+            );
+        }
+        for o in &ms.overlap {
+            let t = |v: Option<f64>| v.map_or("-".into(), fs);
+            println!(
+                "    {:<9} {:>6} {:>10} {:>10} {:>10}  {:<21} {}{}",
+                o.plan,
+                o.blocks,
+                t(o.serial_seconds),
+                t(o.concurrent_seconds),
+                t(ms.best_single.as_ref().map(|b| b.1)),
+                format!(
+                    "{} / {}",
+                    fs(o.predicted_serial_seconds),
+                    fs(o.predicted_concurrent_seconds)
+                ),
+                o.configs,
+                o.error
+                    .as_ref()
+                    .map_or(String::new(), |e| format!("  error: {e}"))
+            );
+        }
     }
 }
 
@@ -380,6 +639,10 @@ pub struct LearnedSummary {
     /// The per-block cost fitted on the calibration samples, and how many there were.
     pub fitted_block_s: Option<f64>,
     pub calibration_samples: usize,
+    /// The concurrent rule's per-branch cost fitted on the `--overlap-splits` plans run
+    /// concurrently (chain `floor + Σ β_b + (blocks − 1)·block_s`), and how many there were.
+    pub fitted_concurrent_block_s: Option<f64>,
+    pub concurrent_samples: usize,
 }
 
 pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
@@ -389,7 +652,7 @@ pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
         ..Default::default()
     };
     let (mut g1, mut g2, mut n2, mut errs, mut worst) = (0.0, 0.0, 0, Vec::new(), f64::INFINITY);
-    let mut samples = Vec::new();
+    let (mut samples, mut conc) = (Vec::new(), Vec::new());
     for r in rs {
         let Some(ms) = &r.measured else { continue };
         if let (Some(p), Some((_, b))) = (ms.plan_seconds, &ms.best_single) {
@@ -412,6 +675,15 @@ pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
         if let Some(x) = ms.split_sample {
             samples.push(x);
         }
+        for o in ms.overlap.iter().filter(|o| o.plan.starts_with("split")) {
+            if let (Some(t), true, true) = (
+                o.concurrent_seconds,
+                o.overlapped,
+                o.bandwidth_seconds.is_finite(),
+            ) {
+                conc.push((o.blocks, t, o.bandwidth_seconds));
+            }
+        }
     }
     if s.measured > 0 {
         s.geomean_vs_best_single = Some((g1 / s.measured as f64).exp());
@@ -423,6 +695,10 @@ pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
         s.geomean_vs_best_vendor = Some((g2 / n2 as f64).exp());
     }
     s.calibration_samples = samples.len();
+    s.concurrent_samples = conc.len();
+    s.fitted_concurrent_block_s = rs
+        .first()
+        .and_then(|r| PlanRule::fit_block_s(r.rule.floor_s, &conc));
     s.fitted_block_s = rs
         .first()
         .and_then(|r| PlanRule::fit_block_s(r.rule.floor_s, &samples));
@@ -451,6 +727,15 @@ pub fn print_summary(s: &LearnedSummary) {
         s.median_answer_error
             .map_or("-".into(), |e| format!("{:.1} %", 100.0 * e))
     );
+    if let Some(b) = s.fitted_concurrent_block_s {
+        println!(
+            "  concurrent: per-branch cost {:.2} µs from {} split plans run concurrently \
+             (optimize --overlap concurrent --block-cost-us {:.2})",
+            b * 1e6,
+            s.concurrent_samples,
+            b * 1e6
+        );
+    }
     if let Some(b) = s.fitted_block_s {
         println!(
             "  calibration: per-block cost {:.2} µs from {} split plans (optimize --block-cost-us {:.2})",

@@ -16,7 +16,7 @@ use crate::formats::{EllParams, FormatParams, HybParams};
 use crate::matrix::generate::GeneratorSpec;
 use crate::optimize::{
     block_model, optimize_with_progress, BlockModel, MatrixIdentity, OptimizeOptions, Plan,
-    Provenance, StackSpec, DEFAULT_MAX_STRIPS,
+    PlanRule, Provenance, StackSpec, DEFAULT_MAX_STRIPS,
 };
 use crate::{Csr, Precision};
 use anyhow::{bail, Context};
@@ -92,6 +92,18 @@ pub struct Args {
     /// measured on the H200 and H100).
     #[arg(long)]
     block_cost_us: Option<f64>,
+    /// How a plan's blocks run, and so how the optimizer costs plans: `serial` (one after
+    /// another) or `concurrent` (every block at once: a fork/join CUDA graph). Default: the
+    /// measured choice (`backend::DEFAULT_OVERLAP`). Saved plans carry it. `--model analytical`
+    /// is 004's serial program and takes `serial` only.
+    #[arg(long, value_enum)]
+    overlap: Option<crate::backend::Overlap>,
+    /// With --measure (models other than analytical): time the DP's plan (two blocks or more)
+    /// and the best single configuration of ours cut into each of these numbers of blocks
+    /// (equal non-zeros), each both serially and concurrently, with both rules' predictions:
+    /// the comparison of the execution modes (scripts/device_concurrent.sh).
+    #[arg(long, value_delimiter = ',')]
+    overlap_splits: Option<Vec<usize>>,
     /// A plan is adopted when its predicted gain exceeds this many one-sigma uncertainties
     /// (of the best single configuration plus the blocks').
     #[arg(long, default_value_t = crate::optimize::DEFAULT_ADOPT_SIGMAS)]
@@ -220,6 +232,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             "analytical".into()
         }
     });
+    if model_name == "analytical" && a.overlap == Some(crate::backend::Overlap::Concurrent) {
+        bail!(
+            "--model analytical is 004's program, which costs a plan as the sum of its blocks \
+             run serially; --overlap concurrent needs a feature-based model (e.g. sparsecast)"
+        );
+    }
     if model_name != "analytical" {
         let by = Provenance {
             model: model_name.clone(),
@@ -322,13 +340,18 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The feature-based options of the arguments, with `floor` as the fixed cost of an SpMV.
+/// The feature-based options of the arguments, with `floor` as the fixed cost of an SpMV and the
+/// device's `bounds` (for the concurrent rule's bandwidth times).
 fn learned_options(
     a: &Args,
     floor: f64,
+    bounds: Option<crate::model::DeviceBounds>,
     cuda: bool,
 ) -> anyhow::Result<crate::optimize::LearnedOptions> {
     let mut opts = crate::optimize::LearnedOptions::new(floor);
+    let overlap = a.overlap.unwrap_or(crate::backend::DEFAULT_OVERLAP);
+    opts.rule = PlanRule::for_overlap(overlap, floor);
+    opts.bounds = bounds;
     opts.feature_passes = a.feature_passes;
     opts.strips = a.strips;
     opts.adopt_sigmas = a.adopt_sigmas;
@@ -364,7 +387,7 @@ fn run_models(
         })
         .collect();
     let floor = section.bounds.as_ref().map_or(2e-6, |b| b.launch_floor_s);
-    let opts = learned_options(a, floor, true)?;
+    let opts = learned_options(a, floor, section.bounds.clone(), true)?;
     let (mut results, mut failed) = (Vec::new(), Vec::<(String, String)>::new());
     for (src, load) in inputs {
         let res = load()
@@ -448,7 +471,12 @@ fn run_learned(
         bounds: section.bounds.clone(),
     };
     let floor = section.bounds.as_ref().map_or(2e-6, |b| b.launch_floor_s);
-    let opts = learned_options(a, floor, measure.map_or(true, |m| m.0 == BackendKind::Cuda))?;
+    let opts = learned_options(
+        a,
+        floor,
+        section.bounds.clone(),
+        measure.map_or(true, |m| m.0 == BackendKind::Cuda),
+    )?;
     let several = inputs.len() > 1;
     let quiet = a.json || (a.summary_only && several);
     let (mut results, mut failed) = (Vec::new(), Vec::<(String, String)>::new());
