@@ -247,6 +247,7 @@ fn concurrent_plans_are_costed_as_they_run_and_equal_brute_force() {
         dram_gbs: 100.0,
         l2_gbs: 100.0,
         l2_bytes: 0,
+        l2_read_gbs: None,
     });
     let opt = optimize_learned(&a, &model, &opts, &|_, _| {}).unwrap();
     assert_eq!(opt.rule.overlap, Overlap::Concurrent);
