@@ -59,4 +59,4 @@ if gains:
           f"min {min(gains):.3f}×, max {max(gains):.3f}×; concurrent faster on "
           f"{sum(g > 1 for g in gains)}")
 for st, rule, p, b, n in fits:
-    print(f"concurrent per-branch cost ({st}, {p}, {rule} rule): {b*1e6:.2f} µs from {n} split plans")
+    print(f"concurrent per-branch cost ({st}, {p}, {rule} rule): {b*1e6:.2f} µs from {n} plans (DP plans since session 9; forced splits before)")

@@ -2,9 +2,9 @@
 //! (our own model) by default, `gb`, `lr`, `knn` as well: every candidate block's features are
 //! computed from its rows, every configuration the model covers is predicted on them, and a
 //! dynamic program over plans with distinct adjacent configurations ([`super::merged`]) chooses
-//! with the plan-time rule of the execution ([`super::rule`]: serial blocks add up; concurrent
-//! blocks cost the larger of the shared-bandwidth chain and the largest block, found exactly by
-//! [`super::merged::solve_merged_max`]). The plan is adopted only when its
+//! with the plan-time rule of the execution ([`super::rule`]: the blocks' work adds up, each
+//! extra block costs the mode's per-block cost; a concurrent plan is never below its largest
+//! block, found exactly by [`super::merged::solve_merged_max`]). The plan is adopted only when its
 //! predicted gain over the best single configuration (cuSPARSE included) exceeds the models'
 //! uncertainty.
 //!
@@ -29,7 +29,7 @@
 use super::cuts::cut_rows;
 use super::merged::{solve_merged, solve_merged_max};
 use super::rule::PlanRule;
-use crate::backend::{KernelConfig, Overlap};
+use crate::backend::{KernelConfig, Overlap, Variant};
 use crate::features::Features;
 use crate::formats::{FormatKind, Reason, Summary};
 use crate::model::{DeviceBounds, Model};
@@ -235,8 +235,13 @@ pub fn optimize_learned<T: Scalar>(
             model.name()
         )));
     }
+    // Concurrent plans leave out csr-merge: its blocks ran up to 2.1× their serial time as graph
+    // branches (H200, docs/OPTIMIZER.md), which no per-branch cost predicts. It stays a single
+    // configuration (`singles`), and a serial plan's block.
+    let concurrent = opts.rule.overlap == Overlap::Concurrent;
     let cand: Vec<usize> = (0..all.len())
         .filter(|&k| opts.vendor_blocks || !all[k].variant.is_vendor())
+        .filter(|&k| !(concurrent && all[k].variant == Variant::CsrMerge))
         .collect();
     let n_strips = opts
         .strips
@@ -250,7 +255,8 @@ pub fn optimize_learned<T: Scalar>(
         .map(|(i, j)| nnz_of(i, j).max(1))
         .sum();
     // e[i][j - i][k]: prediction and sigma of candidate k on strips i..=j; beta: its bytes at
-    // the bandwidth ceiling of the whole matrix's working set (CSR), for the concurrent rule.
+    // the bandwidth ceiling of the whole matrix's working set (CSR), reported beside a concurrent
+    // plan's blocks (not in its time: see super::rule).
     let mut e: Vec<Vec<Vec<Pred>>> = vec![Vec::new(); n];
     let mut beta: Vec<Vec<Vec<f64>>> = vec![Vec::new(); n];
     let vb = model.precision().bytes() as u64;
@@ -258,7 +264,6 @@ pub fn optimize_learned<T: Scalar>(
         let csr = (a.nnz() as u64) * (4 + vb) + (a.nrows as u64 + 1) * 4;
         b.ceiling_gbs(csr + crate::formats::vector_bytes(a.nrows as u64, a.ncols as u64, vb))
     });
-    let concurrent = opts.rule.overlap == Overlap::Concurrent;
     let mut whole: Vec<Pred> = Vec::new();
     let mut done = 0u64;
     for (i, (row, brow)) in e.iter_mut().zip(beta.iter_mut()).enumerate() {
@@ -293,7 +298,7 @@ pub fn optimize_learned<T: Scalar>(
     }
     let rule = opts.rule;
     let w = |i: usize, j: usize, k: usize| match e[i][j - i][k].0 {
-        Some(t) => rule.chain_cost(t, beta[i][j - i][k]),
+        Some(t) => rule.block_cost(t),
         None => f64::INFINITY,
     };
     // The concurrent rule: at least the largest block alone (exact, by bisection on it).

@@ -30,35 +30,36 @@
 //! cheaper than it ran; `optimize --block-cost-us` sets a calibrated value.
 //!
 //! **Concurrent** (the blocks as parallel branches of one fork/join graph): a block no longer
-//! waits for the others, so what a block costs beyond its bytes (latency, a tail on few SMs, a
-//! small grid) overlaps with the other blocks' work. The plan ends when the device has moved
-//! every block's bytes and its slowest block is done, so its time is the larger of two bounds:
+//! waits for the others, so part of what a block costs beyond its work (its launch, the tail of a
+//! kernel on a small row range) overlaps with the other blocks. The plan's time is
 //!
 //! ```text
-//! T_concurrent = max( floor + Σ_b β_b + (blocks − 1) · block_s ,  max_b T_b )
+//! T_concurrent = max( floor + Σ_b w_b + (blocks − 1) · block_s ,  max_b T_b )
 //! ```
 //!
-//! * the **shared-bandwidth chain** — `β_b` is block `b`'s bytes (format, x, y) at the device's
-//!   bandwidth ceiling (`bytes / BW`, [`crate::model::DeviceBounds`]; at most `w_b`: a block
-//!   moves its bytes no slower than it runs alone), so `Σ β_b` is the total bytes over the
-//!   bandwidth; the floor is paid once, and each further branch costs `block_s`
-//!   (its launch by the graph: the critical launch chain `floor + (blocks − 1)·block_s` is
-//!   added here rather than maximized, the upper estimate of the two). Where the profile has
-//!   no bandwidth, `β_b = w_b` (the work beyond the floor: then the chain is the serial one with
-//!   the concurrent `block_s`);
-//! * the **largest block** — no plan finishes before its slowest block would alone (the
-//!   critical path of one branch).
-//!
-//! With `block_s` small, an irregular block that runs long on few SMs beside a large regular
-//! one costs about the larger of the two, not their sum — the gain overlap is for. A block
-//! whose bytes are far more than `bytes / BW` says (scattered x reads) makes the chain
-//! optimistic; the largest-block bound and the adoption margin ([`super::learned`]) guard that.
-//! The rule is not additive, but the program stays exact: for a bound `τ` on the largest block,
-//! the least chain is an additive program over the blocks with `T_b ≤ τ`; it does not grow with
-//! `τ`, so the best `τ` is found by bisection over the candidate blocks' times
-//! ([`super::merged::solve_merged_max`], tested against brute force). The concurrent `block_s`
-//! defaults to [`DEFAULT_CONCURRENT_BLOCK_FLOORS`] floors (not yet measured: the device run of
-//! `scripts/device_concurrent.sh` calibrates it; `--block-cost-us` sets it).
+//! the serial chain with the concurrent per-branch cost `block_s`, and never below the slowest
+//! block alone (which the chain already is for `block_s ≥ 0`: the bound is kept for rules with
+//! other chains). **Measured choice** (`scripts/device_concurrent.sh`, H200 and H100, session
+//! 9; docs/OPTIMIZER.md): a first version priced each block's bytes at the device's bandwidth
+//! ceiling, `β_b = bytes / BW`, in place of `w_b` (the blocks share the bandwidth, their latency
+//! overlaps). The branches do not run at that ceiling: the measured concurrent plans took
+//! 1.3–3.1× `floor + Σ β_b` on matrices with scattered columns (x gathers the byte count misses),
+//! so that rule predicted them 31–38 % too fast (median; 39–43 % on the DP's plans) and adopted
+//! plans that lost: the 6 plans it adopted per GPU ran at 0.79× (H200, worst 0.29×) and 0.90×
+//! (H100, worst 0.73×) of the best single configuration (geomean). With
+//! the work `w_b` each block is predicted to take alone, the DP's plans are predicted within
+//! 6.1 % (H200) / 4.3 % (H100) median at 4 floors per branch; `block_s` fitted on them by least
+//! squares is 3.4 floors (H200, 3.7 µs) and 3.6 floors (H100, 4.4 µs) without csr-merge, 4.3
+//! floors (H100) with it, 17.5 floors (H200) with it — one csr-merge plan ran 2.1× its serial
+//! time as branches, which is why concurrent plans leave csr-merge out ([`super::learned`]):
+//! [`DEFAULT_CONCURRENT_BLOCK_FLOORS`] = 4 (`scripts/concurrent_refit.py` replays it). Overlap is
+//! worth about one floor per extra block over the serial execution
+//! ([`DEFAULT_BLOCK_FLOORS`] = 5), not the bandwidth sharing the first version assumed. Equal
+//! splits of one configuration run faster concurrently than this says (their blocks' predicted
+//! works overshoot; fitted `block_s` ≈ 0 on them), but they never beat the best single
+//! configuration by more than 2.6 % (H200; 0.8 % H100), so the DP loses little by pricing them
+//! high. `β_b` is still computed and
+//! reported beside each block (`bandwidth_seconds`), not used in the time.
 //!
 //! 004's own program (`--model analytical`, [`super::dp`]) keeps its serial sum `Σ E` as the
 //! faithful baseline; this rule is the feature-based optimizer's ([`super::learned`]).
@@ -84,11 +85,10 @@ pub struct PlanRule {
 /// rounded).
 pub const DEFAULT_BLOCK_FLOORS: f64 = 5.0;
 
-/// Default cost of every branch beyond the first of a concurrent plan, in launch floors: one
-/// launch, issued while the other branches work. **Not measured yet** — a placeholder between
-/// perfect overlap (0) and the serial chain's drained tails ([`DEFAULT_BLOCK_FLOORS`]);
-/// `scripts/device_concurrent.sh` fits it on forced splits (its "per-branch cost" line).
-pub const DEFAULT_CONCURRENT_BLOCK_FLOORS: f64 = 1.0;
+/// Default cost of every branch beyond the first of a concurrent plan, in launch floors: the
+/// least-squares fit on the DP's concurrent plans without csr-merge measured on the H200 and the
+/// H100 (3.4 and 3.6 floors), rounded up; see the module documentation. `scripts/device_concurrent.sh` refits it (its "per-branch cost" line).
+pub const DEFAULT_CONCURRENT_BLOCK_FLOORS: f64 = 4.0;
 
 impl PlanRule {
     /// The default serial rule: `block_s` = [`DEFAULT_BLOCK_FLOORS`] × `floor_s`.
@@ -133,39 +133,18 @@ impl PlanRule {
         (t_b - self.floor_s).max(0.0) + self.block_s
     }
 
-    /// A block's share of the plan's chain in the plan's mode: serial, [`PlanRule::block_cost`]
-    /// of its time alone `t_b`; concurrent, its bandwidth time `min(β_b, w_b) + block_s` (a
-    /// block moves its bytes no slower than it runs alone; `beta_b` NaN = unknown: `w_b`).
-    #[inline]
-    pub fn chain_cost(&self, t_b: f64, beta_b: f64) -> f64 {
-        let w = (t_b - self.floor_s).max(0.0);
-        match self.overlap {
-            Overlap::Concurrent if !beta_b.is_nan() && t_b.is_finite() => {
-                beta_b.clamp(0.0, w) + self.block_s
-            }
-            _ => w + self.block_s,
-        }
-    }
-
     /// What the plan adds to the sum of its blocks' chain costs: `floor − block_s`.
     pub fn offset(&self) -> f64 {
         self.floor_s - self.block_s
     }
 
-    /// The predicted time of a plan whose blocks are predicted at `times` alone, with bandwidth
-    /// times `betas` (ignored by the serial rule; NaN or missing = unknown): the chain, and for a
-    /// concurrent plan at least its largest block (see the module documentation).
-    pub fn plan_time(&self, times: &[f64], betas: &[f64]) -> f64 {
+    /// The predicted time of a plan whose blocks are predicted at `times` alone: the chain,
+    /// and for a concurrent plan at least its largest block (see the module documentation).
+    pub fn plan_time(&self, times: &[f64]) -> f64 {
         if times.is_empty() {
             return 0.0;
         }
-        let beta = |k: usize| betas.get(k).copied().unwrap_or(f64::NAN);
-        let chain = self.offset()
-            + times
-                .iter()
-                .enumerate()
-                .map(|(k, &t)| self.chain_cost(t, beta(k)))
-                .sum::<f64>();
+        let chain = self.offset() + times.iter().map(|&t| self.block_cost(t)).sum::<f64>();
         match self.overlap {
             Overlap::Serial => chain,
             Overlap::Concurrent => times.iter().fold(chain, |m, &t| m.max(t)),
@@ -194,16 +173,16 @@ mod tests {
     #[test]
     fn one_block_is_its_own_time_and_sequential_is_the_sum() {
         let r = PlanRule::sequential(2e-6);
-        assert!((r.plan_time(&[7e-6], &[]) - 7e-6).abs() < 1e-18);
-        assert!((r.plan_time(&[7e-6, 3e-6, 2e-6], &[]) - 12e-6).abs() < 1e-18);
+        assert!((r.plan_time(&[7e-6]) - 7e-6).abs() < 1e-18);
+        assert!((r.plan_time(&[7e-6, 3e-6, 2e-6]) - 12e-6).abs() < 1e-18);
         let o = PlanRule {
             floor_s: 2e-6,
             block_s: 0.5e-6,
             overlap: Overlap::Serial,
         };
         // floor + (5 + 1 + 0) µs of work + 2 × 0.5 µs.
-        assert!((o.plan_time(&[7e-6, 3e-6, 1e-6], &[]) - 9e-6).abs() < 1e-18);
-        assert!(o.plan_time(&[7e-6, 3e-6], &[]) >= 7e-6);
+        assert!((o.plan_time(&[7e-6, 3e-6, 1e-6]) - 9e-6).abs() < 1e-18);
+        assert!(o.plan_time(&[7e-6, 3e-6]) >= 7e-6);
         // Fit: plans whose extra blocks cost 1 µs each.
         let s = [(1, 5e-6, 3e-6), (3, 7e-6, 3e-6), (5, 9e-6, 3e-6)];
         let b = PlanRule::fit_block_s(2e-6, &s).unwrap();
@@ -212,54 +191,37 @@ mod tests {
         // The default charges 5 floors per extra block: two blocks of 7 and 3 µs cost
         // 2 + 5 + 1 + 10 µs.
         let d = PlanRule::measured_default(2e-6);
-        assert!((d.plan_time(&[7e-6, 3e-6], &[]) - 18e-6).abs() < 1e-18);
-        assert!((d.plan_time(&[7e-6], &[]) - 7e-6).abs() < 1e-18);
+        assert!((d.plan_time(&[7e-6, 3e-6]) - 18e-6).abs() < 1e-18);
+        assert!((d.plan_time(&[7e-6]) - 7e-6).abs() < 1e-18);
     }
 
     #[test]
-    fn a_concurrent_plan_costs_its_bandwidth_chain_or_its_largest_block() {
+    fn a_concurrent_plan_is_the_chain_with_its_branch_cost_and_never_below_its_largest_block() {
         let c = PlanRule {
             floor_s: 2e-6,
             block_s: 0.5e-6,
             overlap: Overlap::Concurrent,
         };
-        // Three blocks moving their bytes in 4, 1 and 0.5 µs at full bandwidth (the last is
-        // held to its work beyond the floor, 0): chain 2 + 5 + 2 × 0.5 = 8 µs, above the
-        // largest block alone (7 µs).
-        let t = c.plan_time(&[7e-6, 3e-6, 2e-6], &[4e-6, 1e-6, 0.5e-6]);
-        assert!((t - 8e-6).abs() < 1e-15, "{t}");
-        // A slow irregular block (40 µs alone, 3 µs of bytes) beside a large regular one
-        // (20 µs, 17 µs of bytes): chain 2 + 20 + 0.5 = 22.5 µs, the slow block bounds — 40 µs,
-        // where the serial chain would be 2 + 38 + 18 + 0.5 = 58.5 µs.
-        let t = c.plan_time(&[40e-6, 20e-6], &[3e-6, 17e-6]);
-        assert!((t - 40e-6).abs() < 1e-15, "{t}");
-        let serial = PlanRule {
-            overlap: Overlap::Serial,
-            ..c
-        };
-        assert!((serial.plan_time(&[40e-6, 20e-6], &[3e-6, 17e-6]) - 58.5e-6).abs() < 1e-15);
-        // Unknown bandwidth times: the serial chain with the concurrent per-block cost, which
-        // is never below the largest block.
-        let t = c.plan_time(&[7e-6, 3e-6, 1e-6], &[]);
+        // Three blocks of 7, 3 and 2 µs alone: 2 + (5 + 1 + 0) + 2 × 0.5 = 9 µs.
+        let t = c.plan_time(&[7e-6, 3e-6, 2e-6]);
         assert!((t - 9e-6).abs() < 1e-15, "{t}");
-        // One block is its own time when its bytes fit in it.
-        assert!((c.plan_time(&[7e-6], &[3e-6]) - 7e-6).abs() < 1e-18);
-        // Never below the largest block.
-        for (times, betas) in [
-            (&[3e-6, 9e-6, 4e-6][..], &[1e-6, 1e-6, 1e-6][..]),
-            (&[1e-6, 1e-6], &[0.0, 0.0]),
-            (&[50e-6, 1e-6, 1e-6, 1e-6], &[40e-6, 0.1e-6, 0.1e-6, 0.1e-6]),
+        // Cheaper than the serial default by (5 floors − block_s) per extra block.
+        let s = PlanRule::measured_default(2e-6);
+        assert!((s.plan_time(&[7e-6, 3e-6, 2e-6]) - (9e-6 + 2.0 * 9.5e-6)).abs() < 1e-15);
+        // One block is its own time; a block below the floor costs only the branch.
+        assert!((c.plan_time(&[7e-6]) - 7e-6).abs() < 1e-18);
+        assert!((c.plan_time(&[7e-6, 1e-6]) - 7.5e-6).abs() < 1e-15);
+        // Never below the largest block, and additive as the program adds it.
+        for times in [
+            &[3e-6, 9e-6, 4e-6][..],
+            &[1e-6, 1e-6],
+            &[50e-6, 1e-6, 1e-6, 1e-6],
         ] {
-            let t = c.plan_time(times, betas);
-            assert!(t >= times.iter().cloned().fold(0.0, f64::max));
-            // The chain costs add up as the program adds them.
-            let chain: f64 = times
-                .iter()
-                .zip(betas)
-                .map(|(&t, &b)| c.chain_cost(t, b))
-                .sum::<f64>()
-                + c.offset();
-            assert!((t - chain.max(times.iter().cloned().fold(0.0, f64::max))).abs() < 1e-15);
+            let t = c.plan_time(times);
+            let largest = times.iter().cloned().fold(0.0, f64::max);
+            assert!(t >= largest);
+            let chain: f64 = times.iter().map(|&t| c.block_cost(t)).sum::<f64>() + c.offset();
+            assert!((t - chain.max(largest)).abs() < 1e-15);
         }
         // The defaults follow the execution mode.
         let s = PlanRule::for_overlap(Overlap::Serial, 1e-6);

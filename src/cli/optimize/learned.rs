@@ -26,7 +26,8 @@ pub struct BlockOut {
     pub config: String,
     pub predicted_seconds: f64,
     pub sigma: f64,
-    /// The block's bytes at the bandwidth ceiling (concurrent rule), seconds.
+    /// The block's bytes at the bandwidth ceiling, seconds (reported beside a concurrent plan's
+    /// blocks; not part of the plan's time, see `optimize::rule`).
     pub bandwidth_seconds: Option<f64>,
 }
 
@@ -49,8 +50,11 @@ pub struct OverlapRow {
     /// Predicted by the serial and the concurrent rule.
     pub predicted_serial_seconds: f64,
     pub predicted_concurrent_seconds: f64,
-    /// Σ of the blocks' bandwidth times (concurrent rule), seconds.
+    /// Σ of the blocks' bytes at the bandwidth ceiling, seconds (for reference).
     pub bandwidth_seconds: f64,
+    /// Σ of the blocks' predicted work beyond the launch floor, `Σ max(T_b − floor, 0)`, seconds:
+    /// what the per-branch cost is fitted against.
+    pub work_seconds: f64,
     pub error: Option<String>,
 }
 
@@ -358,9 +362,10 @@ fn overlap_rows<T: crate::Scalar>(
                 concurrent_seconds: None,
                 overlapped: false,
                 max_relative_error: f64::NAN,
-                predicted_serial_seconds: serial.plan_time(&times, &betas),
-                predicted_concurrent_seconds: concurrent.plan_time(&times, &betas),
+                predicted_serial_seconds: serial.plan_time(&times),
+                predicted_concurrent_seconds: concurrent.plan_time(&times),
                 bandwidth_seconds: betas.iter().sum(),
+                work_seconds: times.iter().map(|&t| (t - floor).max(0.0)).sum(),
                 error: None,
             };
             // A block the model cannot predict is stored without a time (0).
@@ -639,8 +644,8 @@ pub struct LearnedSummary {
     /// The per-block cost fitted on the calibration samples, and how many there were.
     pub fitted_block_s: Option<f64>,
     pub calibration_samples: usize,
-    /// The concurrent rule's per-branch cost fitted on the `--overlap-splits` plans run
-    /// concurrently (chain `floor + Σ β_b + (blocks − 1)·block_s`), and how many there were.
+    /// The concurrent rule's per-branch cost fitted on the DP plans of `--overlap-splits` run
+    /// concurrently (chain `floor + Σ w_b + (blocks − 1)·block_s`), and how many there were.
     pub fitted_concurrent_block_s: Option<f64>,
     pub concurrent_samples: usize,
 }
@@ -675,13 +680,15 @@ pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
         if let Some(x) = ms.split_sample {
             samples.push(x);
         }
-        for o in ms.overlap.iter().filter(|o| o.plan.starts_with("split")) {
+        // The per-branch cost is fitted on the DP's plans, the ones the rule prices (equal
+        // splits of one configuration overshoot their predicted work: see optimize::rule).
+        for o in ms.overlap.iter().filter(|o| o.plan == "dp") {
             if let (Some(t), true, true) = (
                 o.concurrent_seconds,
                 o.overlapped,
-                o.bandwidth_seconds.is_finite(),
+                o.work_seconds.is_finite(),
             ) {
-                conc.push((o.blocks, t, o.bandwidth_seconds));
+                conc.push((o.blocks, t, o.work_seconds));
             }
         }
     }
@@ -729,7 +736,7 @@ pub fn print_summary(s: &LearnedSummary) {
     );
     if let Some(b) = s.fitted_concurrent_block_s {
         println!(
-            "  concurrent: per-branch cost {:.2} µs from {} split plans run concurrently \
+            "  concurrent: per-branch cost {:.2} µs from {} DP plans run concurrently \
              (optimize --overlap concurrent --block-cost-us {:.2})",
             b * 1e6,
             s.concurrent_samples,
