@@ -98,6 +98,44 @@ struct KernelResult {
     difference_rate: Option<f64>,
     /// Why it could not be measured.
     measure_error: Option<String>,
+    /// The predicted effective bandwidth against the device's ceiling for these bytes (the L2's
+    /// when they fit in it, else DRAM's; the profile's measured bounds): 0.44 = 44 %.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bandwidth_share: Option<f64>,
+    /// Which ceiling that is: `L2` or `DRAM`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ceiling: Option<Ceiling>,
+}
+
+/// A device's bandwidth ceiling for one working set.
+#[derive(Clone, Debug, Serialize)]
+struct Ceiling {
+    /// `L2` or `DRAM`.
+    level: &'static str,
+    gbs: f64,
+}
+
+/// The share of `bounds`' ceiling that `ranked`'s predicted effective bandwidth reaches.
+fn bandwidth_share(
+    bounds: Option<&crate::model::DeviceBounds>,
+    ranked: &Ranked,
+) -> (Option<f64>, Option<Ceiling>) {
+    let (Some(b), Some(bytes), Some(gbs)) = (bounds, ranked.bytes, ranked.effective_gbs) else {
+        return (None, None);
+    };
+    let ceiling = b.ceiling_gbs(bytes);
+    let level = if b.l2_bytes > 0 && bytes <= b.l2_bytes {
+        "L2"
+    } else {
+        "DRAM"
+    };
+    (
+        Some(gbs / ceiling),
+        Some(Ceiling {
+            level,
+            gbs: ceiling,
+        }),
+    )
 }
 
 /// One matrix in one precision.
@@ -456,12 +494,15 @@ fn one<T: Scalar>(
                     (m, e)
                 }
             };
+            let (share, ceiling) = bandwidth_share(section.bounds.as_ref(), &ranked);
             kernels.push(KernelResult {
                 model: model.name().to_string(),
                 difference_rate: ranked.seconds.zip(m).map(|(p, m)| difference_rate(p, m)),
                 measured_seconds: m,
                 measure_error: err,
                 ranked,
+                bandwidth_share: share,
+                ceiling,
             });
         }
     }
@@ -514,38 +555,95 @@ fn print_result(r: &MatrixResult) {
         .kernels
         .iter()
         .any(|k| k.measured_seconds.is_some() || k.measure_error.is_some());
-    let mut header = vec!["model", "rank", "kernel", "predicted", "pred. GB/s"];
-    if measured {
-        header.extend(["measured", "difference"]);
-    }
-    header.push("model input");
-    let mut t = common::table(&header);
     // The recommendation of each model, to flag the configurations within its uncertainty.
     let first = |model: &str| {
         r.kernels
             .iter()
             .find(|k| k.model == model && k.ranked.rank == Some(1))
-            .and_then(|k| Some((k.ranked.seconds?, k.ranked.uncertainty_seconds?)))
     };
+    let within = |k: &KernelResult| match first(&k.model) {
+        Some(f) => match (
+            f.ranked.seconds,
+            f.ranked.uncertainty_seconds,
+            k.ranked.seconds,
+        ) {
+            (Some(b), Some(u), Some(p)) => k.ranked.rank.is_some_and(|r| r > 1) && p - b <= u,
+            _ => false,
+        },
+        None => false,
+    };
+    // The recommendation first, one line per model.
+    let mut models: Vec<&str> = Vec::new();
+    for k in &r.kernels {
+        if !models.contains(&k.model.as_str()) {
+            models.push(&k.model);
+        }
+    }
+    for m in &models {
+        let Some(f) = first(m) else {
+            println!("{m}: no configuration predicted (every one refused)");
+            continue;
+        };
+        let ties: Vec<String> = r
+            .kernels
+            .iter()
+            .filter(|k| k.model == *m && within(k))
+            .map(|k| {
+                format!(
+                    "{} ({})",
+                    k.ranked.variant.name(),
+                    common::fmt_seconds(k.ranked.seconds.unwrap_or(f64::NAN))
+                )
+            })
+            .collect();
+        println!(
+            "recommendation ({m}): {} — {}{}{}",
+            f.ranked.variant.name(),
+            predicted_text(&f.ranked),
+            match (f.ranked.effective_gbs, f.bandwidth_share, &f.ceiling) {
+                (Some(g), Some(s), Some(c)) => format!(
+                    ", {g:.0} GB/s effective = {:.0} % of the {:.0} GB/s {} ceiling",
+                    100.0 * s,
+                    c.gbs,
+                    c.level
+                ),
+                (Some(g), _, _) => format!(", {g:.0} GB/s effective"),
+                _ => String::new(),
+            },
+            match ties.is_empty() {
+                true => String::new(),
+                false => format!("; within its uncertainty: {}", ties.join(", ")),
+            }
+        );
+    }
+    let mut header = vec![
+        "model",
+        "rank",
+        "kernel",
+        "predicted",
+        "pred. GB/s",
+        "of BW",
+    ];
+    if measured {
+        header.extend(["measured", "difference"]);
+    }
+    header.push("model input");
+    let mut t = common::table(&header);
+    let mut refused: Vec<String> = Vec::new();
     for k in &r.kernels {
         let x = &k.ranked;
-        let predicted = match (x.seconds, x.uncertainty_seconds) {
-            (Some(p), Some(u)) => format!("{} ± {:.0} %", common::fmt_seconds(p), 100.0 * u / p),
-            (Some(p), None) => common::fmt_seconds(p),
-            (None, _) => "refused".into(),
-        };
-        let tie = match (first(&k.model), x.seconds, x.rank) {
-            (Some((b, u)), Some(p), Some(rank)) if rank > 1 && p - b <= u => {
-                "within the uncertainty of rank 1".to_string()
-            }
-            _ => String::new(),
+        let tie = match within(k) {
+            true => "within the uncertainty of rank 1".to_string(),
+            false => String::new(),
         };
         let mut row = vec![
             k.model.clone(),
             x.rank.map_or("—".into(), |r| r.to_string()),
             x.variant.name(),
-            predicted,
+            predicted_text(x),
             x.effective_gbs.map_or("—".into(), |g| format!("{g:.1}")),
+            k.bandwidth_share
+                .map_or("—".into(), |s| format!("{:.0} %", 100.0 * s)),
         ];
         if measured {
             row.push(match (&k.measured_seconds, &k.measure_error) {
@@ -558,10 +656,18 @@ fn print_result(r: &MatrixResult) {
                     .map_or("—".into(), |d| format!("{:.1} %", 100.0 * d)),
             );
         }
-        let note = match (tie.is_empty(), x.note.is_empty()) {
-            (true, _) => x.note.clone(),
+        // A refusal's reason is a sentence: under the table, not in it.
+        let input = match x.seconds {
+            None => {
+                refused.push(format!("{} ({}): {}", x.variant.name(), k.model, x.note));
+                "refused: see below".to_string()
+            }
+            Some(_) => x.note.clone(),
+        };
+        let note = match (tie.is_empty(), input.is_empty()) {
+            (true, _) => input,
             (false, true) => tie,
-            (false, false) => format!("{tie}; {}", x.note),
+            (false, false) => format!("{tie}; {input}"),
         };
         row.push(match &k.measure_error {
             Some(e) if x.seconds.is_some() => format!("{note} (measure: {e})"),
@@ -573,8 +679,12 @@ fn print_result(r: &MatrixResult) {
     println!(
         "rank 1 is the recommendation; predicted = time of one SpMV (median of back-to-back runs) \
          ± the model's one-sigma held-out error for that configuration; pred. GB/s = bytes the \
-         format must move (arrays, x, y) / predicted time"
+         format must move (arrays, x, y) / predicted time; of BW = that against the device's \
+         measured ceiling (L2 when the bytes fit in it, else DRAM)"
     );
+    for line in &refused {
+        println!("refused — {line}");
+    }
     // The tool's own cost, not an SpMV time: say so.
     println!(
         "(time sparsecast took: {} to compute the features, {} to predict {})\n",
@@ -582,6 +692,15 @@ fn print_result(r: &MatrixResult) {
         common::fmt_seconds(r.predict_seconds),
         crate::util::count(r.kernels.len() as u64, "kernel", "kernels")
     );
+}
+
+/// `2.60 µs ± 5 %`, or `refused`.
+fn predicted_text(x: &Ranked) -> String {
+    match (x.seconds, x.uncertainty_seconds) {
+        (Some(p), Some(u)) => format!("{} ± {:.0} %", common::fmt_seconds(p), 100.0 * u / p),
+        (Some(p), None) => common::fmt_seconds(p),
+        (None, _) => "refused".into(),
+    }
 }
 
 fn print_summary(s: &[ModelSummary]) {

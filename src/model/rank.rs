@@ -55,7 +55,11 @@ fn variant_name<S: serde::Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Err
 /// Predict every kernel of `model` for the matrix of `features` and rank them.
 pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ranking {
     let start = Instant::now();
-    let shape = Shape::from_features(features);
+    // The access counts size the padded formats (SELL-C-σ, BSR, DIA) from the features alone.
+    let shape = match &features.access {
+        Some(a) => a.add_counts(Shape::from_features(features), params),
+        None => Shape::from_features(features),
+    };
     let value_bytes = model.precision().bytes() as u64;
     let mut rows: Vec<Ranked> = model
         .variants()
@@ -167,5 +171,49 @@ mod tests {
         let coo = &r.rows[0];
         assert_eq!(coo.bytes, Some(200 * 16 + 200 * 8));
         assert!((coo.effective_gbs.unwrap() - 4800.0 / 1e-6 / 1e9).abs() < 1e-9);
+    }
+
+    /// SELL-C-σ and BSR only.
+    struct Padded;
+    impl Model for Padded {
+        fn name(&self) -> &str {
+            "padded"
+        }
+        fn precision(&self) -> Precision {
+            Precision::F64
+        }
+        fn variants(&self) -> Vec<Variant> {
+            vec![Variant::Sell, Variant::Bsr]
+        }
+        fn predict(&self, _: &Features, _: Variant, _: &FormatParams) -> Result<f64> {
+            Ok(1e-6)
+        }
+    }
+
+    #[test]
+    fn padded_formats_are_sized_from_the_access_counts() {
+        // 64 rows of lengths 1…64 (columns 0…len−1): SELL pads each slice to its longest row.
+        let (mut rows, mut cols) = (Vec::new(), Vec::new());
+        for r in 0..64u32 {
+            for c in 0..=r {
+                rows.push(r);
+                cols.push(c);
+            }
+        }
+        let a =
+            crate::Csr::<f64>::from_triplets(64, 64, &rows, &cols, &vec![1.0; rows.len()]).unwrap();
+        let r = rank(&Padded, &Features::compute(&a), &FormatParams::default());
+        for x in &r.rows {
+            let b = x
+                .bytes
+                .unwrap_or_else(|| panic!("{} not sized", x.variant.name()));
+            // At least the value of every non-zero, x and y.
+            assert!(
+                b >= a.nnz() as u64 * 8 + 2 * 64 * 8,
+                "{}: {b}",
+                x.variant.name()
+            );
+            assert!(x.effective_gbs.is_some());
+        }
     }
 }

@@ -334,3 +334,67 @@ fn spmv_runs_a_plan_in_its_precision() {
         stderr(&o)
     );
 }
+
+#[test]
+fn predict_shows_the_recommendation_first_with_its_share_of_the_bandwidth() {
+    let o = bin()
+        .args([
+            "predict",
+            &data("cage11.mtx.gz"),
+            "--gpu",
+            "h200",
+            "--precision",
+            "f64",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.contains("non-zeros — f64"))
+        .unwrap();
+    // The line right after the matrix's names the recommendation, its time, its uncertainty
+    // and its share of a named ceiling; the table follows.
+    let rec = lines[head + 1];
+    assert!(rec.starts_with("recommendation (sparsecast): "), "{rec}");
+    assert!(
+        rec.contains(" ± ") && rec.contains("% of the ") && rec.contains("ceiling"),
+        "{rec}"
+    );
+    assert!(lines[head + 2].starts_with('┌'), "{}", lines[head + 2]);
+    assert!(out.contains("of BW"), "{out}");
+    // cage11 is refused by DIA: the reason is under the table, not in it.
+    let refusal = lines
+        .iter()
+        .find(|l| l.starts_with("refused — dia"))
+        .unwrap();
+    assert!(refusal.contains("dia_max_fill"), "{refusal}");
+    assert!(!lines
+        .iter()
+        .any(|l| l.starts_with('│') && l.contains("dia_max_fill")));
+    // JSON: every sized configuration carries its share and ceiling, the padded formats too.
+    let o = bin()
+        .args([
+            "predict",
+            &data("cage11.mtx.gz"),
+            "--gpu",
+            "h200",
+            "--precision",
+            "f64",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let kernels = v["results"][0]["kernels"].as_array().unwrap();
+    for name in ["csr-t8", "sell", "bsr", "ell"] {
+        let k = kernels.iter().find(|k| k["variant"] == name).unwrap();
+        let share = k["bandwidth_share"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{name}: {k}"));
+        assert!(share > 0.0 && share <= 1.0, "{name}: {share}");
+        assert!(["L2", "DRAM"].contains(&k["ceiling"]["level"].as_str().unwrap()));
+    }
+}
