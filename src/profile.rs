@@ -487,10 +487,10 @@ mod v1 {
                         statistic: head.statistic,
                         bounds: None,
                         micro: Vec::new(),
-                        models: vec![NamedModel {
-                            name: "analytical".into(),
-                            model: StoredModel::Analytical(model),
-                        }],
+                        models: vec![NamedModel::new(
+                            "analytical",
+                            StoredModel::Analytical(model),
+                        )],
                         skipped: s.skipped,
                         skipped_notes: Vec::new(),
                         seconds: s.seconds,

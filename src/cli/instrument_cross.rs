@@ -73,10 +73,7 @@ pub fn run_precision<T: Scalar>(
         statistic,
         bounds: None,
         micro: Vec::new(),
-        models: vec![NamedModel {
-            name: "cross".into(),
-            model: StoredModel::Cross(cross),
-        }],
+        models: vec![NamedModel::new("cross", StoredModel::Cross(cross))],
         skipped: notes.len(),
         skipped_notes: notes,
         seconds: start.elapsed().as_secs_f64(),

@@ -201,10 +201,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 train_s,
                 json_bytes: serde_json::to_string(&model)?.len(),
             });
-            let named = NamedModel {
-                name: l.name().to_string(),
-                model,
-            };
+            let mut named = NamedModel::new(l.name(), model);
+            named.trained_families = refs
+                .iter()
+                .filter(|r| r.precision == p)
+                .map(|r| r.family.clone())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
             match section.models.iter_mut().find(|m| m.name == named.name) {
                 Some(m) => *m = named,
                 None => section.models.push(named),

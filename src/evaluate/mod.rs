@@ -157,8 +157,9 @@ pub fn report_again(dir: &Path, repredict: Option<(&Profile, Option<&[String]>)>
                 continue;
             };
             r.predictions.clear();
+            let family = record::family_of(&r.matrix, &r.source);
             for m in &by_precision[&r.precision] {
-                if let Some(pr) = run::predict(m, f, v, &params) {
+                if let Some(pr) = run::predict(m, &family, f, v, &params) {
                     r.predictions.insert(m.model.name().to_string(), pr);
                 }
             }

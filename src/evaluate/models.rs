@@ -22,6 +22,17 @@ pub struct EvalModel {
     pub model: Box<dyn Model>,
     /// What it predicts.
     pub statistic: Statistic,
+    /// The families of its training matrices (sorted; empty for benchmark-fitted models).
+    pub trained_families: Vec<String>,
+}
+
+impl EvalModel {
+    /// Whether the matrix family `family` was among its training matrices.
+    pub fn trained_on(&self, family: &str) -> bool {
+        self.trained_families
+            .binary_search_by(|f| f.as_str().cmp(family))
+            .is_ok()
+    }
 }
 
 /// The models of `profile` for `precision` named in `names` (every model when `None`; none
@@ -35,12 +46,15 @@ pub fn models(
         return Ok(Vec::new());
     };
     // Each model is checked against the device bounds.
+    let named = crate::model::registry::select(&section.models, names)?;
     Ok(section
         .bounded_models(names)?
         .into_iter()
-        .map(|m| EvalModel {
+        .zip(named)
+        .map(|(m, n)| EvalModel {
             statistic: m.statistic(),
             model: Box::new(m),
+            trained_families: n.trained_families.clone(),
         })
         .collect())
 }

@@ -63,6 +63,25 @@ pub struct Prediction {
     /// Why the model refused, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The matrix's family was among the model's training matrices
+    /// ([`crate::model::registry::NamedModel::trained_families`]): kept in the record, left out
+    /// of every score ([`Record::predicted`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_sample: bool,
+}
+
+/// The matrix family of a record's matrix, as the training tables name it
+/// (`corpus::table::TableRow::family`): a file's stem, the stem of a Kronecker expansion's file,
+/// else the matrix id (a generated matrix is its own family).
+pub fn family_of(matrix: &str, source: &SourceInfo) -> String {
+    use crate::matrix::generate::GeneratorSpec;
+    match source {
+        SourceInfo::File(p) => super::corpus::short_name(&p.to_string_lossy()),
+        SourceInfo::Generated(GeneratorSpec::Kronecker { matrix: m, .. }) => {
+            super::corpus::short_name(&m.to_string_lossy())
+        }
+        _ => matrix.to_string(),
+    }
 }
 
 /// One block of a measured plan.
@@ -239,10 +258,12 @@ impl Record {
         .filter(|t| t.is_finite() && *t > 0.0)
     }
 
-    /// A model's predicted seconds, if it predicted this configuration.
+    /// A model's predicted seconds, if it predicted this configuration on a matrix it did not
+    /// train on (in-sample predictions are not scored).
     pub fn predicted(&self, model: &str) -> Option<f64> {
         self.predictions
             .get(model)
+            .filter(|p| !p.in_sample)
             .and_then(|p| p.seconds)
             .filter(|t| t.is_finite() && *t > 0.0)
     }

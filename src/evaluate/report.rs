@@ -102,6 +102,29 @@ fn summary(w: &mut String, records: &[Record], rank: &[stats::RankingRow]) -> st
         matrices.len() - generated,
         records.len()
     )?;
+    // Predictions of a learned model on a matrix of its training families are kept in the
+    // records but scored nowhere (record::Record::predicted).
+    let mut in_sample: std::collections::BTreeMap<&str, usize> = Default::default();
+    for r in records {
+        for (m, p) in &r.predictions {
+            if p.in_sample {
+                *in_sample.entry(m.as_str()).or_default() += 1;
+            }
+        }
+    }
+    if !in_sample.is_empty() {
+        writeln!(
+            w,
+            "- Not scored: in-sample predictions (the matrix's family was among the model's \
+             training matrices): {}. Every figure below is on matrices each model did not train \
+             on; the learned models' cross-validated accuracy is `sparsecast train --folds 5`.",
+            in_sample
+                .iter()
+                .map(|(m, n)| format!("{m} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+    }
     for precision in stats::precisions(records) {
         let mut acc: Vec<(f64, String, usize)> = stats::models(records)
             .into_iter()
@@ -672,6 +695,7 @@ mod tests {
                         seconds: Some(p),
                         statistic: Statistic::WarmMean,
                         note: None,
+                        in_sample: false,
                     },
                 )]
                 .into()
@@ -757,5 +781,52 @@ mod tests {
             .path()
             .join("accuracy-analytical-f64-plan-analytical.svg")
             .exists());
+    }
+
+    #[test]
+    fn in_sample_predictions_are_kept_but_scored_nowhere() {
+        let mut recs = Vec::new();
+        for (m, good) in [("c/a.mtx", true), ("c/b.mtx", false)] {
+            for p in [Precision::F32, Precision::F64] {
+                // "a" is predicted exactly (as a model that saw it would), "b" 50 % off.
+                let t = if good { 1e-5 } else { 1.5e-5 };
+                let mut r = rec(m, p, "csr-vector", 1e-5, Some(t));
+                r.predictions.get_mut("analytical").unwrap().in_sample = good;
+                recs.push(r);
+            }
+        }
+        assert_eq!(recs[0].predicted("analytical"), None);
+        assert_eq!(recs[2].predicted("analytical"), Some(1.5e-5));
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &recs, None).unwrap();
+        let md = std::fs::read_to_string(dir.path().join(REPORT)).unwrap();
+        assert!(md.contains("Not scored: in-sample predictions"), "{md}");
+        assert!(md.contains("analytical 2"), "{md}");
+        // Only the held-out matrix is scored: 50 % over one prediction per precision.
+        assert!(
+            md.contains("**analytical** (50.0 % over 1 predictions)"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn a_family_is_a_files_stem_or_a_kronecker_expansions_base() {
+        use crate::evaluate::record::{family_of, SourceInfo};
+        let file = SourceInfo::File("/x/mats/cage11.mtx.gz".into());
+        assert_eq!(family_of("mats/cage11.mtx.gz", &file), "cage11");
+        let kron: crate::matrix::generate::GeneratorSpec = serde_json::from_str(
+            r#"{"family":"kronecker","matrix":"/root/mats/G3_circuit.mtx.gz","pattern":{"kind":"dense","k":2},"seed":1}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            family_of("gen/kron-G3_circuit-to3e7", &SourceInfo::Generated(kron)),
+            "G3_circuit"
+        );
+        let gen: crate::matrix::generate::GeneratorSpec =
+            serde_json::from_str(r#"{"family":"stencil","stencil":"2d5","n":2048}"#).unwrap();
+        assert_eq!(
+            family_of("gen/stencil2d5-2048", &SourceInfo::Generated(gen)),
+            "gen/stencil2d5-2048"
+        );
     }
 }

@@ -298,8 +298,10 @@ fn build(entry: &CorpusEntry) -> (Result<Csr<f64>>, SourceInfo) {
 }
 
 /// One model's prediction of a kernel (models that do not cover it give `None`).
+/// `family`: the matrix's ([`super::record::family_of`]), to mark an in-sample prediction.
 pub(super) fn predict(
     m: &EvalModel,
+    family: &str,
     features: &Features,
     v: Variant,
     params: &FormatParams,
@@ -316,6 +318,7 @@ pub(super) fn predict(
         seconds,
         statistic: m.statistic,
         note,
+        in_sample: m.trained_on(family),
     })
 }
 
@@ -345,10 +348,11 @@ fn run_precision<T: EvalScalar>(
         ));
         let mut rec = ctx.base_record(entry, source, p, cfg);
         rec.features = Some(features.clone());
+        let family = super::record::family_of(&rec.matrix, &rec.source);
         match cfg.variant {
             Some(v) => {
                 for m in ctx.models.get(&p).into_iter().flatten() {
-                    if let Some(pr) = predict(m, &features, v, &ctx.opts.params) {
+                    if let Some(pr) = predict(m, &family, &features, v, &ctx.opts.params) {
                         rec.predictions.insert(m.model.name().to_string(), pr);
                     }
                 }
@@ -383,6 +387,12 @@ fn run_precision<T: EvalScalar>(
                                         seconds: Some(planned.predicted),
                                         statistic: planned.statistic,
                                         note: None,
+                                        in_sample: ctx.models.get(&p).into_iter().flatten().any(
+                                            |m| {
+                                                m.model.name() == pl.model()
+                                                    && m.trained_on(&family)
+                                            },
+                                        ),
                                     },
                                 );
                                 rec.plan = Some(planned.info.clone());

@@ -552,6 +552,7 @@ mod tests {
                     seconds: Some(p),
                     statistic: Statistic::WarmMean,
                     note: None,
+                    in_sample: false,
                 },
             );
         }

@@ -58,10 +58,10 @@ pub fn run_precision<T: Scalar>(
         T::PRECISION.bytes() as u64,
     );
     let model = AnalyticalModel::fit(T::PRECISION, limits, statistic, &measurements)?;
-    let mut models = vec![NamedModel {
-        name: "analytical".into(),
-        model: StoredModel::Analytical(model),
-    }];
+    let mut models = vec![NamedModel::new(
+        "analytical",
+        StoredModel::Analytical(model),
+    )];
     let mut skipped = planned.skipped;
     let mut notes = notes;
     if let Some(stat) = &suite.statistical {
@@ -85,10 +85,7 @@ pub fn run_precision<T: Scalar>(
             skipped += planned.skipped;
             notes.extend(n.into_iter().map(|n| format!("{name}: {n}")));
             match fitted {
-                Ok(m) => models.push(NamedModel {
-                    name: name.into(),
-                    model: StoredModel::Statistical(m),
-                }),
+                Ok(m) => models.push(NamedModel::new(name, StoredModel::Statistical(m))),
                 // A suite cut by the time budget may lack a relationship's points: the profile
                 // is written without that model, and says why.
                 Err(e) if cut > 0 => notes.push(format!(

@@ -123,6 +123,8 @@ fn predict_row(
                     seconds: Some(s),
                     statistic: model.statistic(),
                     note: None,
+                    // Held out: the fold's model never saw this family.
+                    in_sample: false,
                 },
             );
         }

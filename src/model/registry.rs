@@ -193,6 +193,30 @@ pub struct NamedModel {
     pub name: String,
     /// The model.
     pub model: StoredModel,
+    /// The matrix families a learned model was trained on (`sparsecast train`: a real matrix and
+    /// its Kronecker expansions are one family, named by the file's stem; a generated matrix is its
+    /// own). A matrix of one of them is in-sample for this model: `evaluate` leaves such
+    /// predictions out of its scores. Empty for the models fitted on benchmark matrices only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trained_families: Vec<String>,
+}
+
+impl NamedModel {
+    /// A model with no training matrices of its own (fitted on benchmark matrices, or built).
+    pub fn new(name: impl Into<String>, model: StoredModel) -> NamedModel {
+        NamedModel {
+            name: name.into(),
+            model,
+            trained_families: Vec::new(),
+        }
+    }
+
+    /// Whether the matrix family `family` was among this model's training matrices.
+    pub fn trained_on(&self, family: &str) -> bool {
+        self.trained_families
+            .binary_search_by(|f| f.as_str().cmp(family))
+            .is_ok()
+    }
 }
 
 /// Keep the models named in `names` (all when `None`), in the order given; an unknown name is an

@@ -243,6 +243,19 @@ fn train_writes_a_profile_and_a_cross_validated_report() {
     for s in &p.precisions {
         let names: Vec<&str> = s.models.iter().map(|m| m.name.as_str()).collect();
         assert!(names.contains(&"analytical") && names.contains(&"lr") && names.contains(&"knn"));
+        // The learned models know their training families (sorted, the table's), the
+        // benchmark-fitted one has none.
+        for m in &s.models {
+            match m.name.as_str() {
+                "analytical" => assert!(m.trained_families.is_empty()),
+                _ => {
+                    assert!(!m.trained_families.is_empty(), "{}", m.name);
+                    assert!(m.trained_families.windows(2).all(|w| w[0] < w[1]));
+                    assert!(m.trained_on(&m.trained_families[0]));
+                    assert!(!m.trained_on("no-such-family"));
+                }
+            }
+        }
     }
     let md = std::fs::read_to_string(&rep).unwrap();
     assert!(

@@ -50,12 +50,12 @@ fn sample_profile() -> Profile {
             statistic: Statistic::WarmMean,
             bounds: None,
             micro: Vec::new(),
-            models: vec![sparsecast::model::NamedModel {
-                name: "analytical".into(),
-                model: sparsecast::model::StoredModel::Analytical(
+            models: vec![sparsecast::model::NamedModel::new(
+                "analytical",
+                sparsecast::model::StoredModel::Analytical(
                     AnalyticalModel::fit(precision, &limits, Statistic::WarmMean, &ms).unwrap(),
                 ),
-            }],
+            )],
             skipped_notes: Vec::new(),
             skipped: planned.skipped,
             seconds: 1.5,
