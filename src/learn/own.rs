@@ -32,8 +32,23 @@
 //!    (version 1) `x` and the matrix bytes against the L2 and the gathers' hit rate.
 //!    Trees bound the correction to what the corpus saw; outside it the physical base carries
 //!    the prediction (a matrix 10× larger than any trained one is still `bytes / bandwidth`).
-//! 4. **Uncertainty.** Per configuration, the median held-out `|ln(T̂ / T)|` of a 4-fold
-//!    cross-validation inside the training rows (grouped by family), as a relative one-sigma.
+//! 4. **Relative correction** (version 2). About half of the held-out error is common to every
+//!    configuration of a matrix (version 1, H200 table, Kronecker expansions: 48 % of the
+//!    `|ln error|`): it does not change the ranking, but the trees of each configuration spend
+//!    their depth on it. So each configuration also has trees on its residual **relative to the
+//!    matrix's reference** — `ln(T / T₀)` minus the mean `ln(T / T₀)` of the training row over
+//!    the configurations measured on (nearly) every row — and one more set of trees predicts that
+//!    reference from the features of [`REFERENCE_FEATURES`] (`csr-merge`: balanced, measured on
+//!    every matrix). The correction is the even blend ([`RELATIVE_SHARE`])
+//!    `½ · own + ½ · (reference + relative)`. Measured (5 folds by family, H200 table): within
+//!    10 % 77.7 → 78.6 % (f32) / 79.4 → 79.6 % (f64), picks within 5 % of the best 77.4 → 81.6 % /
+//!    84.3 → 86.0 %; the relative part alone is worse (75.9 / 76.5 % within 10 %), `csr-merge`'s
+//!    own residual or the mean over the balanced kernels only as the reference picked worse
+//!    (80.5 / 83.7 %, 81.5 / 84.3 %), and shares of ¼ or ⅓ gave up 0.5–3.4 points of picks for
+//!    at most 0.4 points within 10 % (`docs/ACCURACY.md`, session 9).
+//! 5. **Uncertainty.** Per configuration, the median held-out `|ln(T̂ / T)|` of the own trees
+//!    (without the relative blend) in a 4-fold cross-validation inside the training rows
+//!    (grouped by family), as a relative one-sigma.
 //!
 //! The two device parameters are what cross-architecture transfer refits on a target
 //! ([`OwnModel::with_device`]); the trees are what it keeps.
@@ -49,6 +64,7 @@ use crate::model::StoredModel;
 use crate::{Error, Precision, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// Settings of the correction's trees.
 pub const TREES: Boost = Boost {
@@ -61,8 +77,15 @@ pub const TREES: Boost = Boost {
 /// The version of the physical base and the features that [`fit`] trains: 0 (models stored
 /// before it existed) reads `x` once below half the L2 and per warp above it; 1 blends the two
 /// by the L2 hit rate of the gathers (`x_traffic`) and gives the trees the `x` footprint and
-/// the working set against the L2.
-pub const VERSION: u32 = 1;
+/// the working set against the L2; 2 adds the relative corrections (same base and features; a
+/// model stored without [`OwnModel::reference`] predicts with its own trees alone, as before).
+pub const VERSION: u32 = 2;
+
+/// The share of the relative correction in the prediction (version 2; see the module doc).
+pub const RELATIVE_SHARE: f64 = 0.5;
+
+/// The configuration whose features the reference of the relative corrections reads.
+pub const REFERENCE_FEATURES: &str = "csr-merge";
 
 /// Folds of the inner cross-validation that measures each configuration's uncertainty.
 const INNER_FOLDS: usize = 4;
@@ -94,6 +117,13 @@ pub struct OwnConfig {
     pub step_s: f64,
     /// Training examples.
     pub n: usize,
+    /// Constant of the relative correction (see [`OwnModel::reference`]).
+    #[serde(default)]
+    pub rel_base: f64,
+    /// Trees of the relative correction: `ln(T / T₀)` minus the matrix's reference residual
+    /// (version 2; none before, or where the table had no reference).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rel_trees: Vec<Tree>,
 }
 
 /// The `sparsecast` family.
@@ -112,6 +142,10 @@ pub struct OwnModel {
     /// versions existed).
     #[serde(default)]
     pub version: u32,
+    /// The reference of the relative corrections (`None`: none): trees predicting the
+    /// reference residual from the features of the configuration its label names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<OwnConfig>,
 }
 
 impl super::ConfigEntry for OwnConfig {
@@ -227,7 +261,7 @@ fn chain(f: &Features, v: Variant) -> f64 {
     (f.max_nnz as f64 / per_step as f64).ceil()
 }
 
-/// The correction's features and `ln T₀` (`step_s`: the configuration's seconds per step of the
+/// The correction's features, `ln T₀` and the bytes (`step_s`: the configuration's seconds per step of the
 /// longest row).
 fn features(
     f: &Features,
@@ -236,7 +270,7 @@ fn features(
     d: &Device,
     step_s: f64,
     version: u32,
-) -> Result<(Vec<f64>, f64)> {
+) -> Result<(Vec<f64>, f64, f64)> {
     let a = access(f)?;
     let b = bytes(f, cfg, vb, d.l2_bytes, version)?;
     let steps_chain = chain(f, cfg.variant);
@@ -283,7 +317,7 @@ fn features(
             ((b - xt).max(1.0) / d.l2_bytes).ln(),
         ]);
     }
-    Ok((x, base))
+    Ok((x, base, b))
 }
 
 /// One configuration's prediction before the device: what [`super::transfer`] refits a device on.
@@ -315,12 +349,30 @@ impl OwnModel {
         let cfg = KernelConfig::parse_label(label)?;
         let vb = value_bytes(self.precision);
         let trained = self.trained_on.as_ref().unwrap_or(&self.device);
-        let (x, _) = features(f, &cfg, vb, trained, c.step_s, self.version)?;
-        let b = bytes(f, &cfg, vb, self.device.l2_bytes, self.version)?;
+        let (x, _, b_trained) = features(f, &cfg, vb, trained, c.step_s, self.version)?;
+        // The bytes on this model's device: those of the features unless moved to another.
+        let b = match self.trained_on {
+            None => b_trained,
+            Some(_) => bytes(f, &cfg, vb, self.device.l2_bytes, self.version)?,
+        };
+        let own = c.base + c.trees.iter().map(|t| t.eval(&x)).sum::<f64>();
+        // The relative blend (version 2), where the model has a reference and its features
+        // exist for this matrix.
+        let blended = self
+            .reference
+            .as_ref()
+            .filter(|_| !c.rel_trees.is_empty())
+            .and_then(|rc| {
+                let rcfg = KernelConfig::parse_label(&rc.config).ok()?;
+                let (rx, _, _) = features(f, &rcfg, vb, trained, rc.step_s, self.version).ok()?;
+                let reference = rc.base + rc.trees.iter().map(|t| t.eval(&rx)).sum::<f64>();
+                let rel = c.rel_base + c.rel_trees.iter().map(|t| t.eval(&x)).sum::<f64>();
+                Some((1.0 - RELATIVE_SHARE) * own + RELATIVE_SHARE * (reference + rel))
+            });
         Ok(Parts {
             bytes: b,
             chain_s: c.step_s * chain(f, cfg.variant),
-            correction: c.base + c.trees.iter().map(|t| t.eval(&x)).sum::<f64>(),
+            correction: blended.unwrap_or(own),
             sigma: c.sigma,
         })
     }
@@ -364,10 +416,14 @@ impl OwnModel {
         if !ok_dev
             || !self.configs.iter().all(|c| {
                 c.base.is_finite()
+                    && c.rel_base.is_finite()
                     && c.sigma.is_finite()
                     && c.step_s.is_finite()
                     && c.step_s >= 0.0
-                    && c.trees.iter().all(|t| t.is_valid())
+                    && c.trees.iter().chain(&c.rel_trees).all(|t| t.is_valid())
+            })
+            || !self.reference.iter().all(|r| {
+                r.base.is_finite() && r.step_s >= 0.0 && r.trees.iter().all(|t| t.is_valid())
             })
         {
             return Err(Error::Invalid(
@@ -459,14 +515,33 @@ fn examples<'a>(
     set.examples
         .iter()
         .filter_map(|(r, y)| {
-            let (x, base) = features(&r.features, &set.config, vb, d, step_s, VERSION).ok()?;
+            let (x, base, _) = features(&r.features, &set.config, vb, d, step_s, VERSION).ok()?;
             Some((x, y - base, r.family.as_str()))
         })
         .collect()
 }
 
-/// Fit one configuration: trees on all its examples, sigma from `inner` inner folds (none: 0).
-fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device, inner: usize) -> Result<Option<OwnConfig>> {
+/// [`examples`] aligned with `set.examples` (`None` where the features fail).
+fn ex_rows(set: &ConfigSet<'_>, vb: u64, d: &Device, step_s: f64) -> Vec<Option<(Vec<f64>, f64)>> {
+    set.examples
+        .iter()
+        .map(|(r, y)| {
+            let (x, base, _) = features(&r.features, &set.config, vb, d, step_s, VERSION).ok()?;
+            Some((x, y - base))
+        })
+        .collect()
+}
+
+/// Fit one configuration: trees on all its examples, sigma from `inner` inner folds (none: 0),
+/// and with `reference` (each training row's reference residual, by [`row_key`]) the relative
+/// trees on the residual minus it.
+fn fit_config(
+    set: &ConfigSet<'_>,
+    vb: u64,
+    d: &Device,
+    inner: usize,
+    reference: Option<&HashMap<usize, f64>>,
+) -> Result<Option<OwnConfig>> {
     let step_s = fit_step(set, d);
     let ex = examples(set, vb, d, step_s);
     if ex.len() < 2 {
@@ -476,6 +551,22 @@ fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device, inner: usize) -> Result<
     let xs: Vec<Vec<f64>> = ex.iter().map(|e| e.0.clone()).collect();
     let ys: Vec<f64> = ex.iter().map(|e| e.1).collect();
     let (base, trees) = boost(&xs, &ys, TREES, &what)?;
+    let (mut rel_base, mut rel_trees) = (0.0, Vec::new());
+    if let Some(refs) = reference {
+        let (rx, ry): (Vec<Vec<f64>>, Vec<f64>) = set
+            .examples
+            .iter()
+            .zip(ex_rows(set, vb, d, step_s))
+            .filter_map(|((row, _), e)| {
+                let e = e?;
+                let r = refs.get(&row_key(row))?;
+                Some((e.0, e.1 - r))
+            })
+            .unzip();
+        if rx.len() >= 2 {
+            (rel_base, rel_trees) = boost(&rx, &ry, TREES, &what)?;
+        }
+    }
     let mut errs = Vec::new();
     for k in 0..inner {
         let (test, train): (Vec<_>, Vec<_>) =
@@ -500,7 +591,76 @@ fn fit_config(set: &ConfigSet<'_>, vb: u64, d: &Device, inner: usize) -> Result<
         sigma,
         step_s,
         n: ys.len(),
+        rel_base,
+        rel_trees,
     }))
+}
+
+/// A training row's key in the reference residuals (its address: rows are borrowed for the
+/// whole fit).
+fn row_key(row: &TableRow) -> usize {
+    row as *const TableRow as usize
+}
+
+/// The reference of the relative corrections (see [`RELATIVE_SHARE`]): the mean residual
+/// `ln(T / T₀)` of each training row over the configurations measured on at least 99 % of the
+/// rows as many as the most measured one, and trees that predict it from the features of
+/// [`REFERENCE_FEATURES`] (the most measured configuration where the table lacks it). `None`
+/// without such rows.
+#[allow(clippy::type_complexity)]
+fn fit_reference(
+    sets: &[ConfigSet<'_>],
+    vb: u64,
+    d: &Device,
+) -> Result<Option<(OwnConfig, HashMap<usize, f64>)>> {
+    let most = sets.iter().map(|s| s.examples.len()).max().unwrap_or(0);
+    fn residuals<'a>(
+        set: &ConfigSet<'a>,
+        vb: u64,
+        d: &Device,
+        step_s: f64,
+    ) -> Vec<(&'a TableRow, Option<(Vec<f64>, f64)>)> {
+        let rows = set.examples.iter().map(|(row, _)| *row);
+        rows.zip(ex_rows(set, vb, d, step_s)).collect()
+    }
+    let mut acc: HashMap<usize, (f64, f64)> = HashMap::new();
+    for set in sets.iter().filter(|s| s.examples.len() * 100 >= most * 99) {
+        for (row, e) in residuals(set, vb, d, fit_step(set, d)) {
+            if let Some((_, r)) = e {
+                let a = acc.entry(row_key(row)).or_default();
+                a.0 += r;
+                a.1 += 1.0;
+            }
+        }
+    }
+    let means: HashMap<usize, f64> = acc.into_iter().map(|(k, (s, n))| (k, s / n)).collect();
+    let Some(set) = sets
+        .iter()
+        .find(|s| s.label == REFERENCE_FEATURES)
+        .or_else(|| sets.iter().max_by_key(|s| s.examples.len()))
+    else {
+        return Ok(None);
+    };
+    let step_s = fit_step(set, d);
+    let (xs, ys): (Vec<Vec<f64>>, Vec<f64>) = residuals(set, vb, d, step_s)
+        .into_iter()
+        .filter_map(|(row, e)| Some((e?.0, *means.get(&row_key(row))?)))
+        .unzip();
+    if ys.len() < 2 {
+        return Ok(None);
+    }
+    let (base, trees) = boost(&xs, &ys, TREES, "sparsecast reference")?;
+    let reference = OwnConfig {
+        config: set.label.clone(),
+        base,
+        trees,
+        sigma: 0.0,
+        step_s,
+        n: ys.len(),
+        rel_base: 0.0,
+        rel_trees: Vec::new(),
+    };
+    Ok(Some((reference, means)))
 }
 
 /// Train every configuration of `precision` (in parallel).
@@ -515,9 +675,13 @@ pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Resul
     super::check_any("sparsecast", &sets, precision)?;
     let device = fit_device(rows, precision);
     let vb = value_bytes(precision);
-    let configs = sets
+    let (reference, means) = match fit_reference(&sets, vb, &device)? {
+        Some((r, m)) => (Some(r), Some(m)),
+        None => (None, None),
+    };
+    let configs: Vec<OwnConfig> = sets
         .par_iter()
-        .map(|s| fit_config(s, vb, &device, inner))
+        .map(|s| fit_config(s, vb, &device, inner, means.as_ref()))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
         .flatten()
@@ -528,6 +692,7 @@ pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Resul
         configs,
         trained_on: None,
         version: VERSION,
+        reference,
     })
 }
 
@@ -617,6 +782,31 @@ mod tests {
         assert!(v1 < v0);
         let p0 = m.parts(&f, "ell").unwrap();
         assert!((p0.bytes - bytes(&f, &cfg, 8, 50e6, 0).unwrap()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_relative_correction_is_blended_evenly_with_the_own_one() {
+        let json = r#"{"precision":"f64","device":{"floor_s":2e-6,"bandwidth":1e12,"l2_bytes":50e6},
+            "version":2,
+            "configs":[{"config":"ell","base":0.2,"trees":[],"sigma":0.1,"n":1,"rel_base":-0.1,
+                "rel_trees":[{"f":[],"t":[],"l":[],"r":[],"v":[0.05]}]}],
+            "reference":{"config":"csr-merge","base":0.4,"trees":[],"sigma":0.0,"n":1}}"#;
+        let m: OwnModel = serde_json::from_str(json).unwrap();
+        m.validate().unwrap();
+        let f = one_long_row();
+        let p = m.parts(&f, "ell").unwrap();
+        // ½ · 0.2 + ½ · (0.4 + (−0.1 + 0.05))
+        assert!(
+            (p.correction - (0.1 + 0.5 * 0.35)).abs() < 1e-6,
+            "{}",
+            p.correction
+        );
+        // Without a reference (a version-1 model), the own trees alone.
+        let v1 = OwnModel {
+            reference: None,
+            ..m.clone()
+        };
+        assert!((v1.parts(&f, "ell").unwrap().correction - 0.2).abs() < 1e-12);
     }
 
     #[test]

@@ -106,7 +106,9 @@ impl OwnModel {
                 if let Some(v) = res.get_mut(family(&c.config).as_str()) {
                     v.sort_by(f64::total_cmp);
                     if let Some(&med) = v.get(v.len() / 2) {
+                        // Both halves of a blended correction (version 2) move by it.
                         c.base += med;
+                        c.rel_base += med;
                     }
                 }
             }

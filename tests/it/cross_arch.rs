@@ -163,10 +163,13 @@ fn base_model(rows: &[TableRow], device: Device) -> OwnModel {
                 sigma: 0.1,
                 step_s: 0.0,
                 n: 1,
+                rel_base: 0.0,
+                rel_trees: Vec::new(),
             })
             .collect(),
         trained_on: None,
         version: sparsecast::learn::own::VERSION,
+        reference: None,
     }
 }
 
