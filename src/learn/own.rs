@@ -378,7 +378,7 @@ impl OwnModel {
     }
 
     /// Predicted seconds and relative uncertainty of configuration `label`.
-    fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
+    pub(super) fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
         let p = self.parts(f, label)?;
         let ln = p.ln_base(&self.device) + p.correction;
         Ok((super::seconds("sparsecast", label, ln)?, p.sigma))
