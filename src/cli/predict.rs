@@ -105,6 +105,10 @@ struct KernelResult {
     /// Which ceiling that is: `L2` or `DRAM`.
     #[serde(skip_serializing_if = "Option::is_none")]
     ceiling: Option<Ceiling>,
+    /// The model trained on this matrix's family: its difference rate here is no measure of its
+    /// accuracy, and the summary leaves it out.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    in_sample: bool,
 }
 
 /// A device's bandwidth ceiling for one working set.
@@ -281,7 +285,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut skipped = Vec::new();
     let inputs = expand_inputs(&a.inputs)?;
     let total = inputs.len();
-    for (name, load) in inputs {
+    for (name, family, load) in inputs {
         let a64 = match load() {
             Ok(m) => m,
             Err(e) => {
@@ -296,7 +300,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 Precision::F32 => {
                     let m = a64.cast::<f32>();
                     one(
-                        (&name, reference.as_ref()),
+                        (&name, &family, reference.as_ref()),
                         &m,
                         section,
                         a.models.as_deref(),
@@ -306,7 +310,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                     )
                 }
                 Precision::F64 => one(
-                    (&name, reference.as_ref()),
+                    (&name, &family, reference.as_ref()),
                     &a64,
                     section,
                     a.models.as_deref(),
@@ -343,7 +347,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 .flat_map(|r| {
                     r.kernels
                         .iter()
-                        .filter(|k| k.model == model)
+                        .filter(|k| k.model == model && !k.in_sample)
                         .filter_map(move |k| {
                             k.difference_rate?;
                             Some(Sample {
@@ -403,8 +407,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 type Loader = Box<dyn FnOnce() -> crate::Result<Csr<f64>>>;
 
 /// Matrix Market files as they are; generator-spec files expanded to one input per spec.
-fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, Loader)>> {
-    let mut out: Vec<(String, Loader)> = Vec::new();
+/// Each input's name, matrix family (as the training tables name it: a file's stem, a Kronecker
+/// expansion's file's stem, a generated matrix's own name) and loader.
+fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, String, Loader)>> {
+    let mut out: Vec<(String, String, Loader)> = Vec::new();
     for path in inputs {
         if path.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
@@ -419,7 +425,13 @@ fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, Loader)>> {
                 })?,
             };
             for s in specs {
-                out.push((s.name(), Box::new(move || s.generate())));
+                let family = match &s {
+                    GeneratorSpec::Kronecker { matrix, .. } => {
+                        crate::evaluate::corpus::short_name(&matrix.to_string_lossy())
+                    }
+                    _ => format!("gen/{}", s.name()),
+                };
+                out.push((s.name(), family, Box::new(move || s.generate())));
             }
         } else {
             let p = path.clone();
@@ -427,7 +439,12 @@ fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, Loader)>> {
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into(),
             );
-            out.push((name, Box::new(move || crate::matrix::mm::read::<f64>(&p))));
+            let family = crate::evaluate::corpus::short_name(&name);
+            out.push((
+                name,
+                family,
+                Box::new(move || crate::matrix::mm::read::<f64>(&p)),
+            ));
         }
     }
     Ok(out)
@@ -435,7 +452,7 @@ fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, Loader)>> {
 
 /// Predict (and measure) one matrix in one precision.
 fn one<T: Scalar>(
-    (name, ref_times): (&str, Option<&super::measured_on::ReferenceTimes>),
+    (name, family, ref_times): (&str, &str, Option<&super::measured_on::ReferenceTimes>),
     a: &Csr<T>,
     section: &crate::profile::PrecisionProfile,
     names: Option<&[String]>,
@@ -457,7 +474,10 @@ fn one<T: Scalar>(
     let mut predict_seconds = 0.0;
     let mut measured: Vec<(Variant, Option<f64>, Option<String>)> = Vec::new();
     let mut kernels = Vec::new();
-    for model in &models {
+    // Which models trained on this matrix's family (their predictions here are in-sample).
+    let named = crate::model::registry::select(&section.models, names)?;
+    for (model, named) in models.iter().zip(named) {
+        let in_sample = named.trained_on(family);
         let swapped;
         let model: &dyn Model = match (&model.model, ref_times) {
             (crate::model::StoredModel::Cross(c), Some(r)) => {
@@ -503,6 +523,7 @@ fn one<T: Scalar>(
                 ranked,
                 bandwidth_share: share,
                 ceiling,
+                in_sample,
             });
         }
     }
@@ -615,6 +636,16 @@ fn print_result(r: &MatrixResult) {
                 false => format!("; within its uncertainty: {}", ties.join(", ")),
             }
         );
+    }
+    if measured {
+        for m in &models {
+            if r.kernels.iter().any(|k| k.model == *m && k.in_sample) {
+                println!(
+                    "note: {m} was trained on this matrix's family: its differences here are \
+                     in-sample, not a measure of its accuracy (left out of the summary)"
+                );
+            }
+        }
     }
     let mut header = vec![
         "model",

@@ -396,5 +396,20 @@ fn predict_shows_the_recommendation_first_with_its_share_of_the_bandwidth() {
             .unwrap_or_else(|| panic!("{name}: {k}"));
         assert!(share > 0.0 && share <= 1.0, "{name}: {share}");
         assert!(["L2", "DRAM"].contains(&k["ceiling"]["level"].as_str().unwrap()));
+        // cage11 is in the H200 training table: sparsecast's predictions of it are in-sample.
+        assert_eq!(k["in_sample"], true, "{name}: {k}");
     }
+    // A generated matrix is no training family: nothing is marked.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.json");
+    std::fs::write(&spec, r#"{"family":"stencil","stencil":"2d5","n":300}"#).unwrap();
+    let o = bin()
+        .args(["predict", "--gpu", "h200", "--precision", "f64", "--json"])
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let kernels = v["results"][0]["kernels"].as_array().unwrap();
+    assert!(!kernels.is_empty() && kernels.iter().all(|k| k.get("in_sample").is_none()));
 }

@@ -300,8 +300,8 @@ fn our_model_extrapolates_by_bytes_and_states_its_uncertainty() {
         assert!(u > 0.0 && u < ts, "{label}: ±{u} of {ts}");
         // The one-pass detail `predict` and `rank` use is the same prediction and uncertainty.
         let cfg = sparsecast::backend::KernelConfig::parse_label(label).unwrap();
-        let d = sparsecast::model::Model::predict_detail(&m, &small, cfg.variant, &cfg.params)
-            .unwrap();
+        let d =
+            sparsecast::model::Model::predict_detail(&m, &small, cfg.variant, &cfg.params).unwrap();
         assert_eq!((d.seconds, d.uncertainty), (ts, Some(u)), "{label}");
     }
     // Features without the access pass (an old record) are refused, not guessed.
