@@ -55,7 +55,8 @@ pub struct LearnedOptions {
     /// The plan-time rule, with the execution mode it costs ([`PlanRule::overlap`]).
     pub rule: PlanRule,
     /// The device's measured bounds: the bandwidth ceiling gives each block's bandwidth time
-    /// `β_b` for the concurrent rule (`None`: unknown, see [`super::rule`]).
+    /// `β_b`, reported beside a concurrent plan's blocks (`None`: unknown; not part of the
+    /// plan's time, see [`super::rule`]).
     pub bounds: Option<DeviceBounds>,
     /// Gain needed for a plan, in units of the summed one-sigma uncertainties.
     pub adopt_sigmas: f64,
@@ -109,7 +110,7 @@ pub struct LearnedBlock {
     /// Its relative one-sigma uncertainty (0 where the model states none).
     pub sigma: f64,
     /// Its bytes (format, x, y) at the device's bandwidth ceiling, seconds (`None`: unknown or
-    /// not needed: a serial rule), the `β_b` of the concurrent rule ([`super::rule`]).
+    /// not needed: a serial rule); reported only, not part of the plan's time ([`super::rule`]).
     pub bandwidth_s: Option<f64>,
 }
 
