@@ -410,6 +410,7 @@ type Loader = Box<dyn FnOnce() -> crate::Result<Csr<f64>>>;
 /// Each input's name, matrix family (as the training tables name it: a file's stem, a Kronecker
 /// expansion's file's stem, a generated matrix's own name) and loader.
 fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, String, Loader)>> {
+    use crate::evaluate::record::{family_of, SourceInfo::*};
     let mut out: Vec<(String, String, Loader)> = Vec::new();
     for path in inputs {
         if path.extension().is_some_and(|e| e == "json") {
@@ -425,12 +426,7 @@ fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, String, Load
                 })?,
             };
             for s in specs {
-                let family = match &s {
-                    GeneratorSpec::Kronecker { matrix, .. } => {
-                        crate::evaluate::corpus::short_name(&matrix.to_string_lossy())
-                    }
-                    _ => format!("gen/{}", s.name()),
-                };
+                let family = family_of(&format!("gen/{}", s.name()), &Generated(s.clone()));
                 out.push((s.name(), family, Box::new(move || s.generate())));
             }
         } else {
@@ -439,7 +435,7 @@ fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, String, Load
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into(),
             );
-            let family = crate::evaluate::corpus::short_name(&name);
+            let family = family_of(&name, &File(p.clone()));
             out.push((
                 name,
                 family,

@@ -29,9 +29,7 @@ pub struct EvalModel {
 impl EvalModel {
     /// Whether the matrix family `family` was among its training matrices.
     pub fn trained_on(&self, family: &str) -> bool {
-        self.trained_families
-            .binary_search_by(|f| f.as_str().cmp(family))
-            .is_ok()
+        crate::model::registry::in_families(&self.trained_families, family)
     }
 }
 

@@ -349,6 +349,14 @@ fn run_precision<T: EvalScalar>(
         let mut rec = ctx.base_record(entry, source, p, cfg);
         rec.features = Some(features.clone());
         let family = super::record::family_of(&rec.matrix, &rec.source);
+        // Whether the model named `name` trained on this matrix's family (a plan's prediction).
+        let in_sample = |name: &str| {
+            ctx.models
+                .get(&p)
+                .into_iter()
+                .flatten()
+                .any(|m| m.model.name() == name && m.trained_on(&family))
+        };
         match cfg.variant {
             Some(v) => {
                 for m in ctx.models.get(&p).into_iter().flatten() {
@@ -387,12 +395,7 @@ fn run_precision<T: EvalScalar>(
                                         seconds: Some(planned.predicted),
                                         statistic: planned.statistic,
                                         note: None,
-                                        in_sample: ctx.models.get(&p).into_iter().flatten().any(
-                                            |m| {
-                                                m.model.name() == pl.model()
-                                                    && m.trained_on(&family)
-                                            },
-                                        ),
+                                        in_sample: in_sample(pl.model()),
                                     },
                                 );
                                 rec.plan = Some(planned.info.clone());

@@ -505,23 +505,11 @@ fn fit_step(set: &ConfigSet<'_>, d: &Device) -> f64 {
     r[r.len() / 10]
 }
 
-/// The examples of one configuration as (features, ln(T/T₀), family).
-fn examples<'a>(
-    set: &ConfigSet<'a>,
-    vb: u64,
-    d: &Device,
-    step_s: f64,
-) -> Vec<(Vec<f64>, f64, &'a str)> {
-    set.examples
-        .iter()
-        .filter_map(|(r, y)| {
-            let (x, base, _) = features(&r.features, &set.config, vb, d, step_s, VERSION).ok()?;
-            Some((x, y - base, r.family.as_str()))
-        })
-        .collect()
-}
+/// One training example of a configuration: its features, `ln(T/T₀)` and its family.
+type Example<'a> = (&'a Vec<f64>, f64, &'a str);
 
-/// [`examples`] aligned with `set.examples` (`None` where the features fail).
+/// The examples of one configuration as (features, ln(T/T₀)), aligned with `set.examples`
+/// (`None` where the features fail).
 fn ex_rows(set: &ConfigSet<'_>, vb: u64, d: &Device, step_s: f64) -> Vec<Option<(Vec<f64>, f64)>> {
     set.examples
         .iter()
@@ -543,7 +531,14 @@ fn fit_config(
     reference: Option<&HashMap<usize, f64>>,
 ) -> Result<Option<OwnConfig>> {
     let step_s = fit_step(set, d);
-    let ex = examples(set, vb, d, step_s);
+    // Every example's features once: the own trees, the relative ones and the inner folds.
+    let rows = ex_rows(set, vb, d, step_s);
+    let ex: Vec<Example> = set
+        .examples
+        .iter()
+        .zip(&rows)
+        .filter_map(|((r, _), e)| e.as_ref().map(|(x, y)| (x, *y, r.family.as_str())))
+        .collect();
     if ex.len() < 2 {
         return Ok(None);
     }
@@ -556,11 +551,11 @@ fn fit_config(
         let (rx, ry): (Vec<Vec<f64>>, Vec<f64>) = set
             .examples
             .iter()
-            .zip(ex_rows(set, vb, d, step_s))
+            .zip(&rows)
             .filter_map(|((row, _), e)| {
-                let e = e?;
+                let (x, y) = e.as_ref()?;
                 let r = refs.get(&row_key(row))?;
-                Some((e.0, e.1 - r))
+                Some((x.clone(), y - r))
             })
             .unzip();
         if rx.len() >= 2 {
@@ -569,7 +564,7 @@ fn fit_config(
     }
     let mut errs = Vec::new();
     for k in 0..inner {
-        let (test, train): (Vec<_>, Vec<_>) =
+        let (test, train): (Vec<&Example>, Vec<_>) =
             ex.iter().partition(|e| dataset::fold_of(e.2, inner) == k);
         if test.is_empty() || train.len() < 2 {
             continue;
@@ -579,7 +574,7 @@ fn fit_config(
         let (b0, tr) = boost(&txs, &tys, TREES, &what)?;
         errs.extend(
             test.iter()
-                .map(|e| (b0 + tr.iter().map(|t| t.eval(&e.0)).sum::<f64>() - e.1).abs()),
+                .map(|e| (b0 + tr.iter().map(|t| t.eval(e.0)).sum::<f64>() - e.1).abs()),
         );
     }
     errs.sort_by(f64::total_cmp);

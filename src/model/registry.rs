@@ -213,10 +213,16 @@ impl NamedModel {
 
     /// Whether the matrix family `family` was among this model's training matrices.
     pub fn trained_on(&self, family: &str) -> bool {
-        self.trained_families
-            .binary_search_by(|f| f.as_str().cmp(family))
-            .is_ok()
+        in_families(&self.trained_families, family)
     }
+}
+
+/// Whether `family` is in the sorted list `families` (a model's
+/// [`NamedModel::trained_families`]).
+pub fn in_families(families: &[String], family: &str) -> bool {
+    families
+        .binary_search_by(|f| f.as_str().cmp(family))
+        .is_ok()
 }
 
 /// Keep the models named in `names` (all when `None`), in the order given; an unknown name is an

@@ -335,21 +335,24 @@ fn spmv_runs_a_plan_in_its_precision() {
     );
 }
 
-#[test]
-fn predict_shows_the_recommendation_first_with_its_share_of_the_bandwidth() {
+/// `sparsecast predict INPUT --gpu h200 --precision f64` plus `extra`: its standard output
+/// (the command must succeed).
+fn predict_h200_f64(input: &Path, extra: &[&str]) -> String {
     let o = bin()
-        .args([
-            "predict",
-            &data("cage11.mtx.gz"),
-            "--gpu",
-            "h200",
-            "--precision",
-            "f64",
-        ])
+        .arg("predict")
+        .arg(input)
+        .args(["--gpu", "h200", "--precision", "f64"])
+        .args(extra)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let out = String::from_utf8_lossy(&o.stdout);
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn predict_shows_the_recommendation_first_with_its_share_of_the_bandwidth() {
+    let cage11 = data("cage11.mtx.gz");
+    let out = predict_h200_f64(Path::new(&cage11), &[]);
     let lines: Vec<&str> = out.lines().collect();
     let head = lines
         .iter()
@@ -375,19 +378,8 @@ fn predict_shows_the_recommendation_first_with_its_share_of_the_bandwidth() {
         .iter()
         .any(|l| l.starts_with('│') && l.contains("dia_max_fill")));
     // JSON: every sized configuration carries its share and ceiling, the padded formats too.
-    let o = bin()
-        .args([
-            "predict",
-            &data("cage11.mtx.gz"),
-            "--gpu",
-            "h200",
-            "--precision",
-            "f64",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let json = predict_h200_f64(Path::new(&cage11), &["--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let kernels = v["results"][0]["kernels"].as_array().unwrap();
     for name in ["csr-t8", "sell", "bsr", "ell"] {
         let k = kernels.iter().find(|k| k["variant"] == name).unwrap();
@@ -403,13 +395,7 @@ fn predict_shows_the_recommendation_first_with_its_share_of_the_bandwidth() {
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("s.json");
     std::fs::write(&spec, r#"{"family":"stencil","stencil":"2d5","n":300}"#).unwrap();
-    let o = bin()
-        .args(["predict", "--gpu", "h200", "--precision", "f64", "--json"])
-        .arg(&spec)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&predict_h200_f64(&spec, &["--json"])).unwrap();
     let kernels = v["results"][0]["kernels"].as_array().unwrap();
     assert!(!kernels.is_empty() && kernels.iter().all(|k| k.get("in_sample").is_none()));
 }
