@@ -32,7 +32,7 @@ mkdir -p "$OUT"
 LOG=$W/log-$TARGET.txt
 exec > >(tee "$LOG") 2>&1
 [ "$BACKEND" = cuda ] && nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader
-REFPROF=profiles/$REF.json
+REFPROF=profiles/$REF.json.gz
 if [ "$BACKEND" = cpu ]; then
     # The dry run needs a CPU reference profile of the same suite.
     REFPROF=$W/ref-cpu.json

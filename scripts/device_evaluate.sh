@@ -8,7 +8,7 @@
 #   then on the GPU machine (carry .dev):  bash scripts/device_evaluate.sh
 #
 # Environment:
-#   PROFILE  device profile to use (default: profiles/h200.json if committed, else measured into
+#   PROFILE  device profile to use (default: profiles/h200.json.gz if committed, else measured into
 #            $OUT/h200.json with `sparsecast instrument --backend cuda`)
 #   CORPUS   SuiteSparse folder (default: the first of shared/, ../shared/, /work/shared/)
 #   RESUME   results of an earlier, interrupted session (default .dev/eval-h200, if present):
@@ -38,8 +38,8 @@ if [ -f "$RESUME/results.jsonl" ]; then
 fi
 step() { local name=$1; shift; local t0=$SECONDS; "$@"; echo "[$name: rc=$? in $((SECONDS - t0)) s]"; }
 if [ -z "${PROFILE:-}" ]; then
-    if [ -f profiles/h200.json ]; then
-        PROFILE=profiles/h200.json
+    if [ -f profiles/h200.json.gz ]; then
+        PROFILE=profiles/h200.json.gz
     else
         PROFILE="$OUT/h200.json"
         step instrument "$BIN" instrument --backend cuda --out "$PROFILE" > "$OUT/instrument.log" 2>&1

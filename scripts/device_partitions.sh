@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Green-context partitions as cross-architecture targets (issue 15, docs/CROSS_ARCH.md,
 # "Partitions"): on one GPU, for each partition of SMS (default 8 16 32 72) SMs,
-#  1. `instrument --sms N --cross-from profiles/$GPU.json`: 003's 17 benchmark matrices per
+#  1. `instrument --sms N --cross-from profiles/$GPU.json.gz`: 003's 17 benchmark matrices per
 #     precision measured on the partition (the target profile of 003's model);
 #  2. `collect --sms N --only data/corpus/subset-partitions.txt`: 81 matrices of the seed-1
 #     corpus (6 generated of 1-4e6 non-zeros, the 69 SuiteSparse files, 6 small generated), f32
@@ -48,7 +48,7 @@ fi
 
 run() {
     [ "$BACKEND" = cuda ] && nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader
-    echo "reference: profiles/$GPU.json, data/corpus/$GPU.jsonl.gz; $(grep -cv '^#' "$LIST") matrices per partition: $LIST"
+    echo "reference: profiles/$GPU.json.gz, data/corpus/$GPU.jsonl.gz; $(grep -cv '^#' "$LIST") matrices per partition: $LIST"
     # Every listed id must be in this corpus draw (else collect stops at once, per partition).
     if ! "$BIN" collect --list --corpus "$MATS" --generated 400 --seed 1 --only "$LIST" | tail -1; then
         echo "the subset does not match the draw of $MATS; stopping" >&2
@@ -58,10 +58,10 @@ run() {
     for N in $SMS; do
         PART="--sms $N"
         [ "$BACKEND" = cpu ] && PART=""
-        echo "== $N SMs: instrument --cross-from profiles/$GPU.json"
+        echo "== $N SMs: instrument --cross-from profiles/$GPU.json.gz"
         t0=$SECONDS
         "$BIN" instrument --backend "$BACKEND" $PART --statistic median \
-            --cross-from "profiles/$GPU.json" --out "$W/cross-sms$N.json" 2>&1 | tail -4
+            --cross-from "profiles/$GPU.json.gz" --out "$W/cross-sms$N.json" 2>&1 | tail -4
         echo "[instrument $N SMs: rc ${PIPESTATUS[0]} in $((SECONDS - t0)) s]"
         echo "== $N SMs: collect (budget $BUDGET s)"
         t0=$SECONDS

@@ -9,8 +9,8 @@
 #   cargo build --release && mkdir -p .dev && strip -o .dev/sparsecast target/release/sparsecast
 #   then on the GPU machine (carry .dev):  GPU=h200 bash scripts/device_platform.sh
 #                                          GPU=h100 bash scripts/device_platform.sh
-#   afterwards, here: cp <files_at>/platform-$GPU/$GPU.json profiles/$GPU.json and rebuild (the
-#   H100 profile is embedded as soon as profiles/h100.json exists, see build.rs).
+#   afterwards, here: gzip -9n < <files_at>/platform-$GPU/$GPU.json > profiles/$GPU.json.gz and rebuild (the
+#   H100 profile is embedded as soon as profiles/h100.json.gz exists, see build.rs).
 #
 # Environment:
 #   GPU      h200 or h100 (names the output; the profile is measured on whatever GPU is present)

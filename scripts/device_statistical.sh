@@ -3,20 +3,20 @@
 # model (constant rows, csr-t16 and csr-vector, ELL, COO) and the three 001 families on 001's
 # kernels (CSR-V = csr-t16, CSR-S = csr-scalar, ELL, JAD): statistical-constant (Guo & Wang's
 # constant-row benchmarks with 001's forms: the comparison's first column), statistical-normal,
-# statistical-uniform; f32 and f64. The profile keeps the learned models of profiles/$GPU.json
+# statistical-uniform; f32 and f64. The profile keeps the learned models of profiles/$GPU.json.gz
 # (--base). The three-way comparison needs no GPU afterwards: `sparsecast score` on the corpus
 # table (data/corpus/$GPU.jsonl.gz), printed at the end (on the GPU machine, from the same
 # binary) and reproducible here.
 #
 #   cargo build --release && mkdir -p .dev/bin && strip -o .dev/bin/sparsecast target/release/sparsecast
 #   on the GPU machine (repo root):   GPU=h200 bash scripts/device_statistical.sh   (and GPU=h100)
-#   afterwards, here:   cp <files_at>/statistical-$GPU/$GPU.json profiles/$GPU.json, rebuild,
+#   afterwards, here:   gzip -9n < <files_at>/statistical-$GPU/$GPU.json > profiles/$GPU.json.gz, rebuild,
 #                       and the table of docs/ACCURACY.md:
-#     sparsecast score --profile profiles/$GPU.json --data data/corpus/$GPU.jsonl.gz \
+#     sparsecast score --profile profiles/$GPU.json.gz --data data/corpus/$GPU.jsonl.gz \
 #       --models analytical,statistical-constant,statistical-normal,statistical-uniform \
 #       --configs csr-t16,csr-scalar,ell,jad --markdown
 #
-# Estimated cost on 132 SMs (`instrument --plan-only profiles/h200.json ...`, assumed rates of
+# Estimated cost on 132 SMs (`instrument --plan-only profiles/h200.json.gz ...`, assumed rates of
 # src/instrument/cost.rs, not a measurement; the H100's limits give the same plan):
 #   analytical, constant rows (device-generated), csr-t16 + csr-vector + ell + coo:
 #       315 benchmarks per precision, ≈ 23 s (f32) + 27 s (f64) on the device, not budgeted
@@ -41,7 +41,7 @@
 #   SPREAD     sqrt (default) or a coefficient of variation: --stat-spread
 #   BUDGET     seconds for the instrument (default 300)
 #   BACKEND    cuda (default); cpu for a local dry run (then no --base unless BASE is set)
-#   BASE       profile whose other models are kept (default profiles/$GPU.json when BACKEND=cuda)
+#   BASE       profile whose other models are kept (default profiles/$GPU.json.gz when BACKEND=cuda)
 #   STATS      the statistical families to fit (default constant,normal,uniform; the others are
 #              kept from BASE)
 #   EXTRA      more instrument arguments (e.g. "--quick" for a dry run)
@@ -70,7 +70,7 @@ if [ "$BACKEND" = cuda ] && command -v nvidia-smi > /dev/null; then
         GPU=$DET
     fi
 fi
-if [ "$BACKEND" = cuda ]; then BASE=${BASE-profiles/$GPU.json}; else BASE=${BASE-}; fi
+if [ "$BACKEND" = cuda ]; then BASE=${BASE-profiles/$GPU.json.gz}; else BASE=${BASE-}; fi
 DIR="$OUT/statistical-$GPU"
 mkdir -p "$DIR"
 for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do

@@ -31,7 +31,7 @@ for t in $(ls "$W"/sms*.jsonl.gz | sort -V); do
     [ -s "$W/cross-sms$N.json" ] || { echo "no cross-sms$N.json beside $t: $N SMs skipped" >&2; continue; }
     echo "== $N SMs"
     "$BIN" crossarch --one-way --reference "data/corpus/$GPU.jsonl.gz" --target "$t" \
-        --ref-profile "profiles/$GPU.json" --target-profile "$W/cross-sms$N.json" \
+        --ref-profile "profiles/$GPU.json.gz" --target-profile "$W/cross-sms$N.json" \
         --report "$DOCS/sms$N.md" --points "$W/points-sms$N.jsonl"
     ARGS+=("$N SMs=$W/points-sms$N.jsonl")
 done

@@ -131,7 +131,7 @@ impl PrecisionProfile {
 
 /// The profiles built into the binary, as `(name, JSON)`: one per GPU measured with
 /// `sparsecast instrument --backend cuda --precision both` and committed under `profiles/`
-/// (`h200.json`; `h100.json` when that file exists at build time, see `build.rs`).
+/// (`h200.json.gz`; `h100.json.gz` when that file exists at build time, see `build.rs`).
 pub fn embedded() -> Vec<(&'static str, String)> {
     let compressed: Vec<(&'static str, &'static [u8])> =
         include!(concat!(env!("OUT_DIR"), "/embedded_profiles.rs"));
@@ -139,8 +139,8 @@ pub fn embedded() -> Vec<(&'static str, String)> {
         .into_iter()
         .map(|(name, gz)| {
             let mut text = String::new();
-            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz), &mut text)
-                .expect("build.rs compressed a UTF-8 profile");
+            std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(gz), &mut text)
+                .expect("build.rs checked that every embedded profile decompresses to text");
             (name, text)
         })
         .collect()
@@ -187,7 +187,7 @@ impl Profile {
         Ok(p)
     }
 
-    /// Read and validate a profile file.
+    /// Read and validate a profile file (JSON, or gzip-compressed JSON by its content).
     pub fn load(path: &Path) -> Result<Profile> {
         let text = crate::util::read_json_text(path, "profile")?;
         Profile::from_json(&path.display().to_string(), &text)
@@ -240,9 +240,19 @@ impl Profile {
     }
 
     /// Write the profile as readable JSON ([`crate::json`]: one key a line, lists of numbers on
-    /// one line), atomically.
+    /// one line), atomically; gzip-compressed when the path ends in `.gz` (the committed GPU
+    /// profiles: their learned models are ≈ 13 MB of JSON, ≈ 2 MB compressed). [`Profile::load`]
+    /// reads either.
     pub fn save(&self, path: &Path) -> Result<()> {
         self.validate()?;
+        if crate::util::wants_gzip(path) {
+            return crate::util::write_atomic(path, |w| {
+                let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::best());
+                crate::json::to_writer(&mut gz, self).map_err(std::io::Error::other)?;
+                std::io::Write::write_all(&mut gz, b"\n")?;
+                gz.finish().map(|_| ())
+            });
+        }
         crate::util::write_atomic(path, |w| {
             crate::json::to_writer(&mut *w, self).map_err(std::io::Error::other)?;
             w.write_all(b"\n")

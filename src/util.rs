@@ -207,7 +207,16 @@ mod interrupt {
 /// Read a file expected to hold the JSON of a sparsecast `what` (a plan, a profile): a file that
 /// is not text is reported as "not a sparsecast {what}", with the line of its first invalid byte.
 pub fn read_json_text(path: &Path, what: &str) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let mut bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        bytes = gunzip_capped(&bytes, MAX_JSON_BYTES).map_err(|e| {
+            Error::parse(
+                path.display().to_string(),
+                1,
+                format!("not a sparsecast {what}: gzip data that does not decompress ({e})"),
+            )
+        })?;
+    }
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = 1 + e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() as u64;
@@ -217,6 +226,31 @@ pub fn read_json_text(path: &Path, what: &str) -> Result<String> {
             format!("not a sparsecast {what}: binary data where JSON text was expected"),
         )
     })
+}
+
+/// The largest JSON document [`read_json_text`] decompresses (a profile with every learned
+/// model is ≈ 13 MB): a corrupt or hostile `.gz` cannot exhaust memory.
+pub const MAX_JSON_BYTES: u64 = 1 << 30;
+
+/// Decompress gzip data (every member), refusing more than `cap` bytes of output.
+pub fn gunzip_capped(bytes: &[u8], cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .take(cap + 1)
+        .read_to_end(&mut out)?;
+    if out.len() as u64 > cap {
+        return Err(std::io::Error::other(format!(
+            "it decompresses to more than {cap} bytes"
+        )));
+    }
+    Ok(out)
+}
+
+/// Whether `path` names a gzip file (ends in `.gz`): writers compress it.
+pub fn wants_gzip(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
 }
 
 /// `skip_serializing_if` for counts that are usually zero.

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 ///
 /// Examples:
 ///   sparsecast accuracy docs/h200/acc_real.json
-///   sparsecast accuracy --profile profiles/h200.json --models analytical docs/h200/acc_gen.json
+///   sparsecast accuracy --profile profiles/h200.json.gz --models analytical docs/h200/acc_gen.json
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

@@ -32,7 +32,7 @@ use std::path::PathBuf;
 ///
 /// Example:
 ///   sparsecast crossarch --reference data/corpus/h200.jsonl.gz --target data/corpus/h100.jsonl.gz \
-///     --ref-profile profiles/h200.json --target-profile profiles/h100.json --report cross.md
+///     --ref-profile profiles/h200.json.gz --target-profile profiles/h100.json.gz --report cross.md
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

@@ -29,7 +29,7 @@ use std::path::PathBuf;
 ///
 /// Examples:
 ///   sparsecast evaluate --corpus ../shared/matrices/suitesparse --generated default \
-///       --backend cuda --profile profiles/h200.json --out eval-h200
+///       --backend cuda --profile profiles/h200.json.gz --out eval-h200
 ///   sparsecast evaluate --corpus data --generated small --backend cpu --profile cpu.json \
 ///       --runs 5 --warmup-ms 5 --out eval-cpu
 ///   sparsecast evaluate --report-only --out eval-h200

@@ -41,15 +41,15 @@ use std::time::Instant;
 /// its estimated cost for the device of a profile without measuring.
 ///
 /// Examples:
-///   sparsecast instrument --backend cuda --out profiles/h200.json
+///   sparsecast instrument --backend cuda --out profiles/h200.json.gz
 ///   sparsecast instrument --backend cpu --precision f64 --quick --out cpu.json
 ///   sparsecast instrument --backend cpu --strips 1,2,4,8,16,32 --out cpu.json
 ///   sparsecast instrument --backend cpu --quick --stat-spread 0.25 --out cpu.json
 ///   sparsecast instrument --backend cuda --stat-grid small --statistical constant,normal,uniform \
-///       --csr-threads 16,32 --budget-s 330 --base profiles/h200.json --out h200.json
-///   sparsecast instrument --backend cuda --stat-grid small --plan-only profiles/h200.json
-///   sparsecast instrument --backend cuda --sms 32 --cross-from profiles/h200.json --out sms32.json
-///   sparsecast instrument --backend cuda --bounds-only --base profiles/h200.json --out h200.json
+///       --csr-threads 16,32 --budget-s 330 --base profiles/h200.json.gz --out h200.json
+///   sparsecast instrument --backend cuda --stat-grid small --plan-only profiles/h200.json.gz
+///   sparsecast instrument --backend cuda --sms 32 --cross-from profiles/h200.json.gz --out sms32.json
+///   sparsecast instrument --backend cuda --bounds-only --base profiles/h200.json.gz --out h200.json
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

@@ -9,7 +9,7 @@
 //! { "schema_version": 1, "sparsecast_version": "0.1.0",
 //!   "matrix": { "source": "a.mtx.gz", "nrows": 1000, "ncols": 1000, "nnz": 5000,
 //!               "pattern_checksum": "sha256-chunked:…" },
-//!   "precision": "f64", "model": "analytical", "profile": "profiles/h200.json",
+//!   "precision": "f64", "model": "analytical", "profile": "profiles/h200.json.gz",
 //!   "device": "NVIDIA H200", "strip_rows": 672, "strips": 2, "coarsening": 1,
 //!   "predicted_seconds": 1.2e-5,
 //!   "blocks": [ { "strips": [1, 1], "rows": [0, 672], "kernel": "ell",

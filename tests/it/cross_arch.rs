@@ -23,7 +23,7 @@ fn repo(p: &str) -> PathBuf {
 /// The H200 profile's f64 section, and a cross model from it to a target whose measurements
 /// are the reference's scaled by `k`.
 fn scaled(k: f64) -> (CrossModel, Vec<Measurement>) {
-    let p = Profile::load(&repo("profiles/h200.json")).unwrap();
+    let p = Profile::load(&repo("profiles/h200.json.gz")).unwrap();
     let s = p.precision(Precision::F64).unwrap();
     let tar: Vec<Measurement> = s
         .measurements
@@ -129,7 +129,7 @@ fn a_uniformly_slower_target_scales_every_format() {
     }
     // A target lacking a selected benchmark is refused with the benchmark named.
     let (_, tar) = scaled(1.0);
-    let p = Profile::load(&repo("profiles/h200.json")).unwrap();
+    let p = Profile::load(&repo("profiles/h200.json.gz")).unwrap();
     let s = p.precision(Precision::F64).unwrap();
     let sel = Selection::choose(&s.measurements, &s.limits, &s.limits).unwrap();
     let short: Vec<Measurement> = tar

@@ -421,7 +421,7 @@ fn a_failed_evaluate_leaves_no_empty_output_directory() {
         .args(["evaluate", "--backend", "cpu", "--corpus"])
         .arg(&corpus)
         .arg("--profile")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/h200.json"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/h200.json.gz"))
         .arg("--out")
         .arg(&out));
     let err = String::from_utf8_lossy(&o.stderr);

@@ -91,6 +91,22 @@ fn round_trip_through_a_file() {
     q.check_backend("cuda").unwrap();
 }
 
+#[test]
+fn a_gz_path_is_written_compressed_and_read_back() {
+    let p = sample_profile();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c2050.json.gz");
+    p.save(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "not gzip");
+    assert!(Profile::load(&path).unwrap() == p);
+    // Damaged gzip is a clear error naming the file, not a panic.
+    let bad = dir.path().join("bad.json.gz");
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+    let e = Profile::load(&bad).unwrap_err().to_string();
+    assert!(e.contains("bad.json.gz") && e.contains("gzip"), "{e}");
+}
+
 /// Serialize, let `edit` damage the JSON value, and load the result.
 fn load_edited(edit: impl FnOnce(&mut serde_json::Value)) -> String {
     let mut v = serde_json::to_value(sample_profile()).unwrap();

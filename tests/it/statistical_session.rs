@@ -176,7 +176,7 @@ fn statistical_session_dry_run_on_the_cpu() {
     // A profile of another device is refused.
     let other = bin()
         .args(["score", "--profile"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/h200.json"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/h200.json.gz"))
         .arg("--data")
         .arg(p("table.jsonl"))
         .output()

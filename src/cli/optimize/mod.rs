@@ -55,7 +55,7 @@ use std::path::PathBuf;
 /// made of generated parts stacked by rows), or an array of those.
 ///
 /// Examples:
-///   sparsecast optimize matrix.mtx.gz --profile profiles/h200.json
+///   sparsecast optimize matrix.mtx.gz --profile profiles/h200.json.gz
 ///   sparsecast optimize matrix.mtx.gz --strip-rows 672 --save-plan plan.json
 ///   sparsecast spmv matrix.mtx.gz --plan plan.json --out y.mtx
 ///   sparsecast optimize docs/optimizer-generated.json --measure --backend cuda --json > r.json
