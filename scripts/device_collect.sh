@@ -1,30 +1,42 @@
 #!/usr/bin/env bash
-# Collect the training corpus on the device machine (`sparsecast collect`, docs/ACCURACY.md).
-# Runs from the repository root with the stripped release binary in .dev/bin/sparsecast and the
-# SuiteSparse matrices in .dev/mats/ (copied to $MATS, which lasts while the machine stays warm).
-# Resumable: call it again (same machine or a fresh one with the table carried back) to continue.
+# Collect a training corpus on the device machine (`sparsecast collect`, docs/ACCURACY.md).
+# Runs from the repository root with the release binary (.dev/bin/sparsecast, or the compressed
+# .dev/sparsecast.gz) and the SuiteSparse matrices in $MATS_SRC (copied to $MATS).
+# Resumable: call it again (same machine or a fresh one with the table carried back in
+# .dev/table/corpus-$GPU$TAG.jsonl.gz) to continue.
 #
-#   GPU=h100 BUDGET=500 bash scripts/device_collect.sh
+#   GPU=h100 BUDGET=500 bash scripts/device_collect.sh                        # the seed-1 corpus
+#   GPU=h100 TAG=-s3 SEED=3 KRON=1 GENERATED=0 MIXTURES=120 MAX_NNZ=30000000 \
+#       MATS_SRC=.dev/mats-all BUDGET=240 bash scripts/device_collect.sh      # session 10's table
 #
-# Writes $OUT/corpus-$GPU.jsonl.gz (the whole table so far) and the log.
+# Writes $OUT/corpus-$GPU$TAG.jsonl.gz (the whole table so far) and prints the log's tail.
 set -u
 OUT=${OUT:-$PWD/.dev/out}
 MATS=${MATS:-/root/mats}
+MATS_SRC=${MATS_SRC:-.dev/mats}
 GPU=${GPU:?set GPU=h100 or h200}
-TABLE=${TABLE:-/root/corpus-$GPU.jsonl}
-BIN=${BIN:-$PWD/.dev/bin/sparsecast}
+TAG=${TAG:-}
+TABLE=${TABLE:-/root/corpus-$GPU$TAG.jsonl}
+if [ -z "${BIN:-}" ]; then
+    BIN=$PWD/.dev/bin/sparsecast
+    if [ ! -x "$BIN" ] && [ -f .dev/sparsecast.gz ]; then   # compressed: the 64 MiB carry
+        BIN=/tmp/sparsecast-bin/sparsecast
+        mkdir -p /tmp/sparsecast-bin && gzip -dc .dev/sparsecast.gz > "$BIN" && chmod +x "$BIN"
+    fi
+fi
 mkdir -p "$OUT" "$MATS"
 for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
     [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 done
 export SPARSECAST_CACHE=/tmp/sparsecast-cache
-[ -d .dev/mats ] && cp -n .dev/mats/*.mtx.gz "$MATS"/ 2>/dev/null
+[ -d "$MATS_SRC" ] && cp -n "$MATS_SRC"/*.mtx.gz "$MATS"/ 2>/dev/null
 # A table carried back from an earlier machine continues there.
-[ ! -s "$TABLE" ] && [ -s ".dev/table/corpus-$GPU.jsonl.gz" ] && gunzip -c ".dev/table/corpus-$GPU.jsonl.gz" > "$TABLE"
+[ ! -s "$TABLE" ] && [ -s ".dev/table/corpus-$GPU$TAG.jsonl.gz" ] && gunzip -c ".dev/table/corpus-$GPU$TAG.jsonl.gz" > "$TABLE"
 echo "corpus: $(ls "$MATS" | wc -l) files; $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader)"
 t0=$SECONDS
-"$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed 1 \
+"$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
+    --kron-per-file "${KRON:-1}" --mixtures "${MIXTURES:-0}" --max-nnz "${MAX_NNZ:-100000000}" \
     --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 | tail -40
 echo "[collect: ${PIPESTATUS[0]} in $((SECONDS - t0)) s; $(wc -l < "$TABLE") rows]"
-gzip -9 -c "$TABLE" > "$OUT/corpus-$GPU.jsonl.gz"
+gzip -9 -c "$TABLE" > "$OUT/corpus-$GPU$TAG.jsonl.gz"
 ls -la "$OUT"

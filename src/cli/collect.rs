@@ -11,7 +11,9 @@ use std::path::PathBuf;
 /// each (real structure at 10^5–10^8 non-zeros; a file and its expansions are one family), and
 /// --generated matrices whose families (random with constant / normal / uniform row lengths,
 /// stencils, banded, block-diagonal, power law) and parameters are drawn from --seed, their sizes
-/// spread evenly in log(nnz) between --min-nnz and --max-nnz. Every configuration (all our
+/// spread evenly in log(nnz) between --min-nnz and --max-nnz, and --mixtures heterogeneous
+/// matrices (generated parts stacked by rows: a bulk of one family with a few long rows or a
+/// block of another family) over the same sizes. Every configuration (all our
 /// kernels and thread mappings, SELL-C-σ also with C = 512 σ = 2048, --block-kernels again at each
 /// --block-sizes, every cuSPARSE algorithm on CUDA) is checked against the f64 reference and
 /// timed. One JSON line per matrix × precision is appended to --out at once: a run that is cut
@@ -21,6 +23,8 @@ use std::path::PathBuf;
 /// Examples:
 ///   sparsecast collect --list --corpus ../shared/matrices/suitesparse --generated 400
 ///   sparsecast collect --backend cuda --corpus mats --generated 400 --out h200.jsonl
+///   sparsecast collect --backend cuda --corpus mats --kron-per-file 2 --mixtures 200 \
+///       --seed 3 --out h200-s3.jsonl
 ///   sparsecast collect --backend cuda --sms 32 --corpus mats --generated 400 \
 ///       --only scripts/partition-subset.txt --out h200-sms32.jsonl
 #[derive(clap::Args, Debug)]
@@ -32,6 +36,10 @@ pub struct Args {
     /// Generated matrices (families and parameters drawn from --seed).
     #[arg(long, default_value_t = 0)]
     generated: usize,
+    /// Heterogeneous matrices: generated parts stacked by rows (drawn after --generated, so
+    /// adding them leaves the other matrices of a seed unchanged).
+    #[arg(long, default_value_t = 0)]
+    mixtures: usize,
     /// Kronecker expansions of each corpus file.
     #[arg(long, default_value_t = 1)]
     kron_per_file: usize,
@@ -106,6 +114,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         generated: a.generated,
         min_nnz: a.min_nnz,
         max_nnz: a.max_nnz,
+        mixtures: a.mixtures,
         seed: a.seed,
     })?;
     let items = match &a.only {
@@ -113,7 +122,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         None => items,
     };
     if items.is_empty() {
-        anyhow::bail!("nothing to collect: no .mtx/.mtx.gz file under --corpus and --generated 0");
+        anyhow::bail!(
+            "nothing to collect: no .mtx/.mtx.gz file under --corpus, --generated 0 and --mixtures 0"
+        );
     }
     let total: u64 = items.iter().map(|i| i.est_nnz).sum();
     if a.list {

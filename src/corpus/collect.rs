@@ -176,6 +176,7 @@ pub fn collect(
             out.left = items.len() - n;
             break;
         }
+        let built = std::time::Instant::now();
         let (a, spec) = match item.build.build(crate::formats::default_max_bytes()) {
             Ok(x) => x,
             Err(e) => {
@@ -189,13 +190,19 @@ pub fn collect(
             (Build::File(p), None) => SourceInfo::File(p.clone()),
             (_, None) => SourceInfo::Recipe(item.id.clone()),
         };
+        let build_s = built.elapsed().as_secs_f64();
         for p in todo {
-            let row = match p {
+            let measured = std::time::Instant::now();
+            let mut row = match p {
                 Precision::F64 => measure_row::<f64>(opts, &runner, item, &source, &device, &a),
                 Precision::F32 => {
                     measure_row::<f32>(opts, &runner, item, &source, &device, &a.cast())
                 }
             };
+            row.cost = Some(table::RowCost {
+                build_s,
+                measure_s: measured.elapsed().as_secs_f64(),
+            });
             file.write_all(table::line(&row)?.as_bytes())
                 .and_then(|()| file.flush())
                 .map_err(|e| Error::io(&opts.out, e))?;
@@ -246,5 +253,6 @@ fn measure_row<T: EvalScalar>(
         protocol: opts.protocol.clone(),
         features: Features::compute(a),
         times,
+        cost: None,
     }
 }

@@ -16,6 +16,7 @@
 //! | `banded` | half-bandwidth log-uniform in 1…128 |
 //! | `block-diagonal` | block order log-uniform in 2…64 |
 //! | `power-law` | mean log-uniform in 2…32, exponent γ uniform in 2.0…3.0 (≤ 2·10⁷ non-zeros: its generator runs on one core) |
+//! | `stack` (`--mixtures`) | 2 parts (3 with probability 0.4) stacked by rows ([`draw_mixture`]): a bulk part of any family above holding 50–95 % of the target, and parts that are either another family or a few long rows |
 //!
 //! Random matrices are square with uniformly random columns (no locality); the structure of real
 //! matrices at large sizes comes from the Kronecker expansions `A ⊗ P` of each file, with `P`
@@ -44,8 +45,11 @@ pub struct DrawOptions {
     pub generated: usize,
     /// Size range of the generated matrices.
     pub min_nnz: u64,
-    /// Size range of the generated matrices.
+    /// Size range of the generated matrices (and of the mixtures).
     pub max_nnz: u64,
+    /// Heterogeneous matrices ([`draw_mixture`]), drawn after the generated ones, stratified in
+    /// log(nnz) over the same range.
+    pub mixtures: usize,
     /// Seed of every draw.
     pub seed: u64,
 }
@@ -226,6 +230,61 @@ pub fn draw_spec(rng: &mut ChaCha8Rng, target: u64) -> GeneratorSpec {
     }
 }
 
+/// A [`draw_spec`] whose size is within 3× of `target` (small targets with wide row-length
+/// distributions can overshoot, since a matrix holds at least its longest row's columns): up to
+/// eight draws, else the last.
+fn near(rng: &mut ChaCha8Rng, target: f64) -> GeneratorSpec {
+    let mut spec = draw_spec(rng, target as u64);
+    for _ in 0..7 {
+        if spec
+            .est_nnz()
+            .is_some_and(|n| n <= 3.0 * target && n >= target / 3.0)
+        {
+            break;
+        }
+        spec = draw_spec(rng, target as u64);
+    }
+    spec
+}
+
+/// A heterogeneous matrix of about `target` non-zeros: generated parts stacked by rows.
+///
+/// The bulk part (any family of [`draw_spec`], redrawn while it misses its share by more than
+/// 3×) takes a share of the target uniform in 50–95 %;
+/// the rest is split evenly between one other part (two with probability 0.4). Each other part
+/// is, with even odds, either a matrix of a family drawn by [`draw_spec`] or a block of a few
+/// long rows — a number of rows log-uniform in 1…2000, row lengths uniform in `[L/2, L]` at
+/// random columns of the bulk's width (the long rows of circuit and optimisation matrices). The
+/// parts are stacked in a random order. Choices the issue leaves open: the shares and the two
+/// kinds of minor parts are ours.
+pub fn draw_mixture(rng: &mut ChaCha8Rng, target: u64) -> GeneratorSpec {
+    let t = target.max(64) as f64;
+    let bulk_share = rng.random_range(0.5..=0.95);
+    let bulk = near(rng, t * bulk_share);
+    let width = bulk.dims().map_or(1, |d| d.1).max(1);
+    let minors = if rng.random_bool(0.4) { 2 } else { 1 };
+    let share = t * (1.0 - bulk_share) / minors as f64;
+    let mut parts = vec![bulk];
+    for _ in 0..minors {
+        if rng.random_bool(0.5) {
+            parts.push(near(rng, share.max(16.0)));
+        } else {
+            let rows = log_uniform(rng, 1.0, 2000.0).round().max(1.0);
+            // At least 32 entries a row, at most the bulk's width (distinct columns).
+            let rows = rows.min((share / 32.0).max(1.0)) as usize;
+            let max = ((share / rows as f64) as usize).clamp(2, width.max(2));
+            parts.push(GeneratorSpec::Random {
+                rows,
+                cols: width.max(max),
+                row_len: RowLength::Uniform { min: max / 2, max },
+                seed: rng.random::<u32>() as u64,
+            });
+        }
+    }
+    parts.shuffle(rng);
+    GeneratorSpec::Stack { parts }
+}
+
 /// The corpus's matrices: files (in discovery order), then everything generated, shuffled.
 pub fn draw(opts: &DrawOptions) -> Result<Vec<Item>> {
     if opts.min_nnz == 0 || opts.min_nnz > opts.max_nnz {
@@ -292,6 +351,17 @@ pub fn draw(opts: &DrawOptions) -> Result<Vec<Item>> {
             est_nnz: target,
         });
     }
+    for i in 0..opts.mixtures {
+        let slice = (hi - lo) / opts.mixtures as f64;
+        let target = (lo + slice * (i as f64 + rng.random_range(0.0..1.0))).exp() as u64;
+        let spec = draw_mixture(&mut rng, target);
+        drawn.push(Item {
+            id: format!("gen/{tag}m{i:05}-{}", spec.name()),
+            family: format!("gen/{tag}m{i:05}"),
+            build: Build::Spec(spec),
+            est_nnz: target,
+        });
+    }
     drawn.shuffle(&mut rng);
     items.extend(drawn);
     Ok(items)
@@ -310,6 +380,12 @@ mod tests {
             let spec = draw_spec(&mut rng, target);
             families.insert(std::mem::discriminant(&spec));
             let m = spec.generate().unwrap();
+            // The estimate from the parameters alone is close to what the generator makes.
+            let e = spec.est_nnz().unwrap() / m.nnz() as f64;
+            assert!(
+                (0.5..2.0).contains(&e),
+                "{spec:?}: estimate {e}× the real size"
+            );
             let r = m.nnz() as f64 / target as f64;
             // Power law and tiny stencils are approximate; every family lands within 4×.
             assert!(
@@ -330,6 +406,7 @@ mod tests {
             generated: 40,
             min_nnz: 1_000,
             max_nnz: 10_000_000,
+            mixtures: 0,
             seed: 9,
         };
         let a = draw(&opts).unwrap();
@@ -353,6 +430,63 @@ mod tests {
             "{:?}",
             one[0].id
         );
+    }
+
+    #[test]
+    fn mixtures_are_heterogeneous_stacks_near_their_targets() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut long_rows = 0;
+        for i in 0..40 {
+            let target = [5_000u64, 50_000, 400_000][i % 3];
+            let spec = draw_mixture(&mut rng, target);
+            let GeneratorSpec::Stack { parts } = &spec else {
+                panic!("{spec:?}")
+            };
+            assert!((2..=3).contains(&parts.len()), "{spec:?}");
+            let m = spec.generate().unwrap();
+            assert_eq!(Some((m.nrows, m.ncols)), spec.dims(), "{spec:?}");
+            let r = m.nnz() as f64 / target as f64;
+            assert!(
+                (0.2..5.0).contains(&r),
+                "{spec:?}: {} for {target}",
+                m.nnz()
+            );
+            let lens = m.row_lengths();
+            let mean = m.nnz() as f64 / m.nrows as f64;
+            if lens.iter().any(|&l| l as f64 > 8.0 * mean) {
+                long_rows += 1;
+            }
+        }
+        // The long-row parts make some rows far longer than the mean in a good share of them.
+        assert!(long_rows >= 8, "{long_rows} of 40");
+        // Mixtures come after the generated ones, named and familied apart, reproducibly.
+        let opts = DrawOptions {
+            corpus: vec![],
+            kron_per_file: 0,
+            max_kron_nnz: 1_000_000,
+            generated: 3,
+            min_nnz: 1_000,
+            max_nnz: 100_000,
+            mixtures: 4,
+            seed: 3,
+        };
+        let a = draw(&opts).unwrap();
+        assert_eq!(a, draw(&opts).unwrap());
+        let mixed: Vec<_> = a.iter().filter(|i| i.id.starts_with("gen/s3-m")).collect();
+        assert_eq!(mixed.len(), 4);
+        assert!(mixed.iter().all(|i| i.family.starts_with("gen/s3-m")));
+        // Mixtures are drawn last: the other matrices are those of the same draw without them
+        // (so the committed tables' draws are unchanged).
+        let plain = draw(&DrawOptions {
+            mixtures: 0,
+            ..opts.clone()
+        })
+        .unwrap();
+        let mut rest: Vec<_> = a.iter().filter(|i| !i.id.starts_with("gen/s3-m")).collect();
+        let mut want: Vec<_> = plain.iter().collect();
+        rest.sort_by(|x, y| x.id.cmp(&y.id));
+        want.sort_by(|x, y| x.id.cmp(&y.id));
+        assert_eq!(rest, want);
     }
 
     #[test]

@@ -77,6 +77,21 @@ pub struct TableRow {
     pub features: Features,
     /// Every configuration, in measurement order.
     pub times: Vec<ConfigTime>,
+    /// Wall-clock seconds `collect` spent on this row: building the matrix (generation or
+    /// reading, shared by its precisions: each row carries the whole) and measuring every
+    /// configuration in this precision (conversions, uploads, checks and timing). Absent in
+    /// tables collected before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<RowCost>,
+}
+
+/// Where `collect`'s time went for one row ([`TableRow::cost`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RowCost {
+    /// Building the matrix, seconds.
+    pub build_s: f64,
+    /// Measuring every configuration in the row's precision, seconds.
+    pub measure_s: f64,
 }
 
 impl TableRow {
@@ -214,6 +229,10 @@ mod tests {
                     reason: Some("refused".into()),
                 },
             ],
+            cost: Some(RowCost {
+                build_s: 0.5,
+                measure_s: 1.5,
+            }),
         }
     }
 

@@ -3,11 +3,12 @@
 //! matrix where one format per row block can beat any single format.
 //!
 //! A stack is written as JSON `{"stack": [spec, spec, …]}` with one
-//! [`GeneratorSpec`] per part. The stacked matrix has the rows of all parts and as many columns
-//! as the widest part; each part keeps its column indices.
+//! [`GeneratorSpec`] per part: the optimizer's short form of the generator family
+//! [`GeneratorSpec::Stack`] (`{"family":"stack","parts":[…]}`), which owns the stacking.
 
+pub use crate::matrix::generate::stack_rows;
 use crate::matrix::generate::GeneratorSpec;
-use crate::{Csr, Error, Result};
+use crate::{Csr, Result};
 use serde::{Deserialize, Serialize};
 
 /// Generated matrices stacked by rows.
@@ -21,57 +22,18 @@ pub struct StackSpec {
 impl StackSpec {
     /// `stack-<part>+<part>…`.
     pub fn name(&self) -> String {
-        let parts: Vec<String> = self.stack.iter().map(|s| s.name()).collect();
-        format!("stack-{}", parts.join("+"))
+        self.spec().name()
+    }
+
+    /// The same matrix as a generator spec (`{"family":"stack","parts":[…]}`).
+    pub fn spec(&self) -> GeneratorSpec {
+        GeneratorSpec::Stack {
+            parts: self.stack.clone(),
+        }
     }
 
     /// Generate every part and stack them.
     pub fn generate(&self) -> Result<Csr<f64>> {
-        let parts = self
-            .stack
-            .iter()
-            .map(|s| s.generate())
-            .collect::<Result<Vec<_>>>()?;
-        stack_rows(&parts)
-    }
-}
-
-/// Stack matrices by rows (see the module documentation). Fails for an empty list or when the
-/// result would exceed 32-bit column indices' reach (it cannot: parts keep theirs) or `usize`.
-pub fn stack_rows(parts: &[Csr<f64>]) -> Result<Csr<f64>> {
-    if parts.is_empty() {
-        return Err(Error::Invalid("a stack needs at least one part".into()));
-    }
-    let nrows = parts.iter().map(|p| p.nrows).sum();
-    let ncols = parts.iter().map(|p| p.ncols).max().unwrap_or(0);
-    let nnz: usize = parts.iter().map(|p| p.nnz()).sum();
-    let mut row_ptr = Vec::with_capacity(nrows + 1);
-    row_ptr.push(0);
-    let mut col_idx = Vec::with_capacity(nnz);
-    let mut values = Vec::with_capacity(nnz);
-    for p in parts {
-        let base = col_idx.len();
-        row_ptr.extend(p.row_ptr[1..].iter().map(|&r| base + r));
-        col_idx.extend_from_slice(&p.col_idx);
-        values.extend_from_slice(&p.values);
-    }
-    Csr::new(nrows, ncols, row_ptr, col_idx, values)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stacking_keeps_rows_and_products() {
-        let a = Csr::from_triplets(2, 3, &[0, 1, 1], &[2, 0, 1], &[1.0, 2.0, 3.0]).unwrap();
-        let b = Csr::from_triplets(1, 5, &[0], &[4], &[5.0]).unwrap();
-        let s = stack_rows(&[a.clone(), b.clone()]).unwrap();
-        assert_eq!((s.nrows, s.ncols, s.nnz()), (3, 5, 4));
-        let x = [1.0, 10.0, 100.0, 1000.0, 10000.0];
-        let mut want = a.spmv_reference(&x[..3]);
-        want.extend(b.spmv_reference(&x));
-        assert_eq!(s.spmv_reference(&x), want);
-        assert!(stack_rows(&[]).is_err());
+        self.spec().generate()
     }
 }

@@ -86,6 +86,7 @@ fn synthetic(n: usize) -> Vec<TableRow> {
                 protocol: TimingProtocol::default(),
                 features: f,
                 times,
+                cost: None,
             }
         })
         .collect()

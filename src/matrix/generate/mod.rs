@@ -14,7 +14,8 @@
 //! * [`stencil()`] — 2-D 5-point, 3-D 7-point and 27-point Laplacians;
 //! * [`banded()`] and [`block_diagonal()`];
 //! * [`power_law()`] — Chung–Lu;
-//! * [`kron()`] — `A ⊗ P` of a real matrix and a small pattern.
+//! * [`kron()`] — `A ⊗ P` of a real matrix and a small pattern;
+//! * [`stack_rows()`] — other specs stacked by rows (heterogeneous matrices).
 //!
 //! ```
 //! use sparsecast::matrix::generate::{GeneratorSpec, RowLength};
@@ -36,6 +37,7 @@ mod build;
 mod kron;
 mod power_law;
 mod random;
+mod stack;
 mod stencil;
 
 pub use banded::{banded, banded_nnz};
@@ -43,6 +45,7 @@ pub use block_diag::block_diagonal;
 pub use kron::{kron, KronPattern};
 pub use power_law::power_law;
 pub use random::{random, RowLength};
+pub use stack::{stack_rows, stack_rows_with_limit};
 pub use stencil::{stencil, Stencil};
 
 use crate::matrix::Csr;
@@ -113,6 +116,11 @@ pub enum GeneratorSpec {
         /// Random seed (for a random pattern).
         seed: u64,
     },
+    /// Other specs stacked by rows, top to bottom: see [`stack_rows()`].
+    Stack {
+        /// The parts.
+        parts: Vec<GeneratorSpec>,
+    },
 }
 
 impl GeneratorSpec {
@@ -157,7 +165,75 @@ impl GeneratorSpec {
                 let p = pattern.build(*seed)?;
                 kron(&a, &p, max_bytes)
             }
+            GeneratorSpec::Stack { parts } => {
+                let parts = parts
+                    .iter()
+                    .map(|s| s.generate_with_limit(max_bytes))
+                    .collect::<Result<Vec<_>>>()?;
+                stack_rows_with_limit(&parts, max_bytes)
+            }
         }
+    }
+
+    /// `(rows, columns)` without generating, where the parameters say (not for a Kronecker
+    /// product, whose factor is read from a file).
+    pub fn dims(&self) -> Option<(usize, usize)> {
+        Some(match self {
+            GeneratorSpec::Random { rows, cols, .. } => (*rows, *cols),
+            GeneratorSpec::Stencil { stencil: s, n } => {
+                let n = match s {
+                    Stencil::D2P5 => n * n,
+                    _ => n * n * n,
+                };
+                (n, n)
+            }
+            GeneratorSpec::Banded { n, .. } | GeneratorSpec::PowerLaw { n, .. } => (*n, *n),
+            GeneratorSpec::BlockDiagonal {
+                blocks, block_size, ..
+            } => (blocks * block_size, blocks * block_size),
+            GeneratorSpec::Kronecker { .. } => return None,
+            GeneratorSpec::Stack { parts } => {
+                let d = parts.iter().map(|p| p.dims()).collect::<Option<Vec<_>>>()?;
+                (
+                    d.iter().map(|x| x.0).sum(),
+                    d.iter().map(|x| x.1).max().unwrap_or(0),
+                )
+            }
+        })
+    }
+
+    /// About how many non-zeros the spec makes, from its parameters alone (the mean row length
+    /// times the rows; boundaries of stencils and bands ignored); `None` for a Kronecker product.
+    pub fn est_nnz(&self) -> Option<f64> {
+        Some(match self {
+            GeneratorSpec::Random { rows, row_len, .. } => {
+                let mean = match *row_len {
+                    RowLength::Constant { nnz } => nnz as f64,
+                    RowLength::Uniform { min, max } => (min + max) as f64 / 2.0,
+                    RowLength::Normal { mean, .. } => mean,
+                };
+                *rows as f64 * mean
+            }
+            GeneratorSpec::Stencil { stencil: s, n } => {
+                let n = *n as f64;
+                match s {
+                    Stencil::D2P5 => 5.0 * n * n,
+                    Stencil::D3P7 => 7.0 * n * n * n,
+                    Stencil::D3P27 => 27.0 * n * n * n,
+                }
+            }
+            GeneratorSpec::Banded {
+                n, half_bandwidth, ..
+            } => *n as f64 * (2 * half_bandwidth + 1) as f64,
+            GeneratorSpec::BlockDiagonal {
+                blocks, block_size, ..
+            } => (*blocks * block_size * block_size) as f64,
+            GeneratorSpec::PowerLaw { n, mean, .. } => *n as f64 * mean,
+            GeneratorSpec::Kronecker { .. } => return None,
+            GeneratorSpec::Stack { parts } => {
+                parts.iter().map(|p| p.est_nnz()).sum::<Option<f64>>()?
+            }
+        })
     }
 
     /// A short name that identifies the matrix (usable as a file stem), e.g.
@@ -198,6 +274,10 @@ impl GeneratorSpec {
                     .map(|s| s.trim_end_matches(".gz").trim_end_matches(".mtx"))
                     .unwrap_or("matrix");
                 format!("kron-{stem}-{}-s{seed}", pattern.label())
+            }
+            GeneratorSpec::Stack { parts } => {
+                let parts: Vec<String> = parts.iter().map(|s| s.name()).collect();
+                format!("stack-{}", parts.join("+"))
             }
         }
     }
