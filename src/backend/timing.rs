@@ -42,6 +42,14 @@
 //!    [`DISTURBED_RETRIES`] times on the same prepared kernel, and the attempt with the smallest
 //!    spread is kept ([`crate::backend::measure`]). An undisturbed kernel's spread is ≈ 0.05–0.5 %.
 //!
+//! 7. **Slow configurations are timed short** when [`TimingProtocol::slow_s`] is set (`collect`
+//!    sets 5 ms): a configuration whose pilot SpMV takes longer — a thread-per-row kernel on a
+//!    matrix with a row of 10⁵ entries takes 0.1–0.2 s — is timed in batches of one SpMV, after
+//!    one warm-up batch, in [`SLOW_RUNS`] samples (at most `runs`). At that length one SpMV is
+//!    its own warm-up and the samples agree closely; the full protocol (≥ 2 SpMVs a batch, ≥ 2
+//!    warm-up batches, `runs` samples) spent 4–6 s on each such configuration and 40–90 s on
+//!    one matrix of a corpus.
+//!
 //! [`TimingMode::Latency`] keeps the single-launch view: every SpMV is queued alone on an idle
 //! device (the host waits for each before queueing the next) and bracketed by events, so a sample
 //! includes the launch latency an isolated call sees. [`TimingProtocol::cold`] flushes the L2
@@ -96,7 +104,14 @@ pub struct TimingProtocol {
     /// 1, which is what it measured.
     #[serde(default = "one")]
     pub placements: usize,
+    /// A configuration whose pilot SpMV takes longer than this many seconds is timed short
+    /// (module documentation, step 7); `None` (the default of `bench` and `evaluate`) never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_s: Option<f64>,
 }
+
+/// Timed samples of a configuration timed short ([`TimingProtocol::slow_s`]).
+pub const SLOW_RUNS: usize = 3;
 
 /// Default β.
 pub const DEFAULT_RUNS: usize = 20;
@@ -133,6 +148,7 @@ impl Default for TimingProtocol {
             batch_ms: DEFAULT_BATCH_MS,
             cold: false,
             placements: DEFAULT_PLACEMENTS,
+            slow_s: None,
         }
     }
 }
@@ -172,11 +188,35 @@ impl TimingProtocol {
         self.mode == TimingMode::Batched && !self.cold
     }
 
+    /// Whether a kernel whose one SpMV took `pilot_s` seconds is timed short (step 7).
+    pub fn is_slow(&self, pilot_s: f64) -> bool {
+        self.batched() && self.slow_s.is_some_and(|s| pilot_s > s)
+    }
+
+    /// Timed samples of a kernel whose one SpMV took `pilot_s` seconds: `runs`, or
+    /// [`SLOW_RUNS`] (at most `runs`, more than `warmup`) for a slow one.
+    pub fn timed_runs(&self, pilot_s: f64) -> usize {
+        if self.is_slow(pilot_s) {
+            SLOW_RUNS.min(self.runs).max(self.warmup + 1)
+        } else {
+            self.runs
+        }
+    }
+
+    /// Warm-up batches at least (before its time has passed): 2, or 1 for a slow kernel.
+    pub fn min_warmup_batches(&self, pilot_s: f64) -> usize {
+        if self.is_slow(pilot_s) {
+            1
+        } else {
+            2
+        }
+    }
+
     /// SpMVs per batch for a kernel whose one SpMV took about `pilot_s` seconds: enough to
     /// last [`TimingProtocol::batch_ms`], between 2 and [`MAX_PER_BATCH`]; 1 outside batched
-    /// mode.
+    /// mode or for a slow kernel (step 7).
     pub fn per_batch(&self, pilot_s: f64) -> usize {
-        if !self.batched() {
+        if !self.batched() || self.is_slow(pilot_s) {
             return 1;
         }
         let n = if pilot_s > 0.0 && pilot_s.is_finite() {
@@ -206,8 +246,16 @@ impl TimingProtocol {
             } else {
                 String::new()
             };
+            let short = match self.slow_s {
+                Some(s) => format!(
+                    "; SpMVs over {} ms: {} single samples",
+                    s * 1e3,
+                    SLOW_RUNS.min(self.runs)
+                ),
+                None => String::new(),
+            };
             format!(
-                "batched: {warm}, {} batches of ≈ {} ms{skip}{placed}",
+                "batched: {warm}, {} batches of ≈ {} ms{skip}{placed}{short}",
                 self.runs, self.batch_ms
             )
         } else {
@@ -390,7 +438,8 @@ pub fn time_on_host(
     protocol.validate()?;
     let t0 = Instant::now();
     enqueue()?;
-    let n = protocol.per_batch(t0.elapsed().as_secs_f64());
+    let pilot = t0.elapsed().as_secs_f64();
+    let n = protocol.per_batch(pilot);
     let mut batch = |n: usize| -> crate::Result<f64> {
         let t = Instant::now();
         for _ in 0..n {
@@ -400,13 +449,17 @@ pub fn time_on_host(
     };
     let start = Instant::now();
     let mut warmup_samples = Vec::new();
-    while warmup_samples.len() < 2 || start.elapsed().as_secs_f64() * 1e3 < protocol.warmup_ms {
+    let min_warmup = protocol.min_warmup_batches(pilot);
+    let slow = protocol.is_slow(pilot);
+    while warmup_samples.len() < min_warmup
+        || (!slow && start.elapsed().as_secs_f64() * 1e3 < protocol.warmup_ms)
+    {
         warmup_samples.push(batch(n)?);
         if warmup_samples.len() >= 10_000 {
             break;
         }
     }
-    let samples = (0..protocol.runs)
+    let samples = (0..protocol.timed_runs(pilot))
         .map(|_| batch(n))
         .collect::<crate::Result<Vec<f64>>>()?;
     Ok(Timing {
@@ -521,5 +574,48 @@ mod tests {
             1 + (t.warmup_samples.len() + t.samples.len()) * t.per_batch
         );
         assert!(t.samples.iter().all(|&s| s >= 20e-6), "{:?}", t.samples);
+    }
+
+    #[test]
+    fn slow_kernels_are_timed_short_only_when_asked() {
+        let slow = TimingProtocol {
+            runs: 10,
+            warmup_ms: 50.0,
+            slow_s: Some(2e-3),
+            ..Default::default()
+        };
+        assert!(slow.is_slow(3e-3) && !slow.is_slow(1e-3));
+        assert_eq!(
+            (slow.per_batch(3e-3), slow.timed_runs(3e-3)),
+            (1, SLOW_RUNS)
+        );
+        assert_eq!((slow.per_batch(1e-3), slow.timed_runs(1e-3)), (2, 10));
+        // Never below the excluded samples, never above runs; not in cold mode.
+        let few = TimingProtocol {
+            runs: 2,
+            warmup: 1,
+            ..slow.clone()
+        };
+        assert_eq!(few.timed_runs(1.0), 2);
+        assert!(!TimingProtocol {
+            cold: true,
+            ..slow.clone()
+        }
+        .is_slow(1.0));
+        assert!(!TimingProtocol::default().is_slow(1.0));
+        let mut calls = 0usize;
+        let t = time_on_host(&slow, &mut || {
+            calls += 1;
+            std::thread::sleep(std::time::Duration::from_millis(3));
+            Ok(())
+        })
+        .unwrap();
+        // Pilot, one warm-up SpMV (not 50 ms of them), SLOW_RUNS single-SpMV samples.
+        assert_eq!((t.per_batch, t.warmup_samples.len()), (1, 1));
+        assert_eq!(t.samples.len(), SLOW_RUNS);
+        assert_eq!(calls, 2 + SLOW_RUNS);
+        // Read back from a table row written before the field existed: never short.
+        let old: TimingProtocol = serde_json::from_str(r#"{"runs":10}"#).unwrap();
+        assert_eq!(old.slow_s, None);
     }
 }

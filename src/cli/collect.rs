@@ -95,6 +95,12 @@ pub struct Args {
     /// measured in one, which keeps a corpus of thousands of matrices in minutes.
     #[arg(long, default_value_t = 1)]
     placements: usize,
+    /// A configuration whose one SpMV takes longer than this many milliseconds is timed short:
+    /// 3 single-SpMV samples after one warm-up SpMV (0: never). A thread-per-row kernel on a
+    /// matrix with a row of 10^5 entries takes 0.1–0.2 s, and the full protocol spent 4–6 s on
+    /// each such configuration.
+    #[arg(long, default_value_t = 5.0)]
+    slow_ms: f64,
     /// Stop after this many seconds (between matrices); run again to continue.
     #[arg(long)]
     budget_s: Option<f64>,
@@ -157,6 +163,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         batch_ms: a.batch_ms,
         cold: false,
         placements: a.placements,
+        slow_s: (a.slow_ms > 0.0).then_some(a.slow_ms * 1e-3),
     };
     protocol.validate()?;
     let opts = CollectOptions {

@@ -115,6 +115,7 @@ impl TimingArgs {
             batch_ms: self.batch_ms,
             cold: self.cold,
             placements: self.placements,
+            slow_s: None,
         };
         p.validate()?;
         Ok(p)
