@@ -33,15 +33,18 @@ use std::path::PathBuf;
 /// Example:
 ///   sparsecast crossarch --reference data/corpus/h200.jsonl.gz --target data/corpus/h100.jsonl.gz \
 ///     --ref-profile profiles/h200.json.gz --target-profile profiles/h100.json.gz --report cross.md
+///   sparsecast crossarch --reference data/corpus/h200{,-s2,-s3,-s4}.jsonl.gz \
+///     --target data/corpus/h100{,-s2,-s3,-s4}.jsonl.gz \
+///     --ref-profile profiles/h200.json.gz --target-profile profiles/h100.json.gz --report cross.md
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// The reference GPU's training table.
-    #[arg(long)]
-    reference: PathBuf,
-    /// The target GPU's training table.
-    #[arg(long)]
-    target: PathBuf,
+    /// The reference GPU's training table(s).
+    #[arg(long, num_args = 1..)]
+    reference: Vec<PathBuf>,
+    /// The target GPU's training table(s): the matrices measured on both are compared.
+    #[arg(long, num_args = 1..)]
+    target: Vec<PathBuf>,
     /// The reference GPU's profile (its benchmark measurements).
     #[arg(long)]
     ref_profile: PathBuf,
@@ -64,7 +67,7 @@ pub struct Args {
 
 /// Run the evaluation.
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let rows = (table::read(&a.reference)?, table::read(&a.target)?);
+    let rows = (table::read_all(&a.reference)?, table::read_all(&a.target)?);
     let profiles = (
         Profile::load(&a.ref_profile)?,
         Profile::load(&a.target_profile)?,
