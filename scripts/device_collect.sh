@@ -9,6 +9,9 @@
 #   GPU=h100 TAG=-s3 SEED=3 KRON=1 GENERATED=0 MIXTURES=120 MAX_NNZ=30000000 \
 #       MATS_SRC=.dev/mats-all ONLY=.dev/only-s3.txt BUDGET=240 \
 #       bash scripts/device_collect.sh                                        # session 10's table
+#   GPU=h100 TAG=-bro CONFIGS=ell-bro ONLY=.dev/only-bro.txt MATS_SRC=.dev/mats-all \
+#       bash scripts/device_collect.sh   # fill in ELL-BRO on seed-1 rows that lack it (train
+#                                        # merges the rows of one matrix across tables)
 # (ONLY: the draw's ids to measure, here every expansion and mixture but not the files, which
 #  the seed-1 table holds; made with `collect --list` on the same arguments.)
 #
@@ -39,7 +42,7 @@ echo "corpus: $(ls "$MATS" | wc -l) files; $(nvidia-smi --query-gpu=name,clocks.
 t0=$SECONDS
 "$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
     --kron-per-file "${KRON:-1}" --mixtures "${MIXTURES:-0}" --max-nnz "${MAX_NNZ:-100000000}" \
-    ${ONLY:+--only "$ONLY"} --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 | tail -40
+    ${ONLY:+--only "$ONLY"} ${CONFIGS:+--configs "$CONFIGS"} --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 | tail -40
 echo "[collect: ${PIPESTATUS[0]} in $((SECONDS - t0)) s; $(wc -l < "$TABLE") rows]"
 gzip -9 -c "$TABLE" > "$OUT/corpus-$GPU$TAG.jsonl.gz"
 ls -la "$OUT"

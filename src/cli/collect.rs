@@ -75,6 +75,11 @@ pub struct Args {
     /// Extra CUDA block sizes of --block-kernels (comma-separated; 256 is always measured).
     #[arg(long, value_delimiter = ',', default_value = "128,512")]
     block_sizes: Vec<u32>,
+    /// Only these configurations (comma-separated labels as in the table, e.g. `ell-bro` or
+    /// `csr-t4@128`), to fill in configurations another table lacks: write them to a separate
+    /// table, and `train` / `score` / `crossarch` merge the rows of the same matrix and precision.
+    #[arg(long, value_delimiter = ',')]
+    configs: Vec<String>,
     /// Kernels measured again at each of --block-sizes (comma-separated).
     #[arg(
         long,
@@ -177,7 +182,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         out: a.out.clone().expect("required unless --list"),
         precisions: a.precision.list(),
         protocol,
-        configs: corpus::configurations(&variants, &block_kernels, &a.block_sizes),
+        configs: only_configs(
+            corpus::configurations(&variants, &block_kernels, &a.block_sizes),
+            &a.configs,
+        )?,
         seed: a.seed_x,
         budget_s: a.budget_s,
         sms: a.partition.sms,
@@ -219,4 +227,26 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         eprintln!("warning: {id}: {why}");
     }
     Ok(())
+}
+
+/// `all` restricted to the labels of `--configs` (all when none is given); an unknown label is
+/// an error that lists the known ones.
+fn only_configs(
+    all: Vec<crate::backend::KernelConfig>,
+    wanted: &[String],
+) -> anyhow::Result<Vec<crate::backend::KernelConfig>> {
+    if wanted.is_empty() {
+        return Ok(all);
+    }
+    let labels: Vec<String> = all.iter().map(|k| k.label()).collect();
+    if let Some(bad) = wanted.iter().find(|w| !labels.contains(w)) {
+        anyhow::bail!(
+            "--configs: no configuration '{bad}' (known: {})",
+            labels.join(", ")
+        );
+    }
+    Ok(all
+        .into_iter()
+        .filter(|k| wanted.contains(&k.label()))
+        .collect())
 }

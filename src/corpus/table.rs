@@ -156,11 +156,38 @@ fn parse(reader: Box<dyn BufRead>, path: &Path) -> Result<Vec<TableRow>> {
     Ok(rows)
 }
 
-/// Read several tables into one list.
+/// Read several tables into one list. A row whose matrix and precision an earlier row already
+/// has is merged into it: its configurations that the earlier row lacks are added (a table
+/// collected with `collect --configs` fills in configurations of another one), the rest is the
+/// earlier row's. Rows of one matrix measured on two different devices are an error.
 pub fn read_all(paths: &[impl AsRef<Path>]) -> Result<Vec<TableRow>> {
-    let mut out = Vec::new();
+    let mut out: Vec<TableRow> = Vec::new();
+    let mut at = std::collections::HashMap::new();
     for p in paths {
-        out.extend(read(p.as_ref())?);
+        for row in read(p.as_ref())? {
+            let key = (row.matrix.clone(), row.precision);
+            let Some(&i) = at.get(&key) else {
+                at.insert(key, out.len());
+                out.push(row);
+                continue;
+            };
+            let first: &mut TableRow = &mut out[i];
+            if first.device != row.device {
+                return Err(Error::Invalid(format!(
+                    "{}: {} {} was measured on {}, an earlier table measured it on {}",
+                    p.as_ref().display(),
+                    row.matrix,
+                    row.precision,
+                    row.device,
+                    first.device
+                )));
+            }
+            for t in row.times {
+                if first.get(&t.config).is_none() {
+                    first.times.push(t);
+                }
+            }
+        }
     }
     Ok(out)
 }
@@ -249,6 +276,34 @@ mod tests {
         assert_eq!(read(&plain).unwrap(), rows);
         assert_eq!(rows[1].best(), Some(("ell", 2e-6)));
         assert_eq!(rows[0].get("dia").unwrap().time(), None);
+    }
+
+    #[test]
+    fn tables_of_the_same_rows_merge_their_configurations() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut extra = row("a", 5e-6);
+        extra.times = vec![ConfigTime {
+            config: "ell-bro".into(),
+            ..extra.times[0].clone()
+        }];
+        extra.times.push(extra.times[0].clone()); // a duplicate label: the first is kept
+        let (t1, t2) = (dir.path().join("1.jsonl.gz"), dir.path().join("2.jsonl.gz"));
+        write_gz(&t1, &[row("a", 1e-6), row("b", 2e-6)]).unwrap();
+        write_gz(&t2, &[extra.clone(), row("c", 3e-6)]).unwrap();
+        let all = read_all(&[&t1, &t2]).unwrap();
+        assert_eq!(
+            all.iter().map(|r| r.matrix.as_str()).collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
+        let labels: Vec<&str> = all[0].times.iter().map(|t| t.config.as_str()).collect();
+        assert_eq!(labels, ["ell", "dia", "ell-bro"]);
+        assert_eq!(all[0].get("ell").unwrap().time(), Some(1e-6));
+        assert_eq!(all[0].get("ell-bro").unwrap().time(), Some(5e-6));
+        // The same matrix from another device is refused.
+        extra.device = "other".into();
+        write_gz(&t2, &[extra]).unwrap();
+        let e = read_all(&[&t1, &t2]).unwrap_err().to_string();
+        assert!(e.contains("2.jsonl.gz") && e.contains("other"), "{e}");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 mod common;
 
 mod cli_files;
+mod collect_cli;
 mod cpu_backend;
 mod cross_arch;
 mod cuda_backend;
