@@ -245,17 +245,17 @@ impl Profile {
     /// reads either.
     pub fn save(&self, path: &Path) -> Result<()> {
         self.validate()?;
-        if crate::util::wants_gzip(path) {
-            return crate::util::write_atomic(path, |w| {
-                let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::best());
-                crate::json::to_writer(&mut gz, self).map_err(std::io::Error::other)?;
-                std::io::Write::write_all(&mut gz, b"\n")?;
-                gz.finish().map(|_| ())
-            });
-        }
-        crate::util::write_atomic(path, |w| {
+        let json = |w: &mut dyn std::io::Write| {
             crate::json::to_writer(&mut *w, self).map_err(std::io::Error::other)?;
             w.write_all(b"\n")
+        };
+        crate::util::write_atomic(path, |w| {
+            if !crate::util::wants_gzip(path) {
+                return json(w);
+            }
+            let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::best());
+            json(&mut gz)?;
+            gz.finish().map(|_| ())
         })
     }
 

@@ -203,12 +203,14 @@ impl TimingProtocol {
         }
     }
 
-    /// Warm-up batches at least (before its time has passed): 2, or 1 for a slow kernel.
-    pub fn min_warmup_batches(&self, pilot_s: f64) -> usize {
+    /// Whether the warm-up of a kernel whose one SpMV took `pilot_s` seconds is over after
+    /// `batches` warm-up batches and `elapsed_ms`: at least 2 batches and `warmup_ms` of time, or
+    /// one batch for a slow kernel (step 7: an SpMV that long is its own warm-up).
+    pub fn warmup_done(&self, pilot_s: f64, batches: usize, elapsed_ms: f64) -> bool {
         if self.is_slow(pilot_s) {
-            1
+            batches >= 1
         } else {
-            2
+            batches >= 2 && elapsed_ms >= self.warmup_ms
         }
     }
 
@@ -449,11 +451,11 @@ pub fn time_on_host(
     };
     let start = Instant::now();
     let mut warmup_samples = Vec::new();
-    let min_warmup = protocol.min_warmup_batches(pilot);
-    let slow = protocol.is_slow(pilot);
-    while warmup_samples.len() < min_warmup
-        || (!slow && start.elapsed().as_secs_f64() * 1e3 < protocol.warmup_ms)
-    {
+    while !protocol.warmup_done(
+        pilot,
+        warmup_samples.len(),
+        start.elapsed().as_secs_f64() * 1e3,
+    ) {
         warmup_samples.push(batch(n)?);
         if warmup_samples.len() >= 10_000 {
             break;

@@ -14,7 +14,7 @@
 
 use super::draw::{Build, Item};
 use super::table::{self, ConfigTime, TableRow, TABLE_SCHEMA};
-use crate::backend::measure::{measure_kernel, Reference, Status};
+use crate::backend::measure::{measure_kernel, KernelMeasurement, Reference, Status};
 use crate::backend::{BackendKind, KernelConfig, TimingProtocol, Variant};
 use crate::evaluate::record::SourceInfo;
 use crate::evaluate::run::{random_vector, EvalScalar, Runner};
@@ -258,22 +258,32 @@ fn measure_row<T: EvalScalar>(
     let backend = T::backend(runner);
     let x: Vec<T> = random_vector(a.ncols, opts.seed);
     let reference = Reference::new(a, &x);
+    // Block-size variants share their format and parameters: judge each pair once.
+    let mut judged: Vec<(
+        crate::formats::FormatKind,
+        &crate::formats::FormatParams,
+        Option<String>,
+    )> = Vec::new();
     let times = opts
         .configs
         .iter()
         .map(|cfg| {
-            if let Some(why) = opts.max_blowup.and_then(|b| too_big(a, cfg, b)) {
-                return ConfigTime {
-                    config: cfg.label(),
-                    status: Status::Skipped,
-                    median_s: None,
-                    warm_mean_s: None,
-                    spread: None,
-                    footprint_bytes: None,
-                    reason: Some(why),
-                };
-            }
-            let m = measure_kernel(backend, a, &x, &reference, cfg, &opts.protocol);
+            let kind = cfg.variant.format();
+            let skip = opts.max_blowup.and_then(|b| {
+                if let Some((.., why)) = judged
+                    .iter()
+                    .find(|(k, p, _)| *k == kind && **p == cfg.params)
+                {
+                    return why.clone();
+                }
+                let why = too_big(a, cfg, b);
+                judged.push((kind, &cfg.params, why.clone()));
+                why
+            });
+            let m = match skip {
+                Some(why) => KernelMeasurement::skipped(why),
+                None => measure_kernel(backend, a, &x, &reference, cfg, &opts.protocol),
+            };
             let ok = m.status == Status::Ok;
             ConfigTime {
                 config: cfg.label(),

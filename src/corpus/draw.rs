@@ -340,28 +340,23 @@ pub fn draw(opts: &DrawOptions) -> Result<Vec<Item>> {
         }
     }
     let (lo, hi) = ((opts.min_nnz as f64).ln(), (opts.max_nnz as f64).ln());
-    for i in 0..opts.generated {
-        let slice = (hi - lo) / opts.generated as f64;
-        let target = (lo + slice * (i as f64 + rng.random_range(0.0..1.0))).exp() as u64;
-        let spec = draw_spec(&mut rng, target);
-        drawn.push(Item {
-            id: format!("gen/{tag}{i:05}-{}", spec.name()),
-            family: format!("gen/{tag}{i:05}"),
-            build: Build::Spec(spec),
-            est_nnz: target,
-        });
-    }
-    for i in 0..opts.mixtures {
-        let slice = (hi - lo) / opts.mixtures as f64;
-        let target = (lo + slice * (i as f64 + rng.random_range(0.0..1.0))).exp() as u64;
-        let spec = draw_mixture(&mut rng, target);
-        drawn.push(Item {
-            id: format!("gen/{tag}m{i:05}-{}", spec.name()),
-            family: format!("gen/{tag}m{i:05}"),
-            build: Build::Spec(spec),
-            est_nnz: target,
-        });
-    }
+    // `n` matrices of `draw`, one target from each of `n` equal slices of [lo, hi] in log(nnz).
+    let mut stratified =
+        |n: usize, prefix: &str, draw: fn(&mut ChaCha8Rng, u64) -> GeneratorSpec| {
+            for i in 0..n {
+                let slice = (hi - lo) / n as f64;
+                let target = (lo + slice * (i as f64 + rng.random_range(0.0..1.0))).exp() as u64;
+                let spec = draw(&mut rng, target);
+                drawn.push(Item {
+                    id: format!("gen/{tag}{prefix}{i:05}-{}", spec.name()),
+                    family: format!("gen/{tag}{prefix}{i:05}"),
+                    build: Build::Spec(spec),
+                    est_nnz: target,
+                });
+            }
+        };
+    stratified(opts.generated, "", draw_spec);
+    stratified(opts.mixtures, "m", draw_mixture);
     drawn.shuffle(&mut rng);
     items.extend(drawn);
     Ok(items)

@@ -376,10 +376,6 @@ pub fn time_parts(
     loop {
         let s = batch.time_one(&pair, stream, parts)?;
         warmup_samples.push(s);
-        if slow {
-            // Step 7: one SpMV of this length is its own warm-up.
-            break;
-        }
         if warmup_samples.len() == 1 {
             // The pilot included the launch latency of an idle device: size again from a batch.
             let n = protocol.per_batch(s);
@@ -387,8 +383,10 @@ pub fn time_parts(
                 batch = Batch::new(ctx, stream, n, graphs, overlap, parts);
             }
         }
-        let done = start.elapsed().as_secs_f64() * 1e3 >= protocol.warmup_ms;
-        if (warmup_samples.len() >= 2 && done) || warmup_samples.len() >= 1_000_000 {
+        let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+        if protocol.warmup_done(pilot, warmup_samples.len(), elapsed_ms)
+            || warmup_samples.len() >= 1_000_000
+        {
             break;
         }
     }
@@ -473,9 +471,8 @@ fn time_single(
             break;
         }
     }
-    let runs = protocol.runs;
-    let mut pairs = Vec::with_capacity(runs);
-    for _ in 0..runs {
+    let mut pairs = Vec::with_capacity(protocol.runs);
+    for _ in 0..protocol.runs {
         pairs.push((new_event(ctx)?, new_event(ctx)?));
     }
     for p in &pairs {
