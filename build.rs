@@ -13,7 +13,11 @@ fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let root = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let mut items = Vec::new();
-    for (stem, desc) in PROFILES {
+    // `SPARSECAST_NO_EMBED=1`: a binary without profiles (smaller, for the device machine, where
+    // `collect`, `bench` and `selftest` need none and `--profile` names one).
+    println!("cargo:rerun-if-env-changed=SPARSECAST_NO_EMBED");
+    let embed = std::env::var_os("SPARSECAST_NO_EMBED").map_or(true, |v| v.is_empty() || v == "0");
+    for (stem, desc) in PROFILES.into_iter().filter(|_| embed) {
         let gz_rel = format!("profiles/{stem}.json.gz");
         let json_rel = format!("profiles/{stem}.json");
         println!("cargo:rerun-if-changed={gz_rel}");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Collect a training corpus on the device machine (`sparsecast collect`, docs/ACCURACY.md).
 # Runs from the repository root with the release binary (.dev/bin/sparsecast, or the compressed
-# .dev/sparsecast.gz) and the SuiteSparse matrices in $MATS_SRC (copied to $MATS).
+# .dev/sparsecast.xz or .gz) and the SuiteSparse matrices in $MATS_SRC (copied to $MATS).
 # Resumable: call it again (same machine or a fresh one with the table carried back in
 # .dev/table/corpus-$GPU$TAG.jsonl.gz) to continue.
 #
@@ -9,6 +9,8 @@
 #   GPU=h100 TAG=-s3 SEED=3 KRON=1 GENERATED=0 MIXTURES=120 MAX_NNZ=30000000 \
 #       MATS_SRC=.dev/mats-all ONLY=.dev/only-s3.txt BUDGET=240 \
 #       bash scripts/device_collect.sh                                        # session 10's table
+#   GPU=h100 TAG=-s5 SEED=5 KRON=1 GENERATED=0 MIXTURES=0 MAX_NNZ=30000000 MATS_SRC=.dev/mats-xz \
+#       ONLY=.dev/only-s5.txt BUDGET=230 bash scripts/device_collect.sh     # session 11's table
 #   GPU=h100 TAG=-bro CONFIGS=ell-bro ONLY=.dev/only-bro.txt MATS_SRC=.dev/mats-all \
 #       bash scripts/device_collect.sh   # fill in ELL-BRO on seed-1 rows that lack it (train
 #                                        # merges the rows of one matrix across tables)
@@ -25,10 +27,14 @@ TAG=${TAG:-}
 TABLE=${TABLE:-/root/corpus-$GPU$TAG.jsonl}
 if [ -z "${BIN:-}" ]; then
     BIN=$PWD/.dev/bin/sparsecast
-    if [ ! -x "$BIN" ] && [ -f .dev/sparsecast.gz ]; then   # compressed: the 64 MiB carry
-        BIN=/tmp/sparsecast-bin/sparsecast
-        mkdir -p /tmp/sparsecast-bin && gzip -dc .dev/sparsecast.gz > "$BIN" && chmod +x "$BIN"
-    fi
+    # Compressed: the 64 MiB carry. `SPARSECAST_NO_EMBED=1 cargo build --release`, strip, then
+    # `xz -9e` leaves the binary ≈ 7 MB (collect needs no profile).
+    for z in xz gz; do
+        if [ ! -x "$BIN" ] && [ -f .dev/sparsecast.$z ]; then
+            BIN=/tmp/sparsecast-bin/sparsecast
+            mkdir -p /tmp/sparsecast-bin && $( [ $z = xz ] && echo xz || echo gzip ) -dc .dev/sparsecast.$z > "$BIN" && chmod +x "$BIN"
+        fi
+    done
 fi
 mkdir -p "$OUT" "$MATS"
 for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
@@ -36,6 +42,13 @@ for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x
 done
 export SPARSECAST_CACHE=/tmp/sparsecast-cache
 [ -d "$MATS_SRC" ] && cp -n "$MATS_SRC"/*.mtx.gz "$MATS"/ 2>/dev/null
+# Files packed as .mtx.xz (`zcat F.mtx.gz | xz -9e`: the 70 shared files 28 → 16 MB) are unpacked.
+if [ -d "$MATS_SRC" ]; then
+    for f in "$MATS_SRC"/*.mtx.xz; do
+        [ -f "$f" ] && [ ! -f "$MATS/$(basename "$f" .xz).gz" ] && { xz -dc "$f" | gzip -1 > "$MATS/$(basename "$f" .xz).gz" & }
+    done
+    wait
+fi
 # A table carried back from an earlier machine continues there.
 [ ! -s "$TABLE" ] && [ -s ".dev/table/corpus-$GPU$TAG.jsonl.gz" ] && gunzip -c ".dev/table/corpus-$GPU$TAG.jsonl.gz" > "$TABLE"
 echo "corpus: $(ls "$MATS" | wc -l) files; $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader)"
