@@ -196,6 +196,16 @@ impl<M: Model + ?Sized> Model for &M {
 pub use crate::formats::Summary as Shape;
 
 impl Shape {
+    /// The summary of `f` with the counts that size the padded formats (SELL-C-σ slots, BSR
+    /// blocks, DIA diagonals) under `params`, where the features carry them
+    /// ([`crate::features::Access`]); without them those formats cannot be sized.
+    pub fn for_params(f: &Features, params: &FormatParams) -> Shape {
+        match &f.access {
+            Some(a) => a.add_counts(Shape::from_features(f), params),
+            None => Shape::from_features(f),
+        }
+    }
+
     /// Bytes one SpMV must move at least: the format's arrays as stored on the device
     /// ([`crate::formats::FormatKind::footprint`]), `x` once and `y` once. The numerator of the
     /// effective bandwidth. An ELL width shorter than the longest row is refused; a cuSPARSE

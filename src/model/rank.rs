@@ -56,10 +56,7 @@ fn variant_name<S: serde::Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Err
 pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ranking {
     let start = Instant::now();
     // The access counts size the padded formats (SELL-C-σ, BSR, DIA) from the features alone.
-    let shape = match &features.access {
-        Some(a) => a.add_counts(Shape::from_features(features), params),
-        None => Shape::from_features(features),
-    };
+    let shape = Shape::for_params(features, params);
     let value_bytes = model.precision().bytes() as u64;
     let mut rows: Vec<Ranked> = model
         .variants()

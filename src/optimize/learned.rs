@@ -175,10 +175,7 @@ pub type Pred = (Option<f64>, Option<f64>);
 /// cannot predict.
 pub fn predict_block(model: &dyn Model, f: &Features, cfg: &KernelConfig) -> Pred {
     if !cfg.variant.is_vendor() {
-        let mut s = Summary::from_features(f);
-        if let Some(a) = &f.access {
-            s = a.add_counts(s, &cfg.params);
-        }
+        let s = Summary::for_params(f, &cfg.params);
         let vb = model.precision().bytes() as u64;
         if let Err(r) = cfg.variant.format().admit(&s, &cfg.params, vb) {
             if !matches!(r.reason, Reason::Unknown(_)) {
