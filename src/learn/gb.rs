@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 /// Stored in pre-order ([`TreeRepr::PreOrder`]): the children arrays are implied, which with the
 /// depth-6 trees of [`super::own`] made the profile 30 % smaller; profiles written before
 /// (parallel arrays with children) still load.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "TreeRepr", into = "TreeRepr")]
 pub struct Tree {
     /// Split feature of each internal node (index into the configuration's features, below
@@ -111,17 +111,12 @@ fn parse(
     let (&f, &v) = p.get(k).zip(x.get(k)).ok_or("a truncated pre-order tree")?;
     *at += 1;
     if f == LEAF {
-        t.leaf.push(v);
-        return Ok(-(t.leaf.len() as i32));
+        return Ok(t.push_leaf(v));
     }
     if depth >= 64 {
         return Err("a pre-order tree deeper than 64".into());
     }
-    let i = t.feature.len();
-    t.feature.push(f);
-    t.threshold.push(v);
-    t.left.push(0);
-    t.right.push(0);
+    let i = t.push_split(f, v);
     t.left[i] = parse(p, x, at, t, depth + 1)?;
     t.right[i] = parse(p, x, at, t, depth + 1)?;
     Ok(i as i32)
@@ -142,13 +137,7 @@ impl TryFrom<TreeRepr> for Tree {
                 if p.len() != x.len() {
                     return Err("a pre-order tree with arrays of different lengths".into());
                 }
-                let mut t = Tree {
-                    feature: Vec::new(),
-                    threshold: Vec::new(),
-                    left: Vec::new(),
-                    right: Vec::new(),
-                    leaf: Vec::new(),
-                };
+                let mut t = Tree::default();
                 let mut at = 0usize;
                 parse(&p, &x, &mut at, &mut t, 0)?;
                 if at != p.len() {
@@ -166,6 +155,22 @@ impl TryFrom<TreeRepr> for Tree {
 }
 
 impl Tree {
+    /// Append a leaf of value `v`; its child reference (`−1 − leaf`).
+    fn push_leaf(&mut self, v: f32) -> i32 {
+        self.leaf.push(v);
+        -(self.leaf.len() as i32)
+    }
+
+    /// Append an internal node splitting on `feature` at `threshold`, children to be set; its
+    /// index.
+    fn push_split(&mut self, feature: u8, threshold: f32) -> usize {
+        self.feature.push(feature);
+        self.threshold.push(threshold);
+        self.left.push(0);
+        self.right.push(0);
+        self.feature.len() - 1
+    }
+
     /// The tree's value at `x`.
     pub fn eval(&self, x: &[f64]) -> f64 {
         if self.feature.is_empty() {
@@ -227,13 +232,7 @@ struct NodeView {
 /// Copy a crate's tree (nodes reached through `get` from `root`) into a [`Tree`], internal nodes
 /// in depth-first order.
 fn convert(root: usize, get: &dyn Fn(usize) -> Option<NodeView>) -> Result<Tree> {
-    let mut t = Tree {
-        feature: Vec::new(),
-        threshold: Vec::new(),
-        left: Vec::new(),
-        right: Vec::new(),
-        leaf: Vec::new(),
-    };
+    let mut t = Tree::default();
     fn walk(
         t: &mut Tree,
         n: usize,
@@ -244,19 +243,13 @@ fn convert(root: usize, get: &dyn Fn(usize) -> Option<NodeView>) -> Result<Tree>
             .filter(|_| depth < 64)
             .ok_or_else(|| Error::Invalid(format!("gb: malformed tree (node {n})")))?;
         if v.leaf {
-            t.leaf.push(v.value);
-            return Ok(-(t.leaf.len() as i32));
+            return Ok(t.push_leaf(v.value));
         }
-        let i = t.feature.len();
-        t.feature.push(
-            u8::try_from(v.feature)
-                .ok()
-                .filter(|&f| f != LEAF)
-                .ok_or_else(|| Error::Invalid("gb: feature index".into()))?,
-        );
-        t.threshold.push(v.threshold as f32);
-        t.left.push(0);
-        t.right.push(0);
+        let f = u8::try_from(v.feature)
+            .ok()
+            .filter(|&f| f != LEAF)
+            .ok_or_else(|| Error::Invalid("gb: feature index".into()))?;
+        let i = t.push_split(f, v.threshold as f32);
         t.left[i] = walk(t, v.left, get, depth + 1)?;
         t.right[i] = walk(t, v.right, get, depth + 1)?;
         Ok(i as i32)
