@@ -207,6 +207,7 @@ pub fn measure_kernel<T: Scalar>(
         }
     };
     let prepare_s = start.elapsed().as_secs_f64();
+    crate::util::trace(|| format!("prepare {}", cfg.label()), start);
     let (mut m, timing) = check_and_time(first.as_mut(), x, reference, protocol);
     m.prepare_s = Some(prepare_s);
     let Some(timing) = timing else { return m };
@@ -272,10 +273,13 @@ fn check_and_time<T: Scalar>(
     m.footprint_bytes = Some(k.footprint_bytes());
     m.effective_bytes = Some(k.effective_bytes());
     let res = (|| -> crate::Result<Option<Timing>> {
+        let checked = Instant::now();
         k.set_x(x)?;
         k.poison_y()?;
         k.run()?;
         let err = reference.max_relative_error(&k.y()?);
+        crate::util::trace(|| "check".into(), checked);
+        let timed = Instant::now();
         m.max_rel_error = Some(err);
         let tol = tolerance(T::PRECISION);
         if err > tol {
@@ -299,6 +303,7 @@ fn check_and_time<T: Scalar>(
             }
         }
         m.retimed = retries;
+        crate::util::trace(|| format!("time ({retries} retimed)"), timed);
         set_timing(&mut m, &t);
         m.status = Status::Ok;
         Ok(Some(t))

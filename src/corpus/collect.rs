@@ -256,8 +256,10 @@ fn measure_row<T: EvalScalar>(
     a: &Csr<T>,
 ) -> TableRow {
     let backend = T::backend(runner);
+    let started = std::time::Instant::now();
     let x: Vec<T> = random_vector(a.ncols, opts.seed);
     let reference = Reference::new(a, &x);
+    crate::util::trace(|| "reference".into(), started);
     // Block-size variants share their format and parameters: judge each pair once.
     let mut judged: Vec<(
         crate::formats::FormatKind,
@@ -296,6 +298,9 @@ fn measure_row<T: EvalScalar>(
             }
         })
         .collect();
+    let started = std::time::Instant::now();
+    let features = Features::compute(a);
+    crate::util::trace(|| "features".into(), started);
     TableRow {
         schema: TABLE_SCHEMA,
         matrix: item.id.clone(),
@@ -305,7 +310,7 @@ fn measure_row<T: EvalScalar>(
         backend: opts.backend.name().to_string(),
         device: device.to_string(),
         protocol: opts.protocol.clone(),
-        features: Features::compute(a),
+        features,
         times,
         cost: None,
     }

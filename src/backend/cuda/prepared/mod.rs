@@ -116,10 +116,12 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             memory::check_fits(&variant.name(), est, xy_bytes, free)?;
         }
         // CSR kernels use the CSR directly (no copy); every other format is converted.
+        let converted = std::time::Instant::now();
         let format = match format_kind {
             FormatKind::Csr => None,
             k => Some(AnyFormat::convert(csr, k, &params)?),
         };
+        crate::util::trace(|| format!("convert {}", format_kind.name()), converted);
         let footprint = match &format {
             // cuSPARSE's sliced ELL has no permutation and no slice widths: only the slice
             // offsets, columns and values are on the device.
@@ -135,6 +137,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         memory::check_fits(&variant.name(), footprint + aux, xy_bytes, free)?;
 
         let stream = &be.stream;
+        let set_up = std::time::Instant::now();
         let (x, y) = alloc_xy(stream, csr.nrows, csr.ncols)?;
         let kernel = if csr.nrows == 0 {
             Kernel::Empty
@@ -146,6 +149,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         stream
             .synchronize()
             .map_err(cuda(format!("preparing {variant}")))?;
+        crate::util::trace(|| format!("upload and set up {variant}"), set_up);
         Ok(CudaPrepared {
             be,
             cfg: cfg.clone(),
