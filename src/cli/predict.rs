@@ -705,7 +705,7 @@ fn print_result(r: &MatrixResult) {
     println!("{t}");
     println!(
         "rank 1 is the recommendation; predicted = time of one SpMV (median of back-to-back runs) \
-         ± the model's one-sigma held-out error for that configuration; pred. GB/s = bytes the \
+         ± the model's one-sigma held-out error for that configuration and size of matrix; pred. GB/s = bytes the \
          format must move (arrays, x, y) / predicted time; of BW = that against the device's \
          measured ceiling (L2 when the bytes fit in it, else DRAM)"
     );

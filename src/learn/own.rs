@@ -89,6 +89,21 @@ pub const RELATIVE_SHARE: f64 = 0.5;
 /// The configuration whose features the reference of the relative corrections reads.
 pub const REFERENCE_FEATURES: &str = "csr-merge";
 
+/// Upper non-zero bounds of the uncertainty's size classes (the last class is unbounded). The
+/// error grows with size: held out (session 11, H200, every configuration pooled) the median
+/// `|error|` is ≈ 2 % below 10⁵ non-zeros, 3–4 % to 10⁶ and 5–8 % above, up to 14 % on
+/// stacked matrices; one sigma for all sizes let the optimizer adopt plans on 10⁷-entry
+/// matrices with a 3 % sigma that ran 0.82× (docs/OPTIMIZER.md, session 12).
+pub const SIGMA_NNZ_EDGES: [f64; 4] = [1e4, 1e5, 1e6, 1e7];
+
+/// Fewest inner-fold errors a size class needs for its own sigma.
+pub const SIGMA_MIN_PER_CLASS: usize = 30;
+
+/// The size class of a matrix of `nnz` non-zeros (index into [`OwnConfig::sigma_by_nnz`]).
+pub fn sigma_class(nnz: f64) -> usize {
+    SIGMA_NNZ_EDGES.iter().take_while(|&&e| nnz >= e).count()
+}
+
 /// Folds of the inner cross-validation that measures each configuration's uncertainty.
 const INNER_FOLDS: usize = 4;
 
@@ -114,6 +129,11 @@ pub struct OwnConfig {
     pub trees: Vec<Tree>,
     /// Relative one-sigma uncertainty (median held-out |ln error| of the inner folds).
     pub sigma: f64,
+    /// The same per size class ([`SIGMA_NNZ_EDGES`]: one more class than edges), where the
+    /// inner folds held ≥ [`SIGMA_MIN_PER_CLASS`] examples of the class, else [`OwnConfig::sigma`]
+    /// (empty in models stored before it: `sigma` for every size).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sigma_by_nnz: Vec<f64>,
     /// Seconds per dependent step of the longest row (0: no chain term; see the module doc).
     #[serde(default)]
     pub step_s: f64,
@@ -126,6 +146,16 @@ pub struct OwnConfig {
     /// (version 2; none before, or where the table had no reference).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rel_trees: Vec<Tree>,
+}
+
+impl OwnConfig {
+    /// Relative one-sigma uncertainty for a matrix of `nnz` non-zeros.
+    pub fn sigma_for(&self, nnz: f64) -> f64 {
+        self.sigma_by_nnz
+            .get(sigma_class(nnz))
+            .copied()
+            .unwrap_or(self.sigma)
+    }
 }
 
 /// The `sparsecast` family.
@@ -375,7 +405,7 @@ impl OwnModel {
             bytes: b,
             chain_s: c.step_s * chain(f, cfg.variant),
             correction: blended.unwrap_or(own),
-            sigma: c.sigma,
+            sigma: c.sigma_for(f.nnz as f64),
         })
     }
 
@@ -420,6 +450,7 @@ impl OwnModel {
                 c.base.is_finite()
                     && c.rel_base.is_finite()
                     && c.sigma.is_finite()
+                    && c.sigma_by_nnz.iter().all(|s| s.is_finite() && *s >= 0.0)
                     && c.step_s.is_finite()
                     && c.step_s >= 0.0
                     && c.trees.iter().chain(&c.rel_trees).all(|t| t.is_valid())
@@ -508,7 +539,8 @@ fn fit_step(set: &ConfigSet<'_>, d: &Device) -> f64 {
 }
 
 /// One training example of a configuration: its features, `ln(T/T₀)` and its family.
-type Example<'a> = (&'a Vec<f64>, f64, &'a str);
+/// Features, target, family and non-zeros of one training example.
+type Example<'a> = (&'a Vec<f64>, f64, &'a str, f64);
 
 /// The examples of one configuration as (features, ln(T/T₀)), aligned with `set.examples`
 /// (`None` where the features fail).
@@ -539,7 +571,10 @@ fn fit_config(
         .examples
         .iter()
         .zip(&rows)
-        .filter_map(|((r, _), e)| e.as_ref().map(|(x, y)| (x, *y, r.family.as_str())))
+        .filter_map(|((r, _), e)| {
+            e.as_ref()
+                .map(|(x, y)| (x, *y, r.family.as_str(), r.features.nnz as f64))
+        })
         .collect();
     if ex.len() < 2 {
         return Ok(None);
@@ -564,7 +599,8 @@ fn fit_config(
             (rel_base, rel_trees) = boost(&rx, &ry, TREES, &what)?;
         }
     }
-    let mut errs = Vec::new();
+    // (|ln error|, non-zeros) of every held-out example of the inner folds.
+    let mut errs: Vec<(f64, f64)> = Vec::new();
     for k in 0..inner {
         let (test, train): (Vec<&Example>, Vec<_>) =
             ex.iter().partition(|e| dataset::fold_of(e.2, inner) == k);
@@ -574,23 +610,50 @@ fn fit_config(
         let txs: Vec<Vec<f64>> = train.iter().map(|e| e.0.clone()).collect();
         let tys: Vec<f64> = train.iter().map(|e| e.1).collect();
         let (b0, tr) = boost(&txs, &tys, TREES, &what)?;
-        errs.extend(
-            test.iter()
-                .map(|e| (b0 + tr.iter().map(|t| t.eval(e.0)).sum::<f64>() - e.1).abs()),
-        );
+        errs.extend(test.iter().map(|e| {
+            let err = (b0 + tr.iter().map(|t| t.eval(e.0)).sum::<f64>() - e.1).abs();
+            (err, e.3)
+        }));
     }
-    errs.sort_by(f64::total_cmp);
-    let sigma = errs.get(errs.len() / 2).copied().unwrap_or(0.1);
+    let (sigma, sigma_by_nnz) = sigmas(&errs);
     Ok(Some(OwnConfig {
         config: set.label.clone(),
         base,
         trees,
         sigma,
+        sigma_by_nnz,
         step_s,
         n: ys.len(),
         rel_base,
         rel_trees,
     }))
+}
+
+/// The median of `errs`' errors (0.1 without any), and the median per size class
+/// ([`sigma_class`] of the non-zeros) where a class has ≥ [`SIGMA_MIN_PER_CLASS`] errors, else
+/// the overall one; no classes without errors.
+fn sigmas(errs: &[(f64, f64)]) -> (f64, Vec<f64>) {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
+    };
+    let Some(all) = median(errs.iter().map(|e| e.0).collect()) else {
+        return (0.1, Vec::new());
+    };
+    let by_class = (0..=SIGMA_NNZ_EDGES.len())
+        .map(|c| {
+            let v: Vec<f64> = errs
+                .iter()
+                .filter(|e| sigma_class(e.1) == c)
+                .map(|e| e.0)
+                .collect();
+            match v.len() >= SIGMA_MIN_PER_CLASS {
+                true => median(v).unwrap_or(all),
+                false => all,
+            }
+        })
+        .collect();
+    (all, by_class)
 }
 
 /// A training row's key in the reference residuals (its address: rows are borrowed for the
@@ -652,6 +715,7 @@ fn fit_reference(
         base,
         trees,
         sigma: 0.0,
+        sigma_by_nnz: Vec::new(),
         step_s,
         n: ys.len(),
         rel_base: 0.0,
@@ -822,5 +886,41 @@ mod tests {
         assert!((p(1e6, 0.0).ln_base(&d).exp() - 3e-6).abs() < 1e-12);
         assert!((p(1e6, 5e-6).ln_base(&d).exp() - 7e-6).abs() < 1e-12);
         assert!((p(1e7, 5e-6).ln_base(&d).exp() - 12e-6).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_uncertainty_follows_the_size_class_that_has_enough_errors() {
+        assert_eq!(sigma_class(999.0), 0);
+        assert_eq!(sigma_class(1e4), 1);
+        assert_eq!(sigma_class(5e6), 3);
+        assert_eq!(sigma_class(3e8), 4);
+        // 40 small matrices erring 1 %, 40 of 10⁶–10⁷ erring 8 %, 5 above 10⁷ erring 50 %.
+        let mut errs: Vec<(f64, f64)> = (0..40).map(|_| (0.01, 2e3)).collect();
+        errs.extend((0..40).map(|_| (0.08, 2e6)));
+        errs.extend((0..5).map(|_| (0.5, 2e7)));
+        let (all, by) = sigmas(&errs);
+        assert_eq!(all, 0.08);
+        // Classes without 30 errors fall back on the overall median.
+        assert_eq!(by, vec![0.01, 0.08, 0.08, 0.08, 0.08]);
+        let c = OwnConfig {
+            config: "ell".into(),
+            base: 0.0,
+            trees: Vec::new(),
+            sigma: all,
+            sigma_by_nnz: vec![0.01, 0.02, 0.03, 0.08, 0.2],
+            step_s: 0.0,
+            n: 85,
+            rel_base: 0.0,
+            rel_trees: Vec::new(),
+        };
+        assert_eq!(c.sigma_for(500.0), 0.01);
+        assert_eq!(c.sigma_for(2e6), 0.08);
+        // A model stored before the classes: one sigma for every size.
+        let old = OwnConfig {
+            sigma_by_nnz: Vec::new(),
+            ..c
+        };
+        assert_eq!(old.sigma_for(2e8), 0.08);
+        assert_eq!(sigmas(&[]), (0.1, Vec::new()));
     }
 }

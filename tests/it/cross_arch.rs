@@ -161,6 +161,7 @@ fn base_model(rows: &[TableRow], device: Device) -> OwnModel {
                 base: 0.0,
                 trees: Vec::new(),
                 sigma: 0.1,
+                sigma_by_nnz: Vec::new(),
                 step_s: 0.0,
                 n: 1,
                 rel_base: 0.0,
