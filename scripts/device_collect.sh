@@ -11,6 +11,8 @@
 #       bash scripts/device_collect.sh                                        # session 10's table
 #   GPU=h100 TAG=-s5 SEED=5 KRON=1 GENERATED=0 MIXTURES=0 MAX_NNZ=30000000 MATS_SRC=.dev/mats-xz \
 #       ONLY=.dev/only-s5.txt BUDGET=230 bash scripts/device_collect.sh     # session 11's table
+#   GPU=h200 TAG=-s6 SEED=6 KRON=0 GENERATED=110 MIXTURES=60 MIN_NNZ=1000000 MAX_NNZ=40000000 \
+#       MATS=/tmp/none MATS_SRC=/tmp/none BUDGET=420 bash scripts/device_collect.sh  # session 12
 #   GPU=h100 TAG=-bro CONFIGS=ell-bro ONLY=.dev/only-bro.txt MATS_SRC=.dev/mats-all \
 #       bash scripts/device_collect.sh   # fill in ELL-BRO on seed-1 rows that lack it (train
 #                                        # merges the rows of one matrix across tables)
@@ -54,7 +56,7 @@ fi
 echo "corpus: $(ls "$MATS" | wc -l) files; $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader)"
 t0=$SECONDS
 "$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
-    --kron-per-file "${KRON:-1}" --mixtures "${MIXTURES:-0}" --max-nnz "${MAX_NNZ:-100000000}" \
+    --kron-per-file "${KRON:-1}" --mixtures "${MIXTURES:-0}" --min-nnz "${MIN_NNZ:-1000}" --max-nnz "${MAX_NNZ:-100000000}" \
     ${ONLY:+--only "$ONLY"} ${CONFIGS:+--configs "$CONFIGS"} --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 | tail -40
 echo "[collect: ${PIPESTATUS[0]} in $((SECONDS - t0)) s; $(wc -l < "$TABLE") rows]"
 gzip -9 -c "$TABLE" > "$OUT/corpus-$GPU$TAG.jsonl.gz"
