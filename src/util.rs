@@ -287,6 +287,25 @@ pub fn fmt_seconds(s: f64, missing: &str) -> String {
     }
 }
 
+/// Whether `SPARSECAST_TRACE` is set (non-empty): then the measurement path prints where each
+/// configuration's time goes (host conversion, device set-up, check, timing) to stderr, one
+/// `trace:` line per phase. Read once per process.
+pub fn tracing() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("SPARSECAST_TRACE").is_some_and(|v| !v.is_empty()))
+}
+
+/// Print `what` with the milliseconds since `since` when [`tracing`] is on.
+pub fn trace(what: impl FnOnce() -> String, since: std::time::Instant) {
+    if tracing() {
+        eprintln!(
+            "trace: {} {:.2} ms",
+            what(),
+            since.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,24 +417,5 @@ mod tests {
         assert!(e.contains("plan.json:2: not a sparsecast plan"), "{e}");
         assert_eq!(count(1u64, "strip", "strips"), "1 strip");
         assert_eq!(count(0u64, "strip", "strips"), "0 strips");
-    }
-}
-
-/// Whether `SPARSECAST_TRACE` is set (non-empty): then the measurement path prints where each
-/// configuration's time goes (host conversion, device set-up, check, timing) to stderr, one
-/// `trace:` line per phase. Read once per process.
-pub fn tracing() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("SPARSECAST_TRACE").is_some_and(|v| !v.is_empty()))
-}
-
-/// Print `what` with the milliseconds since `since` when [`tracing`] is on.
-pub fn trace(what: impl FnOnce() -> String, since: std::time::Instant) {
-    if tracing() {
-        eprintln!(
-            "trace: {} {:.2} ms",
-            what(),
-            since.elapsed().as_secs_f64() * 1e3
-        );
     }
 }
