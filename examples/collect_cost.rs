@@ -45,7 +45,7 @@ fn main() -> anyhow::Result<()> {
     for v in variants {
         let cfg = KernelConfig::new(v);
         let t = Instant::now();
-        let s = Summary::of(&a32, cfg.params.hyb.width);
+        let _summary = Summary::of(&a32, cfg.params.hyb.width);
         let summary_ms = ms(t);
         let t = Instant::now();
         let r = AnyFormat::convert(&a32, v.format(), &cfg.params);
@@ -61,7 +61,6 @@ fn main() -> anyhow::Result<()> {
                 Err(e) => e.to_string(),
             }
         );
-        let _ = s;
     }
     println!("conversions in all {total:.0} ms");
     Ok(())

@@ -245,23 +245,6 @@ mod tests {
         assert_eq!(b.clamp(3e-4, 1_000_000_000), (3e-4, None));
     }
 
-    /// Predicts 1 ns for every configuration.
-    struct Instant1ns;
-    impl Model for Instant1ns {
-        fn name(&self) -> &str {
-            "instant"
-        }
-        fn precision(&self) -> Precision {
-            Precision::F64
-        }
-        fn variants(&self) -> Vec<Variant> {
-            vec![Variant::Dia, Variant::Coo]
-        }
-        fn predict(&self, _: &Features, _: Variant, _: &FormatParams) -> Result<f64> {
-            Ok(1e-9)
-        }
-    }
-
     #[test]
     fn padded_formats_are_held_to_the_bandwidth_ceiling_too() {
         use crate::backend::KernelConfig;
@@ -277,7 +260,11 @@ mod tests {
             l2_read_gbs: None,
         };
         let m = Bounded {
-            model: Instant1ns,
+            // Predicts 1 ns for every configuration.
+            model: crate::model::testing::Constant {
+                variants: vec![Variant::Dia, Variant::Coo],
+                seconds: 1e-9,
+            },
             bounds: Some(b),
         };
         let params = FormatParams::default();

@@ -230,6 +230,33 @@ impl Shape {
     }
 }
 
+/// Models for the tests of this module's files.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Predicts `seconds` (f64) for every one of `variants`.
+    pub struct Constant {
+        pub variants: Vec<Variant>,
+        pub seconds: f64,
+    }
+
+    impl Model for Constant {
+        fn name(&self) -> &str {
+            "constant"
+        }
+        fn precision(&self) -> Precision {
+            Precision::F64
+        }
+        fn variants(&self) -> Vec<Variant> {
+            self.variants.clone()
+        }
+        fn predict(&self, _: &Features, _: Variant, _: &FormatParams) -> Result<f64> {
+            Ok(self.seconds)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -170,23 +170,6 @@ mod tests {
         assert!((coo.effective_gbs.unwrap() - 4800.0 / 1e-6 / 1e9).abs() < 1e-9);
     }
 
-    /// SELL-C-σ and BSR only.
-    struct Padded;
-    impl Model for Padded {
-        fn name(&self) -> &str {
-            "padded"
-        }
-        fn precision(&self) -> Precision {
-            Precision::F64
-        }
-        fn variants(&self) -> Vec<Variant> {
-            vec![Variant::Sell, Variant::Bsr]
-        }
-        fn predict(&self, _: &Features, _: Variant, _: &FormatParams) -> Result<f64> {
-            Ok(1e-6)
-        }
-    }
-
     #[test]
     fn padded_formats_are_sized_from_the_access_counts() {
         // 64 rows of lengths 1…64 (columns 0…len−1): SELL pads each slice to its longest row.
@@ -199,7 +182,12 @@ mod tests {
         }
         let a =
             crate::Csr::<f64>::from_triplets(64, 64, &rows, &cols, &vec![1.0; rows.len()]).unwrap();
-        let r = rank(&Padded, &Features::compute(&a), &FormatParams::default());
+        // SELL-C-σ and BSR only.
+        let padded = crate::model::testing::Constant {
+            variants: vec![Variant::Sell, Variant::Bsr],
+            seconds: 1e-6,
+        };
+        let r = rank(&padded, &Features::compute(&a), &FormatParams::default());
         for x in &r.rows {
             let b = x
                 .bytes
