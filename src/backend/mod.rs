@@ -330,6 +330,16 @@ pub trait Backend<T: Scalar> {
         csr: &Csr<T>,
         cfg: &KernelConfig,
     ) -> Result<Box<dyn PreparedSpmv<T> + 'a>>;
+    /// Turn sharing on or off: while it is on, kernels prepared from the same matrix may share
+    /// its converted formats and device arrays (`collect` measures thirty configurations of one
+    /// matrix; see the CUDA backend's `prepared::shared`). The caller promises that every
+    /// matrix prepared while it is on with the same shape, entries and value storage is the same
+    /// matrix, and turns it off when done (dropping what is shared). Kernels only read these
+    /// arrays, so results are unchanged; a measurement that wants its arrays elsewhere in memory
+    /// (further placements) must not share. The default shares nothing.
+    fn share_arrays(&self, on: bool) {
+        let _ = on;
+    }
     /// Time one SpMV, queued by `enqueue` without waiting, with `protocol` (see [`timing`]):
     /// how every prepared kernel and every plan is timed. The default times batches on the host
     /// clock ([`timing::time_on_host`]), right for a backend whose calls complete on return.

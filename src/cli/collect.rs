@@ -112,6 +112,12 @@ pub struct Args {
     /// ran ≥ 3.8× slower than the matrix's best. cuSPARSE algorithms are always measured.
     #[arg(long, default_value_t = 16.0)]
     max_blowup: f64,
+    /// Prepare every configuration from scratch: convert and upload its format again even
+    /// where another configuration of the same matrix holds the same arrays (as the tables
+    /// before session 13 were measured). By default each format is converted and uploaded once
+    /// per matrix and precision and its kernels share it (with one placement only).
+    #[arg(long)]
+    fresh_arrays: bool,
     /// Stop after this many seconds (between matrices); run again to continue.
     #[arg(long)]
     budget_s: Option<f64>,
@@ -190,6 +196,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         budget_s: a.budget_s,
         sms: a.partition.sms,
         max_blowup: (a.max_blowup > 0.0).then_some(a.max_blowup),
+        share_arrays: !a.fresh_arrays,
     };
     let pb = super::common::progress(total.max(1), "collect");
     let start = std::time::Instant::now();

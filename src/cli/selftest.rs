@@ -31,6 +31,7 @@ pub enum SelftestBackend {
 ///
 /// Examples:
 ///   sparsecast selftest --backend cuda
+///   sparsecast selftest --backend cuda --share-arrays
 ///   sparsecast selftest --backend cuda --generation-only --generation-timing
 ///   sparsecast selftest --backend cuda --formats csr-merge,coo --block-sizes 128
 ///   sparsecast selftest --backend cpu --scale 1
@@ -62,6 +63,11 @@ pub struct Args {
     /// List every failing case (default: the first 20).
     #[arg(long)]
     verbose: bool,
+    /// Run each matrix's kernels together, sharing its converted and uploaded arrays as
+    /// `collect` does (CUDA; the CPU backend shares nothing): kernels reading shared arrays
+    /// must pass as fresh ones do.
+    #[arg(long)]
+    share_arrays: bool,
     /// CUDA: only the "gen …" cases (benchmark matrices generated on the device).
     #[arg(long)]
     generation_only: bool,
@@ -88,6 +94,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         block_sizes: a.block_sizes.clone(),
         seed: a.seed,
         max_format_bytes: selftest::MAX_FORMAT_BYTES,
+        share_arrays: a.share_arrays,
     };
     match a.backend {
         SelftestBackend::Cuda => {

@@ -46,6 +46,27 @@ pub struct CollectOptions {
     /// Record as skipped, without converting, a configuration of ours whose arrays would take
     /// more than this many times the CSR arrays' bytes ([`too_big`]); `None` measures all.
     pub max_blowup: Option<f64>,
+    /// Convert and upload each format once per matrix and precision and let its kernels share
+    /// the arrays ([`crate::backend::Backend::share_arrays`]; configurations are measured
+    /// grouped by conversion, [`measuring_order`]). Only with one memory placement: further
+    /// placements want arrays of their own.
+    pub share_arrays: bool,
+}
+
+/// The order `configs` are measured in: grouped by conversion
+/// ([`crate::formats::FormatKind::conversion_key`]), our kernels before cuSPARSE's within a
+/// group (cuSPARSE's sliced ELL converts without a permutation), groups and kernels otherwise in
+/// their given order. Measured grouped, a format is converted and uploaded once when the backend
+/// shares arrays; the table keeps the given order.
+pub fn measuring_order(configs: &[KernelConfig]) -> Vec<usize> {
+    let keys: Vec<String> = configs
+        .iter()
+        .map(|c| c.variant.format().conversion_key(&c.params))
+        .collect();
+    let first = |k: &String| keys.iter().position(|x| x == k).unwrap_or(0);
+    let mut order: Vec<usize> = (0..configs.len()).collect();
+    order.sort_by_key(|&i| (first(&keys[i]), configs[i].variant.is_vendor()));
+    order
 }
 
 /// Why `collect` does not measure `cfg` on `a`: one of our formats whose footprint would exceed
@@ -266,10 +287,17 @@ fn measure_row<T: EvalScalar>(
         &crate::formats::FormatParams,
         Option<String>,
     )> = Vec::new();
-    let times = opts
-        .configs
-        .iter()
-        .map(|cfg| {
+    let share = opts.share_arrays && opts.protocol.placements == 1;
+    backend.share_arrays(share);
+    let order = if share {
+        measuring_order(&opts.configs)
+    } else {
+        (0..opts.configs.len()).collect()
+    };
+    let mut times: Vec<(usize, ConfigTime)> = order
+        .into_iter()
+        .map(|i| {
+            let cfg = &opts.configs[i];
             let kind = cfg.variant.format();
             let skip = opts.max_blowup.and_then(|b| {
                 if let Some((.., why)) = judged
@@ -287,7 +315,7 @@ fn measure_row<T: EvalScalar>(
                 None => measure_kernel(backend, a, &x, &reference, cfg, &opts.protocol),
             };
             let ok = m.status == Status::Ok;
-            ConfigTime {
+            let t = ConfigTime {
                 config: cfg.label(),
                 status: m.status,
                 median_s: m.median_s.filter(|_| ok),
@@ -295,9 +323,13 @@ fn measure_row<T: EvalScalar>(
                 spread: m.spread.filter(|_| ok),
                 footprint_bytes: m.footprint_bytes,
                 reason: m.reason.as_deref().map(short),
-            }
+            };
+            (i, t)
         })
         .collect();
+    backend.share_arrays(false);
+    times.sort_by_key(|(i, _)| *i);
+    let times = times.into_iter().map(|(_, t)| t).collect();
     let started = std::time::Instant::now();
     let features = Features::compute(a);
     crate::util::trace(|| "features".into(), started);
@@ -320,6 +352,49 @@ fn measure_row<T: EvalScalar>(
 mod tests {
     use super::*;
     use crate::backend::VendorAlg;
+
+    #[test]
+    fn configurations_are_measured_grouped_by_conversion() {
+        let configs = configurations(
+            &[
+                Variant::Csr { threads_per_row: 1 },
+                Variant::Coo,
+                Variant::Vendor(VendorAlg::CsrAlg1),
+                Variant::Sell,
+                Variant::Vendor(VendorAlg::CooAlg1),
+                Variant::Vendor(VendorAlg::SellAlg1),
+            ],
+            &[
+                Variant::Csr { threads_per_row: 1 },
+                Variant::Coo,
+                Variant::Sell,
+            ],
+            &[64, 256],
+        );
+        let labels: Vec<String> = measuring_order(&configs)
+            .into_iter()
+            .map(|i| configs[i].label())
+            .collect();
+        let pos = |l: &str| labels.iter().position(|x| x == l).unwrap_or(usize::MAX);
+        // Every configuration once.
+        let mut sorted = labels.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), configs.len(), "{labels:?}");
+        // CSR at both block sizes, then cuSPARSE's CSR; COO likewise; SELL with its own C, σ
+        // apart from the default SELL.
+        let csr: Vec<usize> = labels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.starts_with("csr") || l.contains("cusparse-csr"))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(csr, (0..csr.len()).collect::<Vec<_>>(), "{labels:?}");
+        let coo = labels.iter().position(|l| l.starts_with("coo")).unwrap();
+        assert_eq!(labels[coo..coo + 2], ["coo", "coo@64"], "{labels:?}");
+        assert_eq!(pos("cusparse-coo-alg1"), coo + 2, "{labels:?}");
+        assert_eq!(pos("sell@64"), pos("sell") + 1, "{labels:?}");
+    }
 
     #[test]
     fn padded_formats_over_the_blowup_are_not_measured() {

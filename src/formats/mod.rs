@@ -224,6 +224,17 @@ impl FormatKind {
     pub fn parse(s: &str) -> Option<FormatKind> {
         FormatKind::ALL.into_iter().find(|f| f.name() == s)
     }
+
+    /// Which conversions of one matrix are the same: CSR is the matrix itself whatever the
+    /// parameters; any other format is one conversion per parameter set (SELL's C and σ, HYB's
+    /// width …). Kernels of one key can share the converted arrays
+    /// ([`crate::backend::Backend::share_arrays`]).
+    pub fn conversion_key(self, params: &FormatParams) -> String {
+        match self {
+            FormatKind::Csr => "csr".to_string(),
+            k => format!("{}:{params:?}", k.name()),
+        }
+    }
 }
 
 impl std::fmt::Display for FormatKind {

@@ -365,3 +365,28 @@ fn parameters_as_plan_json() {
     assert!(e.to_string().contains("ell_widht"), "{e}");
     assert!(serde_json::from_str::<FormatParams>(r#"{"max_bytes": 4}"#).is_err());
 }
+
+#[test]
+fn conversion_keys_follow_the_format_and_its_parameters() {
+    let p = FormatParams::default();
+    let mut q = p.clone();
+    q.sell.sigma = 1;
+    // CSR is the matrix itself whatever the parameters; SELL with another σ is another
+    // conversion, and two formats never share one.
+    assert_eq!(
+        FormatKind::Csr.conversion_key(&p),
+        FormatKind::Csr.conversion_key(&q)
+    );
+    assert_ne!(
+        FormatKind::Sell.conversion_key(&p),
+        FormatKind::Sell.conversion_key(&q)
+    );
+    assert_eq!(
+        FormatKind::Sell.conversion_key(&p),
+        FormatKind::Sell.conversion_key(&p.clone())
+    );
+    assert_ne!(
+        FormatKind::Coo.conversion_key(&p),
+        FormatKind::Ell.conversion_key(&p)
+    );
+}

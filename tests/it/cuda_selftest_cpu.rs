@@ -140,6 +140,7 @@ fn the_harness_catches_broken_kernels() {
         block_sizes: vec![256],
         seed: 5,
         max_format_bytes: selftest::MAX_FORMAT_BYTES,
+        share_arrays: false,
     };
     for (defect, name) in [
         (Defect::NoWrite, "no write"),
@@ -187,6 +188,7 @@ fn parameter_sets_and_format_only_matrices() {
         block_sizes: vec![64, 256],
         seed: 9,
         max_format_bytes: selftest::MAX_FORMAT_BYTES,
+        share_arrays: false,
     };
     let (results, _) = selftest::run_all(&CpuBackend::new(), &matrices, &cfg, &mut |_| {});
     assert_eq!(results.len(), selftest::count_cases(&matrices, &cfg));
@@ -225,4 +227,48 @@ fn parameter_sets_and_format_only_matrices() {
         "C = 512 was refused too often"
     );
     assert_eq!(passed("ell-bro", "bro-only"), 2);
+}
+
+#[test]
+fn sharing_runs_every_case_matrix_by_matrix() {
+    // With --share-arrays the same cases run (each once), one matrix at a time; the CPU
+    // backend shares nothing, so every case still passes or is skipped as before.
+    let matrices = selftest::test_matrices(3, 1);
+    let mut cfg = SelftestConfig {
+        variants: vec![
+            Variant::Csr { threads_per_row: 1 },
+            Variant::Coo,
+            Variant::Sell,
+            Variant::Csr { threads_per_row: 4 },
+        ],
+        block_sizes: vec![64, 256],
+        seed: 3,
+        max_format_bytes: selftest::MAX_FORMAT_BYTES,
+        share_arrays: false,
+    };
+    let key = |r: &selftest::CaseResult| {
+        (
+            r.variant.clone(),
+            r.block_size,
+            r.matrix.clone(),
+            matches!(r.outcome, Outcome::Fail { .. }),
+        )
+    };
+    let plain = selftest::run::<f64>(&CpuBackend::new(), &matrices, &cfg, &mut |_| {});
+    cfg.share_arrays = true;
+    let shared = selftest::run::<f64>(&CpuBackend::new(), &matrices, &cfg, &mut |_| {});
+    let (mut a, mut b): (Vec<_>, Vec<_>) = (
+        plain.iter().map(key).collect(),
+        shared.iter().map(key).collect(),
+    );
+    // Matrix by matrix: the matrix changes at most once per matrix.
+    let changes = shared
+        .windows(2)
+        .filter(|w| w[0].matrix != w[1].matrix)
+        .count();
+    assert!(changes < matrices.len() * 3, "{changes} changes");
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    assert!(a.iter().all(|k| !k.3), "a case failed");
 }

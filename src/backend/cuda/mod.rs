@@ -61,6 +61,8 @@ pub struct CudaBackend {
     l2_bw: OnceLock<f64>,
     cusparse: OnceLock<std::result::Result<cusparse::Handle, String>>,
     flush: Mutex<Option<timing::L2Flush>>,
+    /// The arrays kernels share while [`Backend::share_arrays`] is on (`prepared::shared`).
+    shared: Mutex<Option<prepared::SharedArrays>>,
     /// The green context of a partition: the last field, so that it is destroyed after
     /// everything made in it (fields drop in declaration order).
     _green: Option<partition::Green>,
@@ -216,6 +218,7 @@ impl CudaBackend {
             l2_bw: OnceLock::new(),
             cusparse: OnceLock::new(),
             flush: Mutex::new(None),
+            shared: Mutex::new(None),
             _green: green,
         })
     }
@@ -393,6 +396,11 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
         cfg: &KernelConfig,
     ) -> Result<Box<dyn PreparedSpmv<T> + 'a>> {
         Ok(Box::new(prepared::CudaPrepared::new(self, csr, cfg)?))
+    }
+
+    fn share_arrays(&self, on: bool) {
+        let mut s = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        *s = on.then(prepared::SharedArrays::default);
     }
 
     /// Generated in place by the fill kernels of `kernels/synthetic.cu` for CSR, ELL and COO;

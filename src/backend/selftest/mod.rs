@@ -47,6 +47,10 @@ pub struct SelftestConfig {
     /// Formats larger than this are refused (skipped), which bounds the time of padded formats
     /// (ELL of a matrix with a few long rows) on a machine with much memory.
     pub max_format_bytes: u64,
+    /// Run each matrix's cases together, grouped by conversion, with the backend sharing
+    /// converted arrays between kernels of one matrix ([`Backend::share_arrays`], as `collect`
+    /// measures): proves that kernels reading shared arrays compute what fresh ones do.
+    pub share_arrays: bool,
 }
 
 /// Default of [`SelftestConfig::max_format_bytes`]: 512 MiB.
@@ -63,6 +67,7 @@ impl SelftestConfig {
             block_sizes,
             seed,
             max_format_bytes: MAX_FORMAT_BYTES,
+            share_arrays: false,
         }
     }
 }
@@ -246,52 +251,69 @@ pub fn run<T: Scalar>(
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ T::BYTES as u64);
     let cast: Vec<(&TestMatrix, Csr<T>)> =
         matrices.iter().map(|m| (m, m.csr.cast::<T>())).collect();
-    let mut out = Vec::new();
-    for &variant in &cfg.variants {
-        let sets = cases::param_sets(variant);
-        for (block, set, i) in plan(variant, cfg, &sets, matrices) {
-            let (m, csr) = &cast[i];
-            let name = match set.label {
-                "" => m.name.clone(),
-                label => format!("{} [{label}]", m.name),
-            };
-            let outcome = if !backend.supports(variant) {
-                Outcome::Skip {
-                    reason: format!("{} does not support {variant}", backend.name()),
-                }
-            } else {
-                let mut kc = KernelConfig::new(variant);
-                kc.params = set.params.clone();
-                if block > 0 {
-                    kc.block_size = block;
-                }
-                kc.params.max_bytes = kc.params.max_bytes.min(cfg.max_format_bytes);
-                // A panic (a bug in a conversion or a kernel wrapper) is a failure of that
-                // case, not the end of the self-test.
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_case(backend, csr, &kc, &mut rng)
-                }))
-                .unwrap_or_else(|p| Outcome::Fail {
-                    reason: format!(
-                        "panicked: {}",
-                        p.downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                            .unwrap_or_default()
-                    ),
-                })
-            };
-            let r = CaseResult {
-                variant: variant.name(),
-                precision: T::PRECISION,
-                block_size: block,
-                matrix: name,
-                outcome,
-            };
-            progress(&r);
-            out.push(r);
+    let sets: Vec<Vec<cases::ParamSet>> =
+        cfg.variants.iter().map(|&v| cases::param_sets(v)).collect();
+    let mut todo: Vec<(Variant, u32, &cases::ParamSet, usize)> = Vec::new();
+    for (&variant, sets) in cfg.variants.iter().zip(&sets) {
+        for (block, set, i) in plan(variant, cfg, sets, matrices) {
+            todo.push((variant, block, set, i));
         }
     }
+    if cfg.share_arrays {
+        // Matrix by matrix, each conversion's kernels together (ours before cuSPARSE's, as
+        // `collect` measures them), so that kernels find the arrays shared.
+        let key = |v: Variant, set: &cases::ParamSet| v.format().conversion_key(&set.params);
+        let keys: Vec<String> = todo.iter().map(|(v, _, set, _)| key(*v, set)).collect();
+        let first = |k: &String| keys.iter().position(|x| x == k).unwrap_or(0);
+        let mut order: Vec<usize> = (0..todo.len()).collect();
+        order.sort_by_key(|&j| (todo[j].3, first(&keys[j]), todo[j].0.is_vendor()));
+        todo = order.into_iter().map(|j| todo[j]).collect();
+    }
+    backend.share_arrays(cfg.share_arrays);
+    let mut out = Vec::new();
+    for (variant, block, set, i) in todo {
+        let (m, csr) = &cast[i];
+        let name = match set.label {
+            "" => m.name.clone(),
+            label => format!("{} [{label}]", m.name),
+        };
+        let outcome = if !backend.supports(variant) {
+            Outcome::Skip {
+                reason: format!("{} does not support {variant}", backend.name()),
+            }
+        } else {
+            let mut kc = KernelConfig::new(variant);
+            kc.params = set.params.clone();
+            if block > 0 {
+                kc.block_size = block;
+            }
+            kc.params.max_bytes = kc.params.max_bytes.min(cfg.max_format_bytes);
+            // A panic (a bug in a conversion or a kernel wrapper) is a failure of that
+            // case, not the end of the self-test.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_case(backend, csr, &kc, &mut rng)
+            }))
+            .unwrap_or_else(|p| Outcome::Fail {
+                reason: format!(
+                    "panicked: {}",
+                    p.downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default()
+                ),
+            })
+        };
+        let r = CaseResult {
+            variant: variant.name(),
+            precision: T::PRECISION,
+            block_size: block,
+            matrix: name,
+            outcome,
+        };
+        progress(&r);
+        out.push(r);
+    }
+    backend.share_arrays(false);
     out
 }
 

@@ -4,6 +4,7 @@
 //! y stand in the middle of the list, are launched in `kernel.rs`.
 
 use super::kernel::cfg1;
+use super::shared::Dev;
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, DriverError, PushKernelArg};
 use std::sync::Arc;
 
@@ -12,15 +13,15 @@ pub(super) enum Arg<T> {
     /// A count or size (`u32`).
     U32(u32),
     /// An index array (`const u32*`).
-    Idx(CudaSlice<u32>),
+    Idx(Dev<u32>),
     /// A signed offset array (`const int*`: DIA's diagonal offsets).
-    Offsets(CudaSlice<i32>),
+    Offsets(Dev<i32>),
     /// A value array (`const T*`).
-    Val(CudaSlice<T>),
+    Val(Dev<T>),
     /// A byte array (`const unsigned char*`: ELL-BRO's bit widths).
-    Bytes(CudaSlice<u8>),
+    Bytes(Dev<u8>),
     /// A 64-bit word array (`const u64*`: ELL-BRO's symbols).
-    Words(CudaSlice<u64>),
+    Words(Dev<u64>),
 }
 
 /// One launch of a kernel `f(args…, x, y)` with `grid` blocks and no dynamic shared memory.
@@ -46,11 +47,11 @@ impl<T: DeviceRepr> Launch<T> {
         for a in &self.args {
             match a {
                 Arg::U32(v) => b.arg(v),
-                Arg::Idx(a) => b.arg(a),
-                Arg::Offsets(a) => b.arg(a),
-                Arg::Val(a) => b.arg(a),
-                Arg::Bytes(a) => b.arg(a),
-                Arg::Words(a) => b.arg(a),
+                Arg::Idx(a) => b.arg(&**a),
+                Arg::Offsets(a) => b.arg(&**a),
+                Arg::Val(a) => b.arg(&**a),
+                Arg::Bytes(a) => b.arg(&**a),
+                Arg::Words(a) => b.arg(&**a),
             };
         }
         b.arg(x).arg(y);
@@ -63,15 +64,15 @@ impl<T: DeviceRepr> Launch<T> {
 /// `csr_t{1,2,4,8,16,32}_*` (kernels/csr.cu): `nrows + 1` row offsets, `nnz` columns and values.
 pub(super) fn csr<T>(
     nrows: u32,
-    row_ptr: CudaSlice<u32>,
-    col: CudaSlice<u32>,
-    val: CudaSlice<T>,
+    row_ptr: impl Into<Dev<u32>>,
+    col: impl Into<Dev<u32>>,
+    val: impl Into<Dev<T>>,
 ) -> Vec<Arg<T>> {
     vec![
         Arg::U32(nrows),
-        Arg::Idx(row_ptr),
-        Arg::Idx(col),
-        Arg::Val(val),
+        Arg::Idx(row_ptr.into()),
+        Arg::Idx(col.into()),
+        Arg::Val(val.into()),
     ]
 }
 
@@ -79,14 +80,14 @@ pub(super) fn csr<T>(
 pub(super) fn ell<T>(
     nrows: u32,
     width: u32,
-    col: CudaSlice<u32>,
-    val: CudaSlice<T>,
+    col: impl Into<Dev<u32>>,
+    val: impl Into<Dev<T>>,
 ) -> Vec<Arg<T>> {
     vec![
         Arg::U32(nrows),
         Arg::U32(width),
-        Arg::Idx(col),
-        Arg::Val(val),
+        Arg::Idx(col.into()),
+        Arg::Val(val.into()),
     ]
 }
 
@@ -95,16 +96,16 @@ pub(super) fn ell<T>(
 pub(super) fn coo<T>(
     nnz: u32,
     chunks: u32,
-    rows: CudaSlice<u32>,
-    cols: CudaSlice<u32>,
-    val: CudaSlice<T>,
+    rows: impl Into<Dev<u32>>,
+    cols: impl Into<Dev<u32>>,
+    val: impl Into<Dev<T>>,
 ) -> Vec<Arg<T>> {
     vec![
         Arg::U32(nnz),
         Arg::U32(chunks),
-        Arg::Idx(rows),
-        Arg::Idx(cols),
-        Arg::Val(val),
+        Arg::Idx(rows.into()),
+        Arg::Idx(cols.into()),
+        Arg::Val(val.into()),
     ]
 }
 
@@ -113,18 +114,18 @@ pub(super) fn coo<T>(
 pub(super) fn jad<T>(
     nrows: u32,
     ndiag: u32,
-    perm: CudaSlice<u32>,
-    jd_ptr: CudaSlice<u32>,
-    col: CudaSlice<u32>,
-    val: CudaSlice<T>,
+    perm: impl Into<Dev<u32>>,
+    jd_ptr: impl Into<Dev<u32>>,
+    col: impl Into<Dev<u32>>,
+    val: impl Into<Dev<T>>,
 ) -> Vec<Arg<T>> {
     vec![
         Arg::U32(nrows),
         Arg::U32(ndiag),
-        Arg::Idx(perm),
-        Arg::Idx(jd_ptr),
-        Arg::Idx(col),
-        Arg::Val(val),
+        Arg::Idx(perm.into()),
+        Arg::Idx(jd_ptr.into()),
+        Arg::Idx(col.into()),
+        Arg::Val(val.into()),
     ]
 }
 
@@ -133,20 +134,20 @@ pub(super) fn jad<T>(
 pub(super) fn sell<T>(
     nrows: u32,
     c: u32,
-    slice_ptr: CudaSlice<u32>,
-    slice_width: CudaSlice<u32>,
-    perm: CudaSlice<u32>,
-    col: CudaSlice<u32>,
-    val: CudaSlice<T>,
+    slice_ptr: impl Into<Dev<u32>>,
+    slice_width: impl Into<Dev<u32>>,
+    perm: impl Into<Dev<u32>>,
+    col: impl Into<Dev<u32>>,
+    val: impl Into<Dev<T>>,
 ) -> Vec<Arg<T>> {
     vec![
         Arg::U32(nrows),
         Arg::U32(c),
-        Arg::Idx(slice_ptr),
-        Arg::Idx(slice_width),
-        Arg::Idx(perm),
-        Arg::Idx(col),
-        Arg::Val(val),
+        Arg::Idx(slice_ptr.into()),
+        Arg::Idx(slice_width.into()),
+        Arg::Idx(perm.into()),
+        Arg::Idx(col.into()),
+        Arg::Val(val.into()),
     ]
 }
 
@@ -155,15 +156,15 @@ pub(super) fn dia<T>(
     nrows: u32,
     ncols: u32,
     ndiag: u32,
-    offsets: CudaSlice<i32>,
-    val: CudaSlice<T>,
+    offsets: impl Into<Dev<i32>>,
+    val: impl Into<Dev<T>>,
 ) -> Vec<Arg<T>> {
     vec![
         Arg::U32(nrows),
         Arg::U32(ncols),
         Arg::U32(ndiag),
-        Arg::Offsets(offsets),
-        Arg::Val(val),
+        Arg::Offsets(offsets.into()),
+        Arg::Val(val.into()),
     ]
 }
 
@@ -174,18 +175,18 @@ pub(super) fn bsr<T>(
     nrows: u32,
     ncols: u32,
     b: u32,
-    row_ptr: CudaSlice<u32>,
-    bcol: CudaSlice<u32>,
-    val: CudaSlice<T>,
+    row_ptr: impl Into<Dev<u32>>,
+    bcol: impl Into<Dev<u32>>,
+    val: impl Into<Dev<T>>,
 ) -> Vec<Arg<T>> {
     vec![
         Arg::U32(nbrows),
         Arg::U32(nrows),
         Arg::U32(ncols),
         Arg::U32(b),
-        Arg::Idx(row_ptr),
-        Arg::Idx(bcol),
-        Arg::Val(val),
+        Arg::Idx(row_ptr.into()),
+        Arg::Idx(bcol.into()),
+        Arg::Val(val.into()),
     ]
 }
 
@@ -194,20 +195,20 @@ pub(super) fn bsr<T>(
 pub(super) fn ell_bro<T>(
     nrows: u32,
     h: u32,
-    col_ptr: CudaSlice<u32>,
-    sym_ptr: CudaSlice<u32>,
-    bits: CudaSlice<u8>,
-    sym: CudaSlice<u64>,
-    val: CudaSlice<T>,
+    col_ptr: impl Into<Dev<u32>>,
+    sym_ptr: impl Into<Dev<u32>>,
+    bits: impl Into<Dev<u8>>,
+    sym: impl Into<Dev<u64>>,
+    val: impl Into<Dev<T>>,
 ) -> Vec<Arg<T>> {
     vec![
         Arg::U32(nrows),
         Arg::U32(h),
-        Arg::Idx(col_ptr),
-        Arg::Idx(sym_ptr),
-        Arg::Bytes(bits),
-        Arg::Words(sym),
-        Arg::Val(val),
+        Arg::Idx(col_ptr.into()),
+        Arg::Idx(sym_ptr.into()),
+        Arg::Bytes(bits.into()),
+        Arg::Words(sym.into()),
+        Arg::Val(val.into()),
     ]
 }
 
@@ -233,8 +234,8 @@ impl<T: DeviceRepr + Clone + Default> Launch<T> {
             .map(|a| {
                 Ok(match a {
                     Arg::U32(v) => Dumped::U32(*v),
-                    Arg::Idx(a) => Dumped::Idx(s.clone_dtoh(a).map_err(err)?),
-                    Arg::Val(a) => Dumped::Val(s.clone_dtoh(a).map_err(err)?),
+                    Arg::Idx(a) => Dumped::Idx(s.clone_dtoh(&**a).map_err(err)?),
+                    Arg::Val(a) => Dumped::Val(s.clone_dtoh(&**a).map_err(err)?),
                     _ => Dumped::Other,
                 })
             })

@@ -4,6 +4,7 @@
 use super::args::Launch;
 use super::cuda;
 use super::merge::Merge;
+use super::shared::Dev;
 use crate::backend::cuda::cusparse::VendorSpmv;
 use crate::backend::cuda::timing::memset_u32;
 use crate::backend::cuda::CudaScalar;
@@ -42,8 +43,8 @@ pub(super) enum Kernel<T> {
     /// they point to are freed.
     Vendor {
         spmv: Option<VendorSpmv>,
-        _index_arrays: Vec<CudaSlice<u32>>,
-        _values: CudaSlice<T>,
+        _index_arrays: Vec<Dev<u32>>,
+        _values: Dev<T>,
     },
 }
 

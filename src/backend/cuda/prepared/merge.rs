@@ -3,7 +3,8 @@
 //! preparing), and the launches of one SpMV.
 
 use super::kernel::cfg1;
-use super::{cuda, function, row_ptr_u32, upload, zeros};
+use super::shared::{Dev, Uploader};
+use super::{cuda, function, row_ptr_u32, zeros};
 use crate::backend::cuda::launch::{self, MergeTiling};
 use crate::backend::cuda::sources::MERGE_ITEMS_PER_THREAD;
 use crate::backend::cuda::{CudaBackend, CudaScalar};
@@ -20,9 +21,9 @@ pub(super) struct Merge<T> {
     tiling: MergeTiling,
     nrows: u32,
     nnz: u32,
-    row_ptr: CudaSlice<u32>,
-    col: CudaSlice<u32>,
-    val: CudaSlice<T>,
+    row_ptr: Dev<u32>,
+    col: Dev<u32>,
+    val: Dev<T>,
     tile_row: CudaSlice<u32>,
     carry_val: CudaSlice<T>,
     carry_row: CudaSlice<u32>,
@@ -37,7 +38,7 @@ pub(super) struct Merge<T> {
 impl<T: CudaScalar> Merge<T> {
     /// Tile the matrix, choose single- or two-pass, upload, and compute the tile partition
     /// (queued; the caller synchronizes).
-    pub fn new(be: &CudaBackend, csr: &Csr<T>, block: u32) -> Result<Self> {
+    pub fn new(be: &CudaBackend, up: &mut Uploader, csr: &Csr<T>, block: u32) -> Result<Self> {
         let s = &be.stream;
         let tiling = launch::merge_tiling(
             csr.nrows,
@@ -77,7 +78,7 @@ impl<T: CudaScalar> Merge<T> {
             )
             .map_err(cuda("raising csr-merge's shared-memory limit"))?;
         }
-        let row_ptr = upload(s, &row_ptr_u32(&csr.row_ptr))?;
+        let row_ptr = up.up("row_ptr", || row_ptr_u32(&csr.row_ptr))?;
         let tiles = tiling.ntiles.max(1) as usize;
         let mut tile_row = zeros(
             s,
@@ -97,7 +98,7 @@ impl<T: CudaScalar> Merge<T> {
             s.launch_builder(&partition)
                 .arg(&nrows)
                 .arg(&nnz)
-                .arg(&row_ptr)
+                .arg(&*row_ptr)
                 .arg(&tiling.tile_items)
                 .arg(&tiling.ntiles)
                 .arg(&mut tile_row)
@@ -111,8 +112,8 @@ impl<T: CudaScalar> Merge<T> {
             nrows,
             nnz,
             row_ptr,
-            col: upload(s, &csr.col_idx)?,
-            val: upload(s, &csr.values)?,
+            col: up.up("col", || &csr.col_idx)?,
+            val: up.up("val", || &csr.values)?,
             tile_row,
             carry_val,
             carry_row,
@@ -144,9 +145,9 @@ impl<T: CudaScalar> Merge<T> {
             s.launch_builder(&self.f)
                 .arg(&self.nrows)
                 .arg(&self.nnz)
-                .arg(&self.row_ptr)
-                .arg(&self.col)
-                .arg(&self.val)
+                .arg(&*self.row_ptr)
+                .arg(&*self.col)
+                .arg(&*self.val)
                 .arg(x)
                 .arg(&mut *y)
                 .arg(&self.tile_row)

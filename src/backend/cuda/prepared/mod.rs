@@ -32,6 +32,7 @@ mod kernel;
 mod merge;
 mod own;
 mod rowdist;
+mod shared;
 mod synthetic;
 mod vendor;
 
@@ -47,6 +48,8 @@ pub use args::Dumped;
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 use kernel::{launch_kernel, Kernel};
 use own::own_kernel;
+pub(crate) use shared::SharedArrays;
+use shared::Uploader;
 use std::sync::Arc;
 use vendor::vendor_kernel;
 
@@ -100,14 +103,17 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
                 "{variant}: the cuSPARSE library was not found"
             )));
         }
-        let free = be.free_memory()?;
-        let xy_bytes = vector_bytes(csr.nrows as u64, csr.ncols as u64, T::BYTES as u64);
+        // While sharing is on, the cache holds this configuration's group (format and
+        // parameters) of this matrix: what it already holds is memory this kernel need not
+        // allocate.
+        let mut guard = be.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let mut shared = guard.as_mut();
         let format_kind = variant.format();
-        let mut params = cfg.params.clone();
-        if variant == Variant::Vendor(VendorAlg::SellAlg1) {
-            // cuSPARSE's sliced ELL has no row permutation.
-            params.sell.sigma = 1;
-        }
+        let params = adjusted_params(cfg);
+        let group = format_kind.conversion_key(&params);
+        let held = shared.as_mut().map_or(0, |s| s.enter(csr, &group));
+        let free = be.free_memory()?.saturating_add(held);
+        let xy_bytes = vector_bytes(csr.nrows as u64, csr.ncols as u64, T::BYTES as u64);
         // Formats whose footprint follows from the matrix summary (all but DIA, SELL, BSR and
         // ELL-BRO, which need a pass over the entries) are checked before the host conversion
         // allocates anything.
@@ -117,19 +123,26 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         }
         // CSR kernels use the CSR directly (no copy); every other format is converted.
         let converted = std::time::Instant::now();
-        let format = match format_kind {
-            FormatKind::Csr => None,
-            k => Some(AnyFormat::convert(csr, k, &params)?),
+        let format = match (format_kind, shared.as_ref().and_then(|s| s.format::<T>())) {
+            (FormatKind::Csr, _) => None,
+            (_, Some(f)) => Some(f),
+            (k, None) => {
+                let f = Arc::new(AnyFormat::convert(csr, k, &params)?);
+                if let Some(s) = shared.as_mut() {
+                    s.keep_format(f.clone());
+                }
+                Some(f)
+            }
         };
         crate::util::trace(|| format!("convert {}", format_kind.name()), converted);
-        let footprint = match &format {
+        let footprint = match format.as_deref() {
             // cuSPARSE's sliced ELL has no permutation and no slice widths: only the slice
             // offsets, columns and values are on the device.
             Some(AnyFormat::Sell(m)) if variant.is_vendor() => m.sliced_ell_bytes(),
             Some(f) => f.as_dyn().footprint_bytes(),
             None => SparseFormat::<T>::footprint_bytes(csr),
         };
-        if let Some(f) = &format {
+        if let Some(f) = format.as_deref() {
             let stored = f.as_dyn().stored_entries();
             launch::check_index_range(csr.nrows, csr.ncols, stored)?;
         }
@@ -139,13 +152,16 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         let stream = &be.stream;
         let set_up = std::time::Instant::now();
         let (x, y) = alloc_xy(stream, csr.nrows, csr.ncols)?;
+        let mut up = Uploader { stream, shared };
+        let format = format.as_deref();
         let kernel = if csr.nrows == 0 {
             Kernel::Empty
         } else if let Variant::Vendor(alg) = variant {
-            vendor_kernel(be, csr, format.as_ref(), alg, &x, &y)?
+            vendor_kernel(be, &mut up, csr, format, alg, &x, &y)?
         } else {
-            own_kernel(be, csr, format.as_ref(), variant, block)?
+            own_kernel(be, &mut up, csr, format, variant, block)?
         };
+        drop(guard);
         stream
             .synchronize()
             .map_err(cuda(format!("preparing {variant}")))?;
@@ -184,6 +200,16 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             &mut self.y,
         )
     }
+}
+
+/// The format parameters `cfg` is converted with: cuSPARSE's sliced ELL has no row permutation
+/// (σ = 1).
+fn adjusted_params(cfg: &KernelConfig) -> crate::formats::FormatParams {
+    let mut params = cfg.params.clone();
+    if cfg.variant == Variant::Vendor(VendorAlg::SellAlg1) {
+        params.sell.sigma = 1;
+    }
+    params
 }
 
 /// Check a CSR kernel's threads per row (1, 2, 4, 8, 16 or 32) and return it.

@@ -4,7 +4,8 @@
 use super::args::{self, Launch};
 use super::kernel::Kernel;
 use super::merge::Merge;
-use super::{function, row_ptr_u32, upload};
+use super::shared::Uploader;
+use super::{function, row_ptr_u32};
 use crate::backend::cuda::{launch, CudaBackend, CudaScalar};
 use crate::backend::Variant;
 use crate::formats::AnyFormat;
@@ -12,12 +13,12 @@ use crate::{Csr, Error, Result};
 
 pub(super) fn own_kernel<T: CudaScalar>(
     be: &CudaBackend,
+    up: &mut Uploader,
     csr: &Csr<T>,
     format: Option<&AnyFormat<T>>,
     variant: Variant,
     block: u32,
 ) -> Result<Kernel<T>> {
-    let s = &be.stream;
     let (nrows, ncols) = (csr.nrows, csr.ncols);
     Ok(match (variant, format) {
         (Variant::Csr { threads_per_row: t }, _) => Kernel::Rows(Launch {
@@ -25,20 +26,20 @@ pub(super) fn own_kernel<T: CudaScalar>(
             grid: launch::csr_grid(nrows, t, block)?,
             args: args::csr(
                 nrows as u32,
-                upload(s, &row_ptr_u32(&csr.row_ptr))?,
-                upload(s, &csr.col_idx)?,
-                upload(s, &csr.values)?,
+                up.up("row_ptr", || row_ptr_u32(&csr.row_ptr))?,
+                up.up("col", || &csr.col_idx)?,
+                up.up("val", || &csr.values)?,
             ),
         }),
-        (Variant::CsrMerge, _) => Kernel::Merge(Box::new(Merge::new(be, csr, block)?)),
-        (Variant::Coo, Some(AnyFormat::Coo(m))) => coo_kernel(be, m, block, true)?,
-        (Variant::Ell, Some(AnyFormat::Ell(m))) => ell_kernel(be, m, block)?,
+        (Variant::CsrMerge, _) => Kernel::Merge(Box::new(Merge::new(be, up, csr, block)?)),
+        (Variant::Coo, Some(AnyFormat::Coo(m))) => coo_kernel(be, up, m, block, true)?,
+        (Variant::Ell, Some(AnyFormat::Ell(m))) => ell_kernel(be, up, m, block)?,
         (Variant::Hyb, Some(AnyFormat::Hyb(m))) => {
-            let ell = Box::new(ell_kernel(be, &m.ell, block)?);
+            let ell = Box::new(ell_kernel(be, up, &m.ell, block)?);
             let coo = if m.coo.values.is_empty() {
                 None
             } else {
-                Some(Box::new(coo_kernel(be, &m.coo, block, false)?))
+                Some(Box::new(coo_kernel(be, up, &m.coo, block, false)?))
             };
             Kernel::Hyb { ell, coo }
         }
@@ -48,10 +49,10 @@ pub(super) fn own_kernel<T: CudaScalar>(
             args: args::jad(
                 nrows as u32,
                 m.jd_ptr.len().saturating_sub(1) as u32,
-                upload(s, &m.perm)?,
-                upload(s, &m.jd_ptr)?,
-                upload(s, &m.col_idx)?,
-                upload(s, &m.values)?,
+                up.up("jad.perm", || &m.perm)?,
+                up.up("jad.jd_ptr", || &m.jd_ptr)?,
+                up.up("jad.col", || &m.col_idx)?,
+                up.up("jad.val", || &m.values)?,
             ),
         }),
         (Variant::Sell, Some(AnyFormat::Sell(m))) => Kernel::Rows(Launch {
@@ -63,11 +64,11 @@ pub(super) fn own_kernel<T: CudaScalar>(
             args: args::sell(
                 nrows as u32,
                 m.c.min(u32::MAX as usize) as u32,
-                upload(s, &m.slice_ptr)?,
-                upload(s, &m.slice_width)?,
-                upload(s, &m.perm)?,
-                upload(s, &m.col_idx)?,
-                upload(s, &m.values)?,
+                up.up("sell.slice_ptr", || &m.slice_ptr)?,
+                up.up("sell.slice_width", || &m.slice_width)?,
+                up.up("sell.perm", || &m.perm)?,
+                up.up("sell.col", || &m.col_idx)?,
+                up.up("sell.val", || &m.values)?,
             ),
         }),
         (Variant::Dia, Some(AnyFormat::Dia(m))) => Kernel::Rows(Launch {
@@ -77,8 +78,8 @@ pub(super) fn own_kernel<T: CudaScalar>(
                 nrows as u32,
                 ncols as u32,
                 m.offsets.len() as u32,
-                upload(s, &m.offsets)?,
-                upload(s, &m.values)?,
+                up.up("dia.offsets", || &m.offsets)?,
+                up.up("dia.val", || &m.values)?,
             ),
         }),
         (Variant::Bsr, Some(AnyFormat::Bsr(m))) => {
@@ -97,9 +98,9 @@ pub(super) fn own_kernel<T: CudaScalar>(
                     nrows as u32,
                     ncols as u32,
                     m.block as u32,
-                    upload(s, &m.row_ptr)?,
-                    upload(s, &m.col_idx)?,
-                    upload(s, &m.values)?,
+                    up.up("bsr.row_ptr", || &m.row_ptr)?,
+                    up.up("bsr.col", || &m.col_idx)?,
+                    up.up("bsr.val", || &m.values)?,
                 ),
             })
         }
@@ -110,11 +111,11 @@ pub(super) fn own_kernel<T: CudaScalar>(
             args: args::ell_bro(
                 nrows as u32,
                 m.slice.min(u32::MAX as usize) as u32,
-                upload(s, &m.col_ptr)?,
-                upload(s, &m.sym_ptr)?,
-                upload(s, &m.bits)?,
-                upload(s, &m.symbols)?,
-                upload(s, &m.values)?,
+                up.up("bro.col_ptr", || &m.col_ptr)?,
+                up.up("bro.sym_ptr", || &m.sym_ptr)?,
+                up.up("bro.bits", || &m.bits)?,
+                up.up("bro.symbols", || &m.symbols)?,
+                up.up("bro.val", || &m.values)?,
             ),
         }),
         (v, _) => {
@@ -127,18 +128,18 @@ pub(super) fn own_kernel<T: CudaScalar>(
 
 fn ell_kernel<T: CudaScalar>(
     be: &CudaBackend,
+    up: &mut Uploader,
     m: &crate::formats::Ell<T>,
     block: u32,
 ) -> Result<Kernel<T>> {
-    let s = &be.stream;
     Ok(Kernel::Rows(Launch {
         f: function::<T>(be, "ell", block)?,
         grid: launch::row_grid(m.nrows, block)?,
         args: args::ell(
             m.nrows as u32,
             m.width as u32,
-            upload(s, &m.col_idx)?,
-            upload(s, &m.values)?,
+            up.up("ell.col", || &m.col_idx)?,
+            up.up("ell.val", || &m.values)?,
         ),
     }))
 }
@@ -146,11 +147,11 @@ fn ell_kernel<T: CudaScalar>(
 /// COO kernel; `zero_y` = zero y before adding (false for HYB's COO part).
 fn coo_kernel<T: CudaScalar>(
     be: &CudaBackend,
+    up: &mut Uploader,
     m: &crate::formats::Coo<T>,
     block: u32,
     zero_y: bool,
 ) -> Result<Kernel<T>> {
-    let s = &be.stream;
     let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
     let chunks = launch::coo_chunks(m.values.len(), resident_warps);
     Ok(Kernel::Coo {
@@ -161,9 +162,9 @@ fn coo_kernel<T: CudaScalar>(
             args: args::coo(
                 m.values.len() as u32,
                 chunks,
-                upload(s, &m.rows)?,
-                upload(s, &m.cols)?,
-                upload(s, &m.values)?,
+                up.up("coo.rows", || &m.rows)?,
+                up.up("coo.cols", || &m.cols)?,
+                up.up("coo.val", || &m.values)?,
             ),
         },
     })

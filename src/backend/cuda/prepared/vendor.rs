@@ -1,7 +1,8 @@
 //! Set-up of a cuSPARSE SpMV: uploads the arrays cuSPARSE reads and prepares its descriptors.
 
 use super::kernel::Kernel;
-use super::{row_ptr_u32, upload};
+use super::row_ptr_u32;
+use super::shared::{Dev, Uploader};
 use crate::backend::cuda::cusparse::{VendorMatrix, VendorSpmv};
 use crate::backend::cuda::{CudaBackend, CudaScalar};
 use crate::backend::VendorAlg;
@@ -11,6 +12,7 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 
 pub(super) fn vendor_kernel<T: CudaScalar>(
     be: &CudaBackend,
+    up: &mut Uploader,
     csr: &Csr<T>,
     format: Option<&AnyFormat<T>>,
     alg: VendorAlg,
@@ -33,19 +35,22 @@ pub(super) fn vendor_kernel<T: CudaScalar>(
     }
     let s = &be.stream;
     let ptr_u32 = |a: &CudaSlice<u32>| a.device_ptr(s).0;
-    let (index_arrays, values, matrix_of): (Vec<CudaSlice<u32>>, CudaSlice<T>, _) = match alg {
+    let (index_arrays, values, matrix_of): (Vec<Dev<u32>>, Dev<T>, _) = match alg {
         VendorAlg::CsrAlg1 | VendorAlg::CsrAlg2 => (
             vec![
-                upload(s, &row_ptr_u32(&csr.row_ptr))?,
-                upload(s, &csr.col_idx)?,
+                up.up("row_ptr", || row_ptr_u32(&csr.row_ptr))?,
+                up.up("col", || &csr.col_idx)?,
             ],
-            upload(s, &csr.values)?,
+            up.up("val", || &csr.values)?,
             0u8,
         ),
         VendorAlg::CooAlg1 | VendorAlg::CooAlg2 => match format {
             Some(AnyFormat::Coo(m)) => (
-                vec![upload(s, &m.rows)?, upload(s, &m.cols)?],
-                upload(s, &m.values)?,
+                vec![
+                    up.up("coo.rows", || &m.rows)?,
+                    up.up("coo.cols", || &m.cols)?,
+                ],
+                up.up("coo.val", || &m.values)?,
                 1u8,
             ),
             _ => {
@@ -56,8 +61,11 @@ pub(super) fn vendor_kernel<T: CudaScalar>(
         },
         VendorAlg::SellAlg1 => match format {
             Some(AnyFormat::Sell(m)) => (
-                vec![upload(s, &m.slice_ptr)?, upload(s, &m.col_idx)?],
-                upload(s, &m.values)?,
+                vec![
+                    up.up("sell.slice_ptr", || &m.slice_ptr)?,
+                    up.up("sell.col", || &m.col_idx)?,
+                ],
+                up.up("sell.val", || &m.values)?,
                 2u8,
             ),
             _ => {

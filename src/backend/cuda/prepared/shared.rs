@@ -1,0 +1,156 @@
+//! Sharing one matrix's converted formats and device arrays between the kernels prepared from
+//! it ([`crate::backend::Backend::share_arrays`]).
+//!
+//! `collect` measures some thirty configurations of every matrix; fifteen of them read the same
+//! three CSR arrays (six thread mappings at three block sizes, merge-path, two cuSPARSE
+//! algorithms), and COO, ELL and SELL are each timed at three block sizes. Preparing each
+//! configuration from scratch spent 71 % of a large matrix's collect time converting and
+//! uploading the same arrays again (docs/ACCURACY.md, session 12). While sharing is on, the
+//! backend keeps the host conversion and the uploaded arrays of the latest **group** — one
+//! format with one set of parameters, precision included — and hands them to every kernel of
+//! the same group; preparing a kernel of another group first drops them (so at most one
+//! format's arrays are held beyond the kernels' own, and a caller that orders its
+//! configurations by group converts and uploads each format once).
+//!
+//! The caller promises that every matrix prepared while sharing is on with the same shape,
+//! entry count and value storage is the same matrix; a matrix of another shape, entry count or
+//! value address drops the cache. Kernels only read the arrays, and every kernel still has its
+//! own x and y, so sharing changes no result: each configuration is checked against the f64
+//! reference as before.
+
+use super::upload;
+use crate::backend::cuda::CudaScalar;
+use crate::formats::AnyFormat;
+use crate::{Csr, Result};
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A device array that several prepared kernels may hold.
+pub(crate) type Dev<U> = Arc<CudaSlice<U>>;
+
+/// Which matrix the cache holds (shape, entries, where its values live on the host).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Identity {
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
+    values_at: usize,
+    value_bytes: usize,
+}
+
+impl Identity {
+    fn of<T: CudaScalar>(csr: &Csr<T>) -> Self {
+        Identity {
+            nrows: csr.nrows,
+            ncols: csr.ncols,
+            nnz: csr.nnz(),
+            values_at: csr.values.as_ptr() as usize,
+            value_bytes: T::BYTES,
+        }
+    }
+}
+
+/// The converted format and device arrays of one group of one matrix.
+#[derive(Default)]
+pub(crate) struct SharedArrays {
+    matrix: Option<Identity>,
+    group: String,
+    format: Option<Arc<dyn Any + Send + Sync>>,
+    arrays: HashMap<&'static str, Box<dyn Any + Send + Sync>>,
+    bytes: u64,
+}
+
+impl SharedArrays {
+    /// Make the cache hold `csr`'s group `group`: anything else is dropped. Returns the device
+    /// bytes it already holds for that group (memory the new kernel need not allocate).
+    pub fn enter<T: CudaScalar>(&mut self, csr: &Csr<T>, group: &str) -> u64 {
+        let id = Identity::of(csr);
+        if self.matrix != Some(id) || self.group != group {
+            *self = SharedArrays {
+                matrix: Some(id),
+                group: group.to_string(),
+                ..SharedArrays::default()
+            };
+        }
+        self.bytes
+    }
+
+    /// The group's host conversion, if it was made.
+    pub fn format<T: CudaScalar>(&self) -> Option<Arc<AnyFormat<T>>> {
+        self.format.clone()?.downcast::<AnyFormat<T>>().ok()
+    }
+
+    /// Keep the group's host conversion.
+    pub fn keep_format<T: CudaScalar>(&mut self, f: Arc<AnyFormat<T>>) {
+        self.format = Some(f);
+    }
+
+    /// The group's array `name`, if it was uploaded.
+    pub fn array<U: 'static>(&self, name: &'static str) -> Option<Dev<U>> {
+        self.arrays.get(name)?.downcast_ref::<Dev<U>>().cloned()
+    }
+
+    /// Keep the group's array `name` (`bytes` on the device).
+    pub fn keep_array<U: Send + Sync + 'static>(&mut self, name: &'static str, a: Dev<U>) {
+        self.bytes += (a.len() * std::mem::size_of::<U>()) as u64;
+        self.arrays.insert(name, Box::new(a));
+    }
+}
+
+/// Uploads the arrays of one kernel: through the shared cache while sharing is on (each name is
+/// one array of the group: `row_ptr`, `coo.rows` …), else straight to the device.
+pub(crate) struct Uploader<'a> {
+    pub stream: &'a Arc<CudaStream>,
+    pub shared: Option<&'a mut SharedArrays>,
+}
+
+impl Uploader<'_> {
+    /// The group's array `name`, holding `data` (computed only when it must be uploaded).
+    pub fn up<U, D>(&mut self, name: &'static str, data: impl FnOnce() -> D) -> Result<Dev<U>>
+    where
+        U: DeviceRepr + ValidAsZeroBits + Send + Sync + 'static,
+        D: AsRef<[U]>,
+    {
+        if let Some(a) = self.shared.as_ref().and_then(|s| s.array::<U>(name)) {
+            return Ok(a);
+        }
+        let a: Dev<U> = Arc::new(upload(self.stream, data().as_ref())?);
+        if let Some(s) = self.shared.as_mut() {
+            s.keep_array(name, a.clone());
+        }
+        Ok(a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{FormatKind, FormatParams};
+
+    #[test]
+    fn another_matrix_or_group_empties_the_cache() {
+        let a = Csr::<f64>::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0, 2.0]).unwrap();
+        let b = a.clone();
+        let mut s = SharedArrays::default();
+        assert_eq!(s.enter(&a, "coo"), 0);
+        s.keep_format(Arc::new(
+            AnyFormat::convert(&a, FormatKind::Coo, &FormatParams::default()).unwrap(),
+        ));
+        assert!(s.format::<f64>().is_some());
+        // The same matrix and group keeps it; the wrong precision finds nothing.
+        s.enter(&a, "coo");
+        assert!(s.format::<f64>().is_some());
+        assert!(s.format::<f32>().is_none());
+        // Another group, or a copy of the matrix elsewhere in memory, drops it.
+        s.enter(&a, "ell");
+        assert!(s.format::<f64>().is_none());
+        s.enter(&a, "coo");
+        s.keep_format(Arc::new(
+            AnyFormat::convert(&a, FormatKind::Coo, &FormatParams::default()).unwrap(),
+        ));
+        s.enter(&b, "coo");
+        assert!(s.format::<f64>().is_none());
+    }
+}
