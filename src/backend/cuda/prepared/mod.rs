@@ -117,7 +117,10 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         // Formats whose footprint follows from the matrix summary (all but DIA, SELL, BSR and
         // ELL-BRO, which need a pass over the entries) are checked before the host conversion
         // allocates anything.
-        let summary = Summary::of(csr, params.hyb.width);
+        let summary = match shared.as_mut() {
+            Some(s) => s.summary(csr, params.hyb.width),
+            None => Summary::of(csr, params.hyb.width),
+        };
         if let Ok(est) = format_kind.footprint(&summary, &params, T::BYTES as u64) {
             memory::check_fits(&variant.name(), est, xy_bytes, free)?;
         }
