@@ -57,6 +57,7 @@ pub use features::{StripTable, Sweep};
 pub use identity::MatrixIdentity;
 pub use learned::{
     optimize_learned, LearnedBlock, LearnedOptimum, LearnedOptions, DEFAULT_ADOPT_SIGMAS,
+    DEFAULT_BLOCK_SIGMA,
 };
 pub use plan::{Plan, PlanBlock, Provenance, SingleFormat};
 pub use predictor::{block_model, AnalyticalBlocks, BlockModel, MODEL_NAMES};

@@ -205,6 +205,18 @@ fn a_gain_within_the_uncertainty_keeps_the_best_single_configuration() {
         opt.chosen_predicted(),
         opt.best_single().unwrap().seconds.unwrap()
     );
+    // A split's blocks carry the block factor on their sigma: the plan's uncertainty is the
+    // factor × Σ σ_b·T_b, so a larger factor asks for a larger gain.
+    let sum: f64 = opt.plan.iter().map(|b| b.sigma * b.predicted).sum();
+    assert!(
+        (opt.plan_uncertainty - opts.block_sigma * sum).abs() <= 1e-12 * sum,
+        "{} vs {} × {sum}",
+        opt.plan_uncertainty,
+        opts.block_sigma
+    );
+    opts.block_sigma *= 2.0;
+    let wider = optimize_learned(&a, &toy, &opts, &|_, _| {}).unwrap();
+    assert!((wider.plan_uncertainty - 2.0 * opt.plan_uncertainty).abs() <= 1e-12 * sum);
 }
 
 #[test]

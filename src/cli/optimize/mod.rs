@@ -108,6 +108,11 @@ pub struct Args {
     /// (of the best single configuration plus the blocks').
     #[arg(long, default_value_t = crate::optimize::DEFAULT_ADOPT_SIGMAS)]
     adopt_sigmas: f64,
+    /// Each row block's one-sigma uncertainty in a plan of two blocks or more is this many
+    /// times the model's (calibrated on whole matrices; recorded device plans' blocks miss by
+    /// 1.6–2.7× more: see docs/OPTIMIZER.md).
+    #[arg(long, default_value_t = crate::optimize::DEFAULT_BLOCK_SIGMA)]
+    block_sigma: f64,
     /// Let row blocks use cuSPARSE algorithms too (the CUDA backend runs them on a row block).
     #[arg(long)]
     vendor_blocks: bool,
@@ -355,6 +360,7 @@ fn learned_options(
     opts.feature_passes = a.feature_passes;
     opts.strips = a.strips;
     opts.adopt_sigmas = a.adopt_sigmas;
+    opts.block_sigma = a.block_sigma;
     opts.vendor_blocks = a.vendor_blocks && cuda;
     if let Some(us) = a.block_cost_us {
         anyhow::ensure!(us.is_finite() && us >= 0.0, "--block-cost-us must be ≥ 0");
