@@ -297,6 +297,23 @@ impl KernelConfig {
     }
 }
 
+/// The order that measures `configs` (variant and format parameters) grouped by conversion
+/// ([`crate::formats::FormatKind::conversion_key`]): groups in the order of their first
+/// configuration, ours before cuSPARSE's within a group (cuSPARSE's sliced ELL converts
+/// without a permutation), otherwise in the given order. Measured in this order, a backend that
+/// [`Backend::share_arrays`] converts and uploads each format once.
+pub fn conversion_order(configs: &[(Variant, &crate::formats::FormatParams)]) -> Vec<usize> {
+    let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let group: Vec<usize> = configs
+        .iter()
+        .enumerate()
+        .map(|(i, (v, p))| *first.entry(v.format().conversion_key(p)).or_insert(i))
+        .collect();
+    let mut order: Vec<usize> = (0..configs.len()).collect();
+    order.sort_by_key(|&i| (group[i], configs[i].0.is_vendor()));
+    order
+}
+
 /// A backend: turns a CSR matrix into a prepared kernel that can run and be timed.
 pub trait Backend<T: Scalar> {
     /// Short name (`cpu`, `cuda`).

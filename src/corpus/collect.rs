@@ -54,19 +54,10 @@ pub struct CollectOptions {
 }
 
 /// The order `configs` are measured in: grouped by conversion
-/// ([`crate::formats::FormatKind::conversion_key`]), our kernels before cuSPARSE's within a
-/// group (cuSPARSE's sliced ELL converts without a permutation), groups and kernels otherwise in
-/// their given order. Measured grouped, a format is converted and uploaded once when the backend
-/// shares arrays; the table keeps the given order.
+/// ([`crate::backend::conversion_order`]); the table keeps the given order.
 pub fn measuring_order(configs: &[KernelConfig]) -> Vec<usize> {
-    let keys: Vec<String> = configs
-        .iter()
-        .map(|c| c.variant.format().conversion_key(&c.params))
-        .collect();
-    let first = |k: &String| keys.iter().position(|x| x == k).unwrap_or(0);
-    let mut order: Vec<usize> = (0..configs.len()).collect();
-    order.sort_by_key(|&i| (first(&keys[i]), configs[i].variant.is_vendor()));
-    order
+    let pairs: Vec<_> = configs.iter().map(|c| (c.variant, &c.params)).collect();
+    crate::backend::conversion_order(&pairs)
 }
 
 /// Why `collect` does not measure `cfg` on `a`: one of our formats whose footprint would exceed

@@ -262,12 +262,17 @@ pub fn run<T: Scalar>(
     if cfg.share_arrays {
         // Matrix by matrix, each conversion's kernels together (ours before cuSPARSE's, as
         // `collect` measures them), so that kernels find the arrays shared.
-        let key = |v: Variant, set: &cases::ParamSet| v.format().conversion_key(&set.params);
-        let keys: Vec<String> = todo.iter().map(|(v, _, set, _)| key(*v, set)).collect();
-        let first = |k: &String| keys.iter().position(|x| x == k).unwrap_or(0);
-        let mut order: Vec<usize> = (0..todo.len()).collect();
-        order.sort_by_key(|&j| (todo[j].3, first(&keys[j]), todo[j].0.is_vendor()));
-        todo = order.into_iter().map(|j| todo[j]).collect();
+        // (Grouped first, then a stable sort by matrix keeps each group together.)
+        let pairs: Vec<_> = todo
+            .iter()
+            .map(|(v, _, set, _)| (*v, &set.params))
+            .collect();
+        let mut grouped: Vec<_> = crate::backend::conversion_order(&pairs)
+            .into_iter()
+            .map(|j| todo[j])
+            .collect();
+        grouped.sort_by_key(|c| c.3);
+        todo = grouped;
     }
     backend.share_arrays(cfg.share_arrays);
     let mut out = Vec::new();
