@@ -10,6 +10,8 @@
 #   GPU=h200 bash scripts/device_optimizer.sh            # ≈ 5 minutes (budgets: BHET, BREAL, BLARGE)
 #   GPU=h100 SUBSET=all bash scripts/device_optimizer.sh # every SuiteSparse file (longer)
 #   BACKEND=cpu GPU=h200 SCALE=tiny bash scripts/device_optimizer.sh   # dry run on the CPU
+#   PROFILE=profiles/h100.json.gz GPU=h100 BIN=… bash scripts/device_optimizer.sh  # a binary
+#                                            # built without profiles (SPARSECAST_NO_EMBED=1)
 #
 # Writes $OUT/optimizer-$GPU.tar.gz (one JSON per set and precision, the log, optimizer-$GPU.md:
 # the tables to paste into docs/OPTIMIZER.md) and prints the summaries. The calibration line
@@ -72,7 +74,7 @@ EOF
 run() { # set precision budget-seconds inputs…
     local set=$1 p=$2 b=$3; shift 3
     say "== $set $p ($# inputs, budget ${b} s)"
-    "$BIN" optimize "$@" --precision "$p" --measure --backend "$BACKEND" --calibrate \
+    "$BIN" optimize "$@" --precision "$p" --measure --backend "$BACKEND" --calibrate ${PROFILE:+--profile "$PROFILE"} \
         ${ANY:+--any-backend} ${RUNS:+--runs $RUNS --warmup 1} --budget-s "$b" --summary-only \
         --json-out "$W/opt-$set-$p.json" 2>&1 | grep -v '^skipped\|^\s*$' | tail -6 | tee -a "$LOG"
 }

@@ -50,6 +50,17 @@
 //!    warm-up batches, `runs` samples) spent 4–6 s on each such configuration and 40–90 s on
 //!    one matrix of a corpus.
 //!
+//! 8. **Configurations far slower than the matrix's best are timed from their pilot** when
+//!    [`TimingProtocol::far_factor`] is set (`collect` sets 10): a slow configuration (step 7)
+//!    whose pilot SpMV takes more than that many times the fastest configuration measured so far
+//!    on the same matrix ([`TimingProtocol::with_fastest`]) keeps its pilot as a sample and is
+//!    timed once more — two samples, no warm-up (the check run before it, an SpMV of ≥ 5 ms,
+//!    already warmed the clocks and caches). Step 7 spent six SpMVs on such a configuration (check,
+//!    pilot, warm-up, three samples): on the seed-6 tables (10⁶–4·10⁷ non-zeros) those of ≥ 10×
+//!    the best took ≈ 20 % of `collect`'s measuring time, and no ranking needs them to better
+//!    than a few percent. Two samples that disagree by more than ≈ 22 % have a spread over
+//!    [`DISTURBED_SPREAD`] and are taken again (step 6).
+//!
 //! [`TimingMode::Latency`] keeps the single-launch view: every SpMV is queued alone on an idle
 //! device (the host waits for each before queueing the next) and bracketed by events, so a sample
 //! includes the launch latency an isolated call sees. [`TimingProtocol::cold`] flushes the L2
@@ -108,6 +119,17 @@ pub struct TimingProtocol {
     /// (module documentation, step 7); `None` (the default of `bench` and `evaluate`) never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slow_s: Option<f64>,
+    /// A slow configuration (step 7) whose pilot SpMV takes more than this many times the
+    /// fastest configuration measured so far on the same matrix
+    /// ([`TimingProtocol::with_fastest`]) is timed from its pilot and one more SpMV (module
+    /// documentation, step 8); `None` (the default of `bench` and `evaluate`) never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub far_factor: Option<f64>,
+    /// The fastest time (seconds per SpMV) measured so far on the matrix being measured, which
+    /// step 8 compares a pilot with: set for each configuration by the caller that knows it
+    /// ([`TimingProtocol::with_fastest`]); never stored.
+    #[serde(skip)]
+    pub fastest_s: Option<f64>,
 }
 
 /// Timed samples of a configuration timed short ([`TimingProtocol::slow_s`]).
@@ -149,6 +171,8 @@ impl Default for TimingProtocol {
             cold: false,
             placements: DEFAULT_PLACEMENTS,
             slow_s: None,
+            far_factor: None,
+            fastest_s: None,
         }
     }
 }
@@ -191,6 +215,24 @@ impl TimingProtocol {
     /// Whether a kernel whose one SpMV took `pilot_s` seconds is timed short (step 7).
     pub fn is_slow(&self, pilot_s: f64) -> bool {
         self.batched() && self.slow_s.is_some_and(|s| pilot_s > s)
+    }
+
+    /// This protocol for a configuration of a matrix on which `fastest_s` seconds per SpMV is the
+    /// fastest time measured so far (`None`: nothing measured yet), for step 8.
+    pub fn with_fastest(&self, fastest_s: Option<f64>) -> TimingProtocol {
+        TimingProtocol {
+            fastest_s,
+            ..self.clone()
+        }
+    }
+
+    /// Whether a kernel whose one SpMV took `pilot_s` seconds is timed from its pilot and one
+    /// more SpMV (step 8): slow (step 7) and over [`TimingProtocol::far_factor`] times the
+    /// fastest configuration measured so far on the matrix.
+    pub fn is_far(&self, pilot_s: f64) -> bool {
+        self.is_slow(pilot_s)
+            && matches!((self.far_factor, self.fastest_s),
+                        (Some(f), Some(b)) if pilot_s > f * b)
     }
 
     /// Timed samples of a kernel whose one SpMV took `pilot_s` seconds: `runs`, or
@@ -256,8 +298,14 @@ impl TimingProtocol {
                 ),
                 None => String::new(),
             };
+            let far = match (self.slow_s, self.far_factor) {
+                (Some(_), Some(f)) => {
+                    format!("; those over {f}× the matrix's fastest so far: pilot + 1 SpMV")
+                }
+                _ => String::new(),
+            };
             format!(
-                "batched: {warm}, {} batches of ≈ {} ms{skip}{placed}{short}",
+                "batched: {warm}, {} batches of ≈ {} ms{skip}{placed}{short}{far}",
                 self.runs, self.batch_ms
             )
         } else {
@@ -291,6 +339,12 @@ impl TimingProtocol {
             return bad(format!(
                 "--placements must be between 1 and 16, not {}",
                 self.placements
+            ));
+        }
+        if self.far_factor.is_some_and(|f| !(f >= 1.0 && f.is_finite())) {
+            return bad(format!(
+                "--far-factor must be a finite number ≥ 1 (or 0 for never), not {}",
+                self.far_factor.unwrap_or(f64::NAN)
             ));
         }
         if !(self.batch_ms > 0.0 && self.batch_ms.is_finite()) {
@@ -361,6 +415,18 @@ impl Timing {
             per_batch: 1,
             graph: false,
             concurrent: false,
+            warmup_samples: Vec::new(),
+        }
+    }
+
+    /// The timing of a configuration timed by step 8: its pilot SpMV and one more, both kept.
+    pub fn far(pilot_s: f64, second_s: f64, graph: bool, concurrent: bool) -> Timing {
+        Timing {
+            samples: vec![pilot_s, second_s],
+            warmup: 0,
+            per_batch: 1,
+            graph,
+            concurrent,
             warmup_samples: Vec::new(),
         }
     }
@@ -441,6 +507,11 @@ pub fn time_on_host(
     let t0 = Instant::now();
     enqueue()?;
     let pilot = t0.elapsed().as_secs_f64();
+    if protocol.is_far(pilot) {
+        let t = Instant::now();
+        enqueue()?;
+        return Ok(Timing::far(pilot, t.elapsed().as_secs_f64(), false, false));
+    }
     let n = protocol.per_batch(pilot);
     let mut batch = |n: usize| -> crate::Result<f64> {
         let t = Instant::now();
@@ -619,5 +690,46 @@ mod tests {
         // Read back from a table row written before the field existed: never short.
         let old: TimingProtocol = serde_json::from_str(r#"{"runs":10}"#).unwrap();
         assert_eq!(old.slow_s, None);
+    }
+
+    #[test]
+    fn far_kernels_are_timed_from_the_pilot_and_one_more() {
+        let far = TimingProtocol {
+            runs: 10,
+            slow_s: Some(2e-3),
+            far_factor: Some(10.0),
+            ..Default::default()
+        };
+        // Nothing measured yet, under the factor, or not slow: not far.
+        assert!(!far.is_far(1.0));
+        assert!(!far.with_fastest(Some(0.2e-3)).is_far(1.9e-3));
+        assert!(!far.with_fastest(Some(1e-3)).is_far(9e-3));
+        assert!(far.with_fastest(Some(1e-3)).is_far(11e-3));
+        let never = TimingProtocol {
+            far_factor: None,
+            ..far.clone()
+        };
+        assert!(!never.with_fastest(Some(1e-6)).is_far(1.0));
+        // The fastest-so-far is the caller's, not the table's: never written.
+        let json = serde_json::to_string(&far.with_fastest(Some(1e-3))).unwrap();
+        assert!(json.contains("\"far_factor\":10") && !json.contains("fastest"), "{json}");
+        assert!(far.describe().contains("10× the matrix's fastest"), "{}", far.describe());
+        let bad = TimingProtocol {
+            far_factor: Some(0.5),
+            ..far.clone()
+        };
+        assert!(bad.validate().unwrap_err().to_string().contains("--far-factor"));
+        let mut calls = 0usize;
+        let t = time_on_host(&far.with_fastest(Some(0.1e-3)), &mut || {
+            calls += 1;
+            std::thread::sleep(std::time::Duration::from_millis(3));
+            Ok(())
+        })
+        .unwrap();
+        // The pilot and one more SpMV, both kept: no warm-up, two samples.
+        assert_eq!(calls, 2);
+        assert_eq!((t.per_batch, t.warmup_samples.len()), (1, 0));
+        assert_eq!(t.kept().len(), 2);
+        assert!(t.samples.iter().all(|&s| s >= 3e-3), "{:?}", t.samples);
     }
 }

@@ -116,6 +116,8 @@ impl TimingArgs {
             cold: self.cold,
             placements: self.placements,
             slow_s: None,
+            far_factor: None,
+            fastest_s: None,
         };
         p.validate()?;
         Ok(p)

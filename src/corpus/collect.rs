@@ -285,6 +285,8 @@ fn measure_row<T: EvalScalar>(
     } else {
         (0..opts.configs.len()).collect()
     };
+    // The fastest configuration measured so far on this matrix (timing protocol step 8).
+    let mut fastest: Option<f64> = None;
     let mut times: Vec<(usize, ConfigTime)> = order
         .into_iter()
         .map(|i| {
@@ -303,9 +305,15 @@ fn measure_row<T: EvalScalar>(
             });
             let m = match skip {
                 Some(why) => KernelMeasurement::skipped(why),
-                None => measure_kernel(backend, a, &x, &reference, cfg, &opts.protocol),
+                None => {
+                    let protocol = opts.protocol.with_fastest(fastest);
+                    measure_kernel(backend, a, &x, &reference, cfg, &protocol)
+                }
             };
             let ok = m.status == Status::Ok;
+            if let Some(t) = m.median_s.filter(|_| ok) {
+                fastest = Some(fastest.map_or(t, |f: f64| f.min(t)));
+            }
             let t = ConfigTime {
                 config: cfg.label(),
                 status: m.status,

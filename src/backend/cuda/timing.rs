@@ -361,6 +361,12 @@ pub fn time_parts(
     let one = Batch::new(ctx, stream, 1, true, overlap, parts);
     let graphs = one.is_graph();
     let pilot = one.time_one(&pair, stream, parts)?;
+    if protocol.is_far(pilot) {
+        // Step 8: the pilot and one more SpMV are the samples.
+        let second = one.time_one(&pair, stream, parts)?;
+        let forked = matches!(one, Batch::Forked(..));
+        return Ok(Timing::far(pilot, second, graphs, forked));
+    }
     drop(one);
     let mut batch = Batch::new(
         ctx,
