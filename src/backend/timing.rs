@@ -341,7 +341,10 @@ impl TimingProtocol {
                 self.placements
             ));
         }
-        if self.far_factor.is_some_and(|f| !(f >= 1.0 && f.is_finite())) {
+        if self
+            .far_factor
+            .is_some_and(|f| !(f >= 1.0 && f.is_finite()))
+        {
             return bad(format!(
                 "--far-factor must be a finite number ≥ 1 (or 0 for never), not {}",
                 self.far_factor.unwrap_or(f64::NAN)
@@ -712,13 +715,24 @@ mod tests {
         assert!(!never.with_fastest(Some(1e-6)).is_far(1.0));
         // The fastest-so-far is the caller's, not the table's: never written.
         let json = serde_json::to_string(&far.with_fastest(Some(1e-3))).unwrap();
-        assert!(json.contains("\"far_factor\":10") && !json.contains("fastest"), "{json}");
-        assert!(far.describe().contains("10× the matrix's fastest"), "{}", far.describe());
+        assert!(
+            json.contains("\"far_factor\":10") && !json.contains("fastest"),
+            "{json}"
+        );
+        assert!(
+            far.describe().contains("10× the matrix's fastest"),
+            "{}",
+            far.describe()
+        );
         let bad = TimingProtocol {
             far_factor: Some(0.5),
             ..far.clone()
         };
-        assert!(bad.validate().unwrap_err().to_string().contains("--far-factor"));
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("--far-factor"));
         let mut calls = 0usize;
         let t = time_on_host(&far.with_fastest(Some(0.1e-3)), &mut || {
             calls += 1;
