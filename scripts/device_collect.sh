@@ -19,7 +19,8 @@
 # (ONLY: the draw's ids to measure, here every expansion and mixture but not the files, which
 #  the seed-1 table holds; made with `collect --list` on the same arguments.)
 #
-# Writes $OUT/corpus-$GPU$TAG.jsonl.gz (the whole table so far) and prints the log's tail.
+# Writes $OUT/corpus-$GPU$TAG.jsonl.gz (the whole table so far) and $OUT/collect-$GPU$TAG.log.gz
+# (the whole log) and prints the log's tail.
 set -u
 OUT=${OUT:-$PWD/.dev/out}
 MATS=${MATS:-/root/mats}
@@ -43,6 +44,9 @@ for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x
     [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 done
 export SPARSECAST_CACHE=/tmp/sparsecast-cache
+# TRACE=1: every phase of every configuration's measurement is logged (`trace:` lines, kept in
+# $OUT/collect-$GPU$TAG.log.gz beside the table; the console shows the rest).
+[ "${TRACE:-0}" = 1 ] && export SPARSECAST_TRACE=1
 [ -d "$MATS_SRC" ] && cp -n "$MATS_SRC"/*.mtx.gz "$MATS"/ 2>/dev/null
 # Files packed as .mtx.xz (`zcat F.mtx.gz | xz -9e`: the 70 shared files 28 → 16 MB) are unpacked.
 if [ -d "$MATS_SRC" ]; then
@@ -57,7 +61,9 @@ echo "corpus: $(ls "$MATS" | wc -l) files; $(nvidia-smi --query-gpu=name,clocks.
 t0=$SECONDS
 "$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
     --kron-per-file "${KRON:-1}" --mixtures "${MIXTURES:-0}" --min-nnz "${MIN_NNZ:-1000}" --max-nnz "${MAX_NNZ:-100000000}" \
-    ${ONLY:+--only "$ONLY"} ${CONFIGS:+--configs "$CONFIGS"} --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 | tail -40
-echo "[collect: ${PIPESTATUS[0]} in $((SECONDS - t0)) s; $(wc -l < "$TABLE") rows]"
+    ${ONLY:+--only "$ONLY"} ${CONFIGS:+--configs "$CONFIGS"} --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 \
+    | tee >(gzip -c > "$OUT/collect-$GPU$TAG.log.gz") | grep -v '^trace:' | tail -40
+rc=${PIPESTATUS[0]}
+echo "[collect: $rc in $((SECONDS - t0)) s; $(wc -l < "$TABLE") rows]"
 gzip -9 -c "$TABLE" > "$OUT/corpus-$GPU$TAG.jsonl.gz"
 ls -la "$OUT"
