@@ -39,11 +39,16 @@ fn main() -> anyhow::Result<()> {
     let t = Instant::now();
     let _r = Reference::new(&a32, &x);
     println!("reference {:.1} ms", ms(t));
-    let mut variants = Variant::ours();
-    variants.retain(|v| v.format() != FormatKind::Csr);
+    let mut configs: Vec<KernelConfig> = Variant::ours()
+        .into_iter()
+        .filter(|v| v.format() != FormatKind::Csr)
+        .map(KernelConfig::new)
+        .collect();
+    // Lehnert et al.'s SELL-C-σ (C = 512, σ = 2048), which the corpus also measures.
+    configs.push(KernelConfig::parse_label("sell-c512-s2048")?);
     let mut total = 0.0;
-    for v in variants {
-        let cfg = KernelConfig::new(v);
+    for cfg in configs {
+        let v = cfg.variant;
         let t = Instant::now();
         let _summary = Summary::of(&a32, cfg.params.hyb.width);
         let summary_ms = ms(t);
@@ -52,8 +57,8 @@ fn main() -> anyhow::Result<()> {
         let conv = ms(t);
         total += summary_ms + conv;
         println!(
-            "{:<10} summary {:6.1} ms  convert {:7.1} ms  {}",
-            v.name(),
+            "{:<16} summary {:6.1} ms  convert {:7.1} ms  {}",
+            cfg.label(),
             summary_ms,
             conv,
             match r {

@@ -235,28 +235,33 @@ impl<T: Scalar> Sell<T> {
             .zip(cuts.par_windows(2))
             .for_each(|((cs, vs), w)| {
                 let base = slice_ptr[w[0]] as usize;
+                let mut lanes: Vec<(&[u32], &[T])> = Vec::with_capacity(c);
                 for s in w[0]..w[1] {
                     let off = slice_ptr[s] as usize - base;
                     let width = widths[s];
                     if width == 0 {
                         continue;
                     }
-                    for r in 0..c {
-                        let p = s * c + r;
-                        let (rc, rv) = if p < nrows {
+                    lanes.clear();
+                    lanes.extend((s * c..s * c + c).map(|p| {
+                        if p < nrows {
                             csr.row(perm[p] as usize)
                         } else {
                             (&[][..], &[][..])
-                        };
-                        for k in 0..width {
-                            let q = off + k * c + r;
-                            if k < rc.len() {
-                                cs[q] = rc[k];
-                                vs[q] = rv[k];
-                            } else {
-                                cs[q] = PAD;
-                                vs[q] = T::zero();
-                            }
+                        }
+                    }));
+                    // Column by column of the slice, so that the writes are contiguous: the
+                    // lane-by-lane order wrote with a stride of C slots (2–4 KB for 002's C =
+                    // 512), and converting a 10⁷-entry matrix took seconds (docs/ACCURACY.md,
+                    // session 15).
+                    for k in 0..width {
+                        let q = off + k * c;
+                        let (cs, vs) = (&mut cs[q..q + c], &mut vs[q..q + c]);
+                        for (r, (rc, rv)) in lanes.iter().enumerate() {
+                            (cs[r], vs[r]) = match (rc.get(k), rv.get(k)) {
+                                (Some(&j), Some(&v)) => (j, v),
+                                _ => (PAD, T::zero()),
+                            };
                         }
                     }
                 }
