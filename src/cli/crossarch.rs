@@ -22,6 +22,9 @@ use std::path::PathBuf;
 ///   ours-ref  the reference's measured time × the same configuration's target / reference
 ///             ratio on the 3 of 17 calibration matrices nearest in bytes (measured on both)
 ///   ours-ratio the reference's measured time × our model's target / reference ratio
+///   ours-tput as ours-ref, the 3 nearest in the throughput achieved on the reference
+///             (bytes / reference time)
+///   ours-mix  the geometric mean of ours-tput and ours-ratio
 ///   ours-dev  our model trained on the reference's table, device parameters refitted on 17
 ///             matrices measured on the target (floor, bandwidth, L2)
 ///   ours      ours-dev plus one scalar per format family refitted on the same 17 matrices

@@ -12,6 +12,9 @@
 //!   `T_Ref · M_Tar(f) / M_Ref(f)`, `M_Ref` our model trained on the reference table and `M_Tar`
 //!   the same transferred to the target ([`OwnModel::transfer`]), both refitted on the
 //!   calibration matrices (each on its own device's measurements);
+//! * `ours-tput` — as `ours-ref`, the neighbours nearest in the throughput the configuration
+//!   achieved on the reference (bytes / `T_Ref`, [`RatioKey::Throughput`]);
+//! * `ours-mix` — the geometric mean of `ours-tput` and `ours-ratio`;
 //! * `ours` — `M_Tar(f)` alone: no time of the matrix on either device.
 //!
 //! Held out: our model is trained per family-grouped fold ([`fold_of`], as
@@ -23,7 +26,7 @@ use crate::backend::KernelConfig;
 use crate::corpus::table::TableRow;
 use crate::learn::dataset::fold_of;
 use crate::learn::own::{fit_with, OwnModel};
-use crate::learn::transfer::{calibration, RatioMap, Scale};
+use crate::learn::transfer::{calibration, RatioKey, RatioMap, Scale};
 use crate::model::cross::Selection;
 use crate::model::{CrossModel, Shape};
 use crate::profile::Profile;
@@ -44,7 +47,16 @@ pub const CROSS_CONFIGS: [&str; 9] = [
 ];
 
 /// The methods, in report order.
-pub const METHODS: [&str; 6] = ["003", "same", "ours-ref", "ours-ratio", "ours", "ours-dev"];
+pub const METHODS: [&str; 8] = [
+    "003",
+    "same",
+    "ours-ref",
+    "ours-ratio",
+    "ours-tput",
+    "ours-mix",
+    "ours",
+    "ours-dev",
+];
 
 /// One prediction of one matrix × configuration.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -152,7 +164,10 @@ pub fn run(
             // Refitted alike on the same matrices measured on the reference, so that the
             // estimator's bias cancels in `ours-ref`'s ratio.
             let m_ref = m_ref.transfer(&cal_ref, Scale::Family);
-            let ratios = RatioMap::fit(&m_ref, &cal_ref, &cal);
+            let ratios = (
+                RatioMap::fit(&m_ref, &cal_ref, &cal, RatioKey::Bytes),
+                RatioMap::fit(&m_ref, &cal_ref, &cal, RatioKey::Throughput),
+            );
             for r in refs.iter().filter(|r| fold_of(&r.family, folds) == fold) {
                 let (Some(set), Some(t)) = (set_of(r), tar_of.get(r.matrix.as_str())) else {
                     continue;
@@ -185,7 +200,7 @@ fn predict_row(
     (r, t, set): (&TableRow, &TableRow, &'static str),
     cross: &CrossModel,
     (m_ref, m_dev, m_tar): (&OwnModel, &OwnModel, &OwnModel),
-    ratios: &RatioMap,
+    ratios: &(RatioMap, RatioMap),
 ) -> Vec<Point> {
     let shape = Shape::from_features(&r.features);
     let mut out = Vec::new();
@@ -213,8 +228,14 @@ fn predict_row(
             predicted.insert("ours", b);
             predicted.insert("ours-dev", c);
         }
-        if let Some(p) = ratios.predict(m_ref, f, &rt.config, t_ref) {
+        if let Some(p) = ratios.0.predict(m_ref, f, &rt.config, t_ref) {
             predicted.insert("ours-ref", p);
+        }
+        if let Some(p) = ratios.1.predict(m_ref, f, &rt.config, t_ref) {
+            predicted.insert("ours-tput", p);
+            if let Some(q) = predicted.get("ours-ratio") {
+                predicted.insert("ours-mix", (p * q).sqrt());
+            }
         }
         out.push(Point {
             precision: r.precision,

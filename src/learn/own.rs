@@ -416,6 +416,12 @@ impl OwnModel {
         Ok((super::seconds("sparsecast", label, ln)?, p.sigma))
     }
 
+    /// Bytes one SpMV of configuration `label` moves on this model's device (the physical
+    /// base's count: the format's arrays, `y` and the gathers of `x`).
+    pub fn bytes_label(&self, f: &Features, label: &str) -> Result<f64> {
+        Ok(self.parts(f, label)?.bytes)
+    }
+
     /// Predicted seconds of configuration `label`.
     pub fn predict_label(&self, f: &Features, label: &str) -> Result<f64> {
         self.detail(f, label).map(|d| d.0)

@@ -173,16 +173,47 @@ const RATIO_NEIGHBOURS: usize = 3;
 /// (H200 → H100: 1.0 below 32 MB, 1.15–1.3 above); the physical base of [`OwnModel`] has one
 /// bandwidth and no L2 term for the matrix, so its own ratio is flat in size (measured: 1.09 to
 /// 1.17 against 1.0 to 1.3).
+///
+/// With [`RatioKey::Throughput`] the neighbours are nearest in the bytes per second the
+/// configuration achieved on the reference instead: the two GPUs share SMs and clocks, so a run
+/// far from the reference's bandwidth (launch floor, latency, a long row's chain) keeps its time
+/// and a streaming one scales with the DRAM bandwidth — whatever its size.
 #[derive(Clone, Debug, Default)]
 pub struct RatioMap {
-    /// Per configuration: `(ln bytes, ln(T_tar / T_ref))`.
+    /// Per configuration: `(key, ln(T_tar / T_ref))`.
     points: BTreeMap<String, Vec<(f64, f64)>>,
+    /// What the neighbours are nearest in.
+    key: RatioKey,
+}
+
+/// What [`RatioMap`] finds the nearest calibration matrices by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RatioKey {
+    /// `ln bytes` of one SpMV.
+    #[default]
+    Bytes,
+    /// `ln(bytes / T_ref)`: the throughput achieved on the reference.
+    Throughput,
+}
+
+impl RatioKey {
+    fn of(self, bytes: f64, t_ref: f64) -> f64 {
+        match self {
+            RatioKey::Bytes => bytes.ln(),
+            RatioKey::Throughput => (bytes / t_ref).ln(),
+        }
+    }
 }
 
 impl RatioMap {
     /// Pair the calibration rows measured on the reference (`cal_ref`) and on the target
     /// (`cal_tar`) by matrix and precision; `model` counts the bytes.
-    pub fn fit(model: &OwnModel, cal_ref: &[&TableRow], cal_tar: &[&TableRow]) -> RatioMap {
+    pub fn fit(
+        model: &OwnModel,
+        cal_ref: &[&TableRow],
+        cal_tar: &[&TableRow],
+        key: RatioKey,
+    ) -> RatioMap {
         let mut points: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
         for r in cal_ref {
             let Some(t) = cal_tar
@@ -200,11 +231,11 @@ impl RatioMap {
                     points
                         .entry(rt.config.clone())
                         .or_default()
-                        .push((bytes.ln(), (b / a).ln()));
+                        .push((key.of(bytes, a), (b / a).ln()));
                 }
             }
         }
-        RatioMap { points }
+        RatioMap { points, key }
     }
 
     /// The target time of configuration `label` of the matrix with features `f`, measured
@@ -217,7 +248,7 @@ impl RatioMap {
         t_ref: f64,
     ) -> Option<f64> {
         let pts = self.points.get(label)?;
-        let x = model.parts(f, label).ok()?.bytes.ln();
+        let x = self.key.of(model.parts(f, label).ok()?.bytes, t_ref);
         let mut near: Vec<&(f64, f64)> = pts.iter().collect();
         near.sort_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()));
         let mut r: Vec<f64> = near.iter().take(RATIO_NEIGHBOURS).map(|p| p.1).collect();

@@ -350,3 +350,61 @@ fn instrument_cross_from_then_predict_measured_on_the_cpu() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--cross-from"));
 }
+
+#[test]
+fn the_throughput_ratio_map_follows_how_bandwidth_bound_a_run_was() {
+    use sparsecast::learn::transfer::{RatioKey, RatioMap};
+    let rows: Vec<TableRow> = table::read(&repo("data/corpus/h100.jsonl.gz"))
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.precision == Precision::F64)
+        .collect();
+    let m = base_model(
+        &rows,
+        Device {
+            floor_s: 4e-6,
+            bandwidth: 3e12,
+            l2_bytes: 50e6,
+        },
+    );
+    // A target that keeps every run under 1 TB/s and makes every faster one 1.3× slower:
+    // what a GPU with the same SMs and less DRAM bandwidth does, whatever the size.
+    let bytes = |r: &TableRow, c: &str| m.bytes_label(&r.features, c).ok();
+    let ratio = |b: f64, t: f64| if b / t < 1e12 { 1.0 } else { 1.3 };
+    let mut target = rows.clone();
+    for (r, t) in rows.iter().zip(&mut target) {
+        for x in &mut t.times {
+            if let (Some(s), Some(b)) = (x.median_s, bytes(r, &x.config)) {
+                x.median_s = Some(s * ratio(b, s));
+            }
+        }
+    }
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    let tars: Vec<&TableRow> = target.iter().collect();
+    let (cal_ref, cal_tar) = (
+        calibration(&refs, Precision::F64),
+        calibration(&tars, Precision::F64),
+    );
+    let by = |key| RatioMap::fit(&m, &cal_ref, &cal_tar, key);
+    let (tput, size) = (by(RatioKey::Throughput), by(RatioKey::Bytes));
+    let (mut right, mut right_by_size, mut n) = (0, 0, 0);
+    for r in &rows {
+        for x in r.times.iter().filter(|x| x.config == "csr-vector") {
+            let (Some(s), Some(b)) = (x.median_s, bytes(r, &x.config)) else {
+                continue;
+            };
+            // Away from the regime boundary, where 3 neighbours decide either way.
+            if (b / s / 1e12).ln().abs() < 0.3 {
+                continue;
+            }
+            let want = s * ratio(b, s);
+            let hit = |p: Option<f64>| p.is_some_and(|p| (p / want - 1.0).abs() < 1e-9);
+            n += 1;
+            right += hit(tput.predict(&m, &r.features, &x.config, s)) as usize;
+            right_by_size += hit(size.predict(&m, &r.features, &x.config, s)) as usize;
+        }
+    }
+    assert!(n > 100, "{n}");
+    assert!(right as f64 >= 0.95 * n as f64, "{right} of {n}");
+    assert!(right > right_by_size, "{right} vs {right_by_size} of {n}");
+}
