@@ -174,13 +174,18 @@ fn base_model(rows: &[TableRow], device: Device) -> OwnModel {
     }
 }
 
-#[test]
-fn our_transfer_recovers_the_target_device_from_17_matrices() {
-    let rows: Vec<TableRow> = table::read(&repo("data/corpus/h100.jsonl.gz"))
+/// The f64 rows of the committed H100 seed-1 table.
+fn h100_f64_rows() -> Vec<TableRow> {
+    table::read(&repo("data/corpus/h100.jsonl.gz"))
         .unwrap()
         .into_iter()
         .filter(|r| r.precision == Precision::F64)
-        .collect();
+        .collect()
+}
+
+#[test]
+fn our_transfer_recovers_the_target_device_from_17_matrices() {
+    let rows = h100_f64_rows();
     let reference = Device {
         floor_s: 4e-6,
         bandwidth: 4e12,
@@ -354,11 +359,7 @@ fn instrument_cross_from_then_predict_measured_on_the_cpu() {
 #[test]
 fn the_throughput_ratio_map_follows_how_bandwidth_bound_a_run_was() {
     use sparsecast::learn::transfer::{RatioKey, RatioMap};
-    let rows: Vec<TableRow> = table::read(&repo("data/corpus/h100.jsonl.gz"))
-        .unwrap()
-        .into_iter()
-        .filter(|r| r.precision == Precision::F64)
-        .collect();
+    let rows = h100_f64_rows();
     let m = base_model(
         &rows,
         Device {
