@@ -88,13 +88,13 @@ pub struct Args {
     )]
     block_kernels: Vec<String>,
     /// Timed batches per configuration.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = corpus::collect::corpus_protocol().runs)]
     runs: usize,
     /// Warm-up per configuration, milliseconds (the GPU stays busy between configurations).
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = corpus::collect::corpus_protocol().warmup_ms)]
     warmup_ms: f64,
     /// Target duration of one batch, milliseconds.
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = corpus::collect::corpus_protocol().batch_ms)]
     batch_ms: f64,
     /// Memory placements per configuration (see `bench --help`); the committed tables were
     /// measured in one, which keeps a corpus of thousands of matrices in minutes.

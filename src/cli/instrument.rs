@@ -378,6 +378,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             )
         }
     };
+    let mut sections = sections;
+    // Our model's half of a cross-architecture profile: the reference's calibration matrices.
+    let own_note = match refp {
+        Some(r) => {
+            super::instrument_own::transfer(r, &mut sections, a.backend, a.partition.sms, &pb)?
+        }
+        None => None,
+    };
     pb.finish_and_clear();
     let source = sources.used();
     if a.source == SourceArg::Auto && a.backend == BackendKind::Cuda && source == "host" {
@@ -422,6 +430,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     match &reference {
         Some(r) => super::instrument_cross::print_summary(&profile, r),
         None => print_summary(&profile)?,
+    }
+    if let Some(n) = own_note {
+        println!("{n}");
     }
     println!(
         "wrote {} in {:.1} s (benchmark matrices built on the {source})",

@@ -1,14 +1,16 @@
 //! `predict --measured-on FILE`: times measured on a reference GPU, for the cross-architecture
 //! model. Reads `bench --json` output (one report or an array of them) or a training table
-//! (`collect`, `.jsonl` / `.jsonl.gz`); matrices are matched by file name.
+//! (`collect`, `.jsonl` / `.jsonl.gz`); matrices are matched by file name, and a table's
+//! generated matrix also by its generator spec's name (what `predict` calls an input given as a
+//! spec).
 
 use crate::backend::{KernelConfig, Variant};
 use crate::Precision;
 use serde::Deserialize;
 use std::path::Path;
 
-/// Reference times: (file name, precision, kernel, seconds).
-pub struct ReferenceTimes(Vec<(String, Precision, Variant, f64)>);
+/// Reference times: (file name, precision, configuration label, seconds).
+pub struct ReferenceTimes(Vec<(String, Precision, String, f64)>);
 
 #[derive(Deserialize)]
 struct BenchRow {
@@ -46,9 +48,15 @@ impl ReferenceTimes {
         let mut out = Vec::new();
         if name.ends_with(".jsonl") || name.ends_with(".jsonl.gz") {
             for r in crate::corpus::table::read(path)? {
+                let mut names = vec![base(&r.matrix)];
+                if let crate::evaluate::record::SourceInfo::Generated(spec) = &r.source {
+                    names.push(spec.name());
+                }
                 for t in &r.times {
-                    if let (Some(s), Some(v)) = (t.time(), variant(&t.config)) {
-                        out.push((base(&r.matrix), r.precision, v, s));
+                    if let Some(s) = t.time() {
+                        for n in &names {
+                            out.push((n.clone(), r.precision, t.config.clone(), s));
+                        }
                     }
                 }
             }
@@ -65,8 +73,8 @@ impl ReferenceTimes {
             };
             for r in reports {
                 for k in r.results.iter().filter(|k| k.status == "ok") {
-                    if let (Some(s), Some(v)) = (k.median_s, variant(&k.kernel)) {
-                        out.push((base(&r.file), r.precision, v, s));
+                    if let Some(s) = k.median_s {
+                        out.push((base(&r.file), r.precision, k.kernel.clone(), s));
                     }
                 }
             }
@@ -77,13 +85,23 @@ impl ReferenceTimes {
         Ok(ReferenceTimes(out))
     }
 
-    /// The times of the input named `input` in `precision` (empty when none).
+    /// The times of the input named `input` in `precision` per kernel at the default block
+    /// size and parameters (003's cross model; empty when none).
     pub fn of(&self, input: &str, precision: Precision) -> Vec<(Variant, f64)> {
+        self.labels_of(input, precision)
+            .into_iter()
+            .filter_map(|(l, s)| Some((variant(&l)?, s)))
+            .collect()
+    }
+
+    /// The times of the input named `input` in `precision` per configuration label (our
+    /// transferred model; empty when none).
+    pub fn labels_of(&self, input: &str, precision: Precision) -> Vec<(String, f64)> {
         let b = base(input);
         self.0
             .iter()
             .filter(|t| t.0 == b && t.1 == precision)
-            .map(|t| (t.2, t.3))
+            .map(|t| (t.2.clone(), t.3))
             .collect()
     }
 }

@@ -14,6 +14,7 @@ mod generate;
 mod instrument;
 mod instrument_bounds;
 mod instrument_cross;
+mod instrument_own;
 mod instrument_plan;
 mod measured_on;
 mod noise;

@@ -267,9 +267,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let reference = match &a.measured_on {
         Some(p) => {
             let has_cross = profile.precisions.iter().any(|s| {
-                s.models
-                    .iter()
-                    .any(|m| matches!(m.model, crate::model::StoredModel::Cross(_)))
+                s.models.iter().any(|m| match &m.model {
+                    crate::model::StoredModel::Cross(_) => true,
+                    crate::model::StoredModel::Sparsecast(o) => o.cross.is_some(),
+                    _ => false,
+                })
             });
             if !has_cross {
                 bail!(
@@ -474,7 +476,7 @@ fn one<T: Scalar>(
     let named = crate::model::registry::select(&section.models, names)?;
     for (model, named) in models.iter().zip(named) {
         let in_sample = named.trained_on(family);
-        let swapped;
+        let (swapped, swapped_own);
         let model: &dyn Model = match (&model.model, ref_times) {
             (crate::model::StoredModel::Cross(c), Some(r)) => {
                 swapped = crate::model::cross::MeasuredCross {
@@ -482,6 +484,13 @@ fn one<T: Scalar>(
                     times: r.of(name, T::PRECISION),
                 };
                 &swapped
+            }
+            (crate::model::StoredModel::Sparsecast(o), Some(r)) if o.cross.is_some() => {
+                swapped_own = crate::learn::cross_own::MeasuredOwn {
+                    model: o,
+                    times: r.labels_of(name, T::PRECISION),
+                };
+                &swapped_own
             }
             _ => model,
         };

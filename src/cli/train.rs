@@ -50,6 +50,11 @@ pub struct Args {
     /// `evaluate` record per row × configuration with each model's prediction), for analysis.
     #[arg(long)]
     records: Option<PathBuf>,
+    /// Fit nothing: store in --base's `sparsecast` models the calibration matrices of the
+    /// tables (what `instrument --cross-from` measures on a target) and write --out. For a
+    /// profile trained before models carried them, on the same tables.
+    #[arg(long, conflicts_with_all = ["report", "records"])]
+    calibration_only: bool,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -147,6 +152,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let (backend, device) = device_of(&rows)?;
     let mut profile = base_profile(a.base.as_ref(), &backend, &device)?;
     let refs: Vec<&TableRow> = rows.iter().collect();
+    if a.calibration_only {
+        return calibration_only(profile, &refs, &a.out);
+    }
     let learned: Vec<&str> = learn::learners().iter().map(|l| l.name()).collect();
 
     // The base profile's other models, as they were (before the new ones replace any).
@@ -285,5 +293,35 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         println!();
         print!("{md}");
     }
+    Ok(())
+}
+
+/// `--calibration-only` (see [`Args`]).
+fn calibration_only(
+    mut profile: Profile,
+    rows: &[&TableRow],
+    out: &std::path::Path,
+) -> anyhow::Result<()> {
+    let mut stored = Vec::new();
+    for s in &mut profile.precisions {
+        for m in &mut s.models {
+            if let crate::model::StoredModel::Sparsecast(o) = &mut m.model {
+                let cal = learn::cross_own::calibration_rows(rows, o.precision);
+                stored.push(format!("{}: {} matrices", o.precision, cal.len()));
+                o.calibration = (!cal.is_empty()).then_some(cal);
+            }
+        }
+    }
+    if stored.is_empty() {
+        anyhow::bail!("the base profile has no sparsecast model to store calibration matrices in");
+    }
+    profile
+        .save(out)
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "wrote {} with the calibration matrices of its sparsecast models ({})",
+        out.display(),
+        stored.join(", ")
+    );
     Ok(())
 }

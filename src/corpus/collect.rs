@@ -53,6 +53,24 @@ pub struct CollectOptions {
     pub share_arrays: bool,
 }
 
+/// `collect`'s default timing protocol (its `--runs`, `--warmup-ms`, `--batch-ms`,
+/// `--placements`, `--slow-ms` and `--far-factor` defaults): what the training tables and the
+/// calibration matrices of `instrument --cross-from` are measured with.
+pub fn corpus_protocol() -> TimingProtocol {
+    TimingProtocol {
+        mode: crate::backend::TimingMode::Batched,
+        runs: 10,
+        warmup: 0,
+        warmup_ms: 2.0,
+        batch_ms: 0.2,
+        cold: false,
+        placements: 1,
+        slow_s: Some(5e-3),
+        far_factor: Some(10.0),
+        fastest_s: None,
+    }
+}
+
 /// The order `configs` are measured in: grouped by conversion
 /// ([`crate::backend::conversion_order`]); the table keeps the given order.
 pub fn measuring_order(configs: &[KernelConfig]) -> Vec<usize> {

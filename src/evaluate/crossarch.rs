@@ -14,13 +14,17 @@
 //!   calibration matrices (each on its own device's measurements);
 //! * `ours-tput` — as `ours-ref`, the neighbours nearest in the throughput the configuration
 //!   achieved on the reference (bytes / `T_Ref`, [`RatioKey::Throughput`]);
-//! * `ours-mix` — the geometric mean of `ours-tput` and `ours-ratio`;
+//! * `ours-mix` — the geometric mean of `ours-tput` and `ours-ratio`: what `predict
+//!   --measured-on` predicts with a profile of `instrument --cross-from`
+//!   ([`OwnModel::from_measured`]; `ours-ratio`, `ours-tput` and `ours` come from the same
+//!   transferred model, [`OwnModel::cross_fit`]);
 //! * `ours` — `M_Tar(f)` alone: no time of the matrix on either device.
 //!
 //! Held out: our model is trained per family-grouped fold ([`fold_of`], as
 //! [`crate::learn::cv`]) on the reference rows of the other folds, so no evaluated matrix (nor
-//! its family) was trained on; the 17 calibration matrices measured on the target
-//! ([`calibration`]) and their families are left out of every method's figures.
+//! its family) was trained on; the 17 calibration matrices ([`calibration`], chosen on the
+//! reference among the matrices measured on both) and their families are left out of every
+//! method's figures.
 
 use crate::backend::KernelConfig;
 use crate::corpus::table::TableRow;
@@ -139,14 +143,22 @@ pub fn run(
         if refs.is_empty() || tars.is_empty() {
             continue;
         }
-        let cal = calibration(&tars, precision);
-        // The same matrices as measured on the reference (for `ours-ref`'s reference side).
-        let cal_names: HashSet<&str> = cal.iter().map(|r| r.matrix.as_str()).collect();
-        let cal_ref: Vec<&TableRow> = refs
+        // Chosen on the reference among the matrices measured on both, as `train` chooses
+        // the ones `instrument --cross-from` measures on a target.
+        let tar_names: HashSet<&str> = tars.iter().map(|r| r.matrix.as_str()).collect();
+        let both: Vec<&TableRow> = refs
+            .iter()
+            .copied()
+            .filter(|r| tar_names.contains(r.matrix.as_str()))
+            .collect();
+        let cal_ref = calibration(&both, precision);
+        let cal_names: HashSet<&str> = cal_ref.iter().map(|r| r.matrix.as_str()).collect();
+        let mut cal: Vec<&TableRow> = tars
             .iter()
             .copied()
             .filter(|r| cal_names.contains(r.matrix.as_str()))
             .collect();
+        cal.sort_by(|a, b| (a.features.nnz, &a.matrix).cmp(&(b.features.nnz, &b.matrix)));
         let cal_fams: HashSet<&str> = cal.iter().map(|r| r.family.as_str()).collect();
         cals.push((precision, cal.iter().map(|r| r.matrix.clone()).collect()));
         let tar_of: HashMap<&str, &TableRow> =
@@ -160,13 +172,17 @@ pub fn run(
                 .collect();
             let m_ref = fit_with(&train, precision, 0)?;
             let m_dev = m_ref.transfer(&cal, Scale::None);
-            let m_tar = m_ref.transfer(&cal, Scale::Family);
+            // The product's transfer (`instrument --cross-from`): the target's model with the
+            // reference's side, both refitted on the calibration matrices.
+            let m_tar = m_ref.cross_fit(&cal_ref, &cal);
             // Refitted alike on the same matrices measured on the reference, so that the
             // estimator's bias cancels in `ours-ref`'s ratio.
             let m_ref = m_ref.transfer(&cal_ref, Scale::Family);
-            let ratios = (
-                RatioMap::fit(&m_ref, &cal_ref, &cal, RatioKey::Bytes),
-                RatioMap::fit(&m_ref, &cal_ref, &cal, RatioKey::Throughput),
+            let by_bytes = RatioMap::fit(
+                |f, l| m_ref.bytes_label(f, l).ok(),
+                &cal_ref,
+                &cal,
+                RatioKey::Bytes,
             );
             for r in refs.iter().filter(|r| fold_of(&r.family, folds) == fold) {
                 let (Some(set), Some(t)) = (set_of(r), tar_of.get(r.matrix.as_str())) else {
@@ -179,7 +195,7 @@ pub fn run(
                     (r, t, set),
                     &cross,
                     (&m_ref, &m_dev, &m_tar),
-                    &ratios,
+                    &by_bytes,
                 ));
             }
         }
@@ -200,7 +216,7 @@ fn predict_row(
     (r, t, set): (&TableRow, &TableRow, &'static str),
     cross: &CrossModel,
     (m_ref, m_dev, m_tar): (&OwnModel, &OwnModel, &OwnModel),
-    ratios: &(RatioMap, RatioMap),
+    by_bytes: &RatioMap,
 ) -> Vec<Point> {
     let shape = Shape::from_features(&r.features);
     let mut out = Vec::new();
@@ -219,23 +235,26 @@ fn predict_row(
             }
         }
         let f = &r.features;
-        if let (Ok(a), Ok(b), Ok(c)) = (
-            m_ref.predict_label(f, &rt.config),
+        if let (Ok(b), Ok(c)) = (
             m_tar.predict_label(f, &rt.config),
             m_dev.predict_label(f, &rt.config),
         ) {
-            predicted.insert("ours-ratio", t_ref * b / a);
             predicted.insert("ours", b);
             predicted.insert("ours-dev", c);
         }
-        if let Some(p) = ratios.0.predict(m_ref, f, &rt.config, t_ref) {
-            predicted.insert("ours-ref", p);
-        }
-        if let Some(p) = ratios.1.predict(m_ref, f, &rt.config, t_ref) {
-            predicted.insert("ours-tput", p);
-            if let Some(q) = predicted.get("ours-ratio") {
-                predicted.insert("ours-mix", (p * q).sqrt());
+        if let Some((ratio, tput, mix)) = m_tar.measured_parts(f, &rt.config, t_ref) {
+            predicted.insert("ours-ratio", ratio);
+            if let Some(tp) = tput {
+                predicted.insert("ours-tput", tp);
+                predicted.insert("ours-mix", mix);
             }
+        }
+        if let Some(p) = m_ref
+            .bytes_label(f, &rt.config)
+            .ok()
+            .and_then(|b| by_bytes.predict(&rt.config, b, t_ref))
+        {
+            predicted.insert("ours-ref", p);
         }
         out.push(Point {
             precision: r.precision,

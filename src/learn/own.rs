@@ -178,6 +178,15 @@ pub struct OwnModel {
     /// reference residual from the features of the configuration its label names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<OwnConfig>,
+    /// The calibration matrices measured on this model's device, which `instrument
+    /// --cross-from` rebuilds and measures on a target ([`super::cross_own`]); `None` in models
+    /// stored before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Vec<super::cross_own::CalibrationRow>>,
+    /// On a model transferred to a target by `instrument --cross-from`: what it keeps of the
+    /// reference, for times measured there (`predict --measured-on`, [`super::cross_own`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross: Option<super::cross_own::ReferenceSide>,
 }
 
 impl super::ConfigEntry for OwnConfig {
@@ -406,6 +415,17 @@ impl OwnModel {
             chain_s: c.step_s * chain(f, cfg.variant),
             correction: blended.unwrap_or(own),
             sigma: c.sigma_for(f.nnz as f64),
+        })
+    }
+
+    /// [`OwnModel::parts`] with the bytes counted for a device of `l2_bytes` of L2 (the
+    /// reference of a transferred model, [`super::cross_own`]).
+    pub(super) fn parts_with_l2(&self, f: &Features, label: &str, l2_bytes: f64) -> Result<Parts> {
+        let cfg = KernelConfig::parse_label(label)?;
+        let p = self.parts(f, label)?;
+        Ok(Parts {
+            bytes: bytes(f, &cfg, value_bytes(self.precision), l2_bytes, self.version)?,
+            ..p
         })
     }
 
@@ -730,9 +750,13 @@ fn fit_reference(
     Ok(Some((reference, means)))
 }
 
-/// Train every configuration of `precision` (in parallel).
+/// Train every configuration of `precision` (in parallel), with the uncertainty and the
+/// calibration matrices a target measures to transfer it ([`super::cross_own`]).
 pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<OwnModel> {
-    fit_with(rows, precision, INNER_FOLDS)
+    let mut m = fit_with(rows, precision, INNER_FOLDS)?;
+    let cal = super::cross_own::calibration_rows(rows, precision);
+    m.calibration = (!cal.is_empty()).then_some(cal);
+    Ok(m)
 }
 
 /// [`fit`] with `inner` folds for the uncertainty (0: no uncertainty, 5× faster; for
@@ -760,6 +784,8 @@ pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Resul
         trained_on: None,
         version: VERSION,
         reference,
+        calibration: None,
+        cross: None,
     })
 }
 

@@ -2,13 +2,16 @@
 //! matrices (the trees), refit what belongs to the device on at most 17 matrices measured on the
 //! target — the same budget as 003's benchmark matrices.
 //!
-//! **Which matrices.** [`calibration`]: a fixed, size-stratified subset of the target's
-//! training table — the rows of one precision sorted by non-zeros, and the 17 at the quantiles
-//! 0, 1/16, …, 1 (so from the smallest real matrix, where the launch floor rules, to the largest
-//! generated one, where the bandwidth does). Unlike 003's synthetic constant-row matrices they
-//! have the features the trees read (x locality, imbalance), and they are rebuilt on a target
-//! the way the corpus builds them (the draw's generator, or the file). Their families are left
-//! out of every evaluation of the transfer.
+//! **Which matrices.** [`calibration`]: a fixed, size-stratified subset of the reference's
+//! training table — its generated rows of one precision (a generator spec rebuilds them
+//! anywhere, with no file: no real matrix nor Kronecker expansion) of at most
+//! [`CALIBRATION_MAX_NNZ`] non-zeros, sorted by non-zeros, and the 17 at the quantiles 0, 1/16,
+//! …, 1 (from a matrix of a few thousand entries, where the launch floor rules, to one far
+//! beyond the L2, where the bandwidth does). Unlike 003's synthetic constant-row matrices they
+//! have the features the trees read (x locality, imbalance). The cap keeps the target's
+//! measurement to about a minute (`instrument --cross-from`); until session 16 the rule took any
+//! row of the target's table up to 10⁸ non-zeros, which no target could rebuild without the
+//! files. Their families are left out of every evaluation of the transfer.
 //!
 //! **What is refitted** ([`OwnModel::transfer`]):
 //! 1. the device parameters — launch floor and streaming bandwidth, by a search for the pair
@@ -27,11 +30,34 @@
 use super::own::{l2_of, Device, OwnModel, Parts};
 use crate::backend::KernelConfig;
 use crate::corpus::table::TableRow;
+use crate::evaluate::record::SourceInfo;
+use crate::matrix::generate::GeneratorSpec;
 use crate::Precision;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The most matrices measured on the target (003's 9 + 5 + 3).
 pub const CALIBRATION: usize = 17;
+
+/// The largest calibration matrix, non-zeros (see the module documentation).
+pub const CALIBRATION_MAX_NNZ: u64 = 30_000_000;
+
+/// Whether `spec` rebuilds its matrix without any file.
+pub fn rebuildable(spec: &GeneratorSpec) -> bool {
+    match spec {
+        GeneratorSpec::Kronecker { .. } => false,
+        GeneratorSpec::Stack { parts } => parts.iter().all(rebuildable),
+        _ => true,
+    }
+}
+
+/// The generator spec of a row that a target can rebuild (see [`rebuildable`]).
+pub fn spec_of(row: &TableRow) -> Option<&GeneratorSpec> {
+    match &row.source {
+        SourceInfo::Generated(s) if rebuildable(s) => Some(s),
+        _ => None,
+    }
+}
 
 /// Whether the transfer also refits a scalar per format family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +74,7 @@ pub fn calibration<'a>(rows: &[&'a TableRow], precision: Precision) -> Vec<&'a T
         .iter()
         .copied()
         .filter(|r| r.precision == precision)
+        .filter(|r| r.features.nnz as u64 <= CALIBRATION_MAX_NNZ && spec_of(r).is_some())
         .collect();
     v.sort_by(|a, b| (a.features.nnz, &a.matrix).cmp(&(b.features.nnz, &b.matrix)));
     if v.len() <= CALIBRATION {
@@ -74,6 +101,16 @@ impl OwnModel {
     /// This model on the device of the calibration rows `cal` (measured on the target; see the
     /// module documentation). The trees are kept.
     pub fn transfer(&self, cal: &[&TableRow], scale: Scale) -> OwnModel {
+        self.transfer_scalars(cal, scale).0
+    }
+
+    /// [`OwnModel::transfer`] and the scalar added per format family ([`family`]; none with
+    /// [`Scale::None`]).
+    pub fn transfer_scalars(
+        &self,
+        cal: &[&TableRow],
+        scale: Scale,
+    ) -> (OwnModel, BTreeMap<String, f64>) {
         let l2 = l2_of(cal.first().map_or("", |r| r.device.as_str()));
         let start = self.trained_on.unwrap_or(self.device);
         let mut m = self.with_device(Device {
@@ -95,6 +132,7 @@ impl OwnModel {
             })
             .collect();
         m.device = refit_device(&start, l2, &pts);
+        let mut scalars = BTreeMap::new();
         if scale == Scale::Family {
             let d = m.device;
             let mut res: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
@@ -102,18 +140,21 @@ impl OwnModel {
                 let pred = p.ln_base(&d) + p.correction;
                 res.entry(fam.as_str()).or_default().push(y - pred);
             }
+            for (fam, v) in &mut res {
+                v.sort_by(f64::total_cmp);
+                if let Some(&med) = v.get(v.len() / 2) {
+                    scalars.insert(fam.to_string(), med);
+                }
+            }
             for c in &mut m.configs {
-                if let Some(v) = res.get_mut(family(&c.config).as_str()) {
-                    v.sort_by(f64::total_cmp);
-                    if let Some(&med) = v.get(v.len() / 2) {
-                        // Both halves of a blended correction (version 2) move by it.
-                        c.base += med;
-                        c.rel_base += med;
-                    }
+                if let Some(&med) = scalars.get(&family(&c.config)) {
+                    // Both halves of a blended correction (version 2) move by it.
+                    c.base += med;
+                    c.rel_base += med;
                 }
             }
         }
-        m
+        (m, scalars)
     }
 }
 
@@ -178,7 +219,7 @@ const RATIO_NEIGHBOURS: usize = 3;
 /// configuration achieved on the reference instead: the two GPUs share SMs and clocks, so a run
 /// far from the reference's bandwidth (launch floor, latency, a long row's chain) keeps its time
 /// and a streaming one scales with the DRAM bandwidth — whatever its size.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RatioMap {
     /// Per configuration: `(key, ln(T_tar / T_ref))`.
     points: BTreeMap<String, Vec<(f64, f64)>>,
@@ -187,7 +228,8 @@ pub struct RatioMap {
 }
 
 /// What [`RatioMap`] finds the nearest calibration matrices by.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RatioKey {
     /// `ln bytes` of one SpMV.
     #[default]
@@ -207,9 +249,10 @@ impl RatioKey {
 
 impl RatioMap {
     /// Pair the calibration rows measured on the reference (`cal_ref`) and on the target
-    /// (`cal_tar`) by matrix and precision; `model` counts the bytes.
+    /// (`cal_tar`) by matrix and precision; `bytes(features, label)` counts the bytes of one
+    /// SpMV on the reference (e.g. [`OwnModel::bytes_label`] of a model there).
     pub fn fit(
-        model: &OwnModel,
+        bytes: impl Fn(&crate::features::Features, &str) -> Option<f64>,
         cal_ref: &[&TableRow],
         cal_tar: &[&TableRow],
         key: RatioKey,
@@ -227,7 +270,7 @@ impl RatioMap {
                 else {
                     continue;
                 };
-                if let Ok(Parts { bytes, .. }) = model.parts(&r.features, &rt.config) {
+                if let Some(bytes) = bytes(&r.features, &rt.config) {
                     points
                         .entry(rt.config.clone())
                         .or_default()
@@ -238,21 +281,24 @@ impl RatioMap {
         RatioMap { points, key }
     }
 
-    /// The target time of configuration `label` of the matrix with features `f`, measured
-    /// `t_ref` seconds on the reference; `None` without calibration points for it.
-    pub fn predict(
-        &self,
-        model: &OwnModel,
-        f: &crate::features::Features,
-        label: &str,
-        t_ref: f64,
-    ) -> Option<f64> {
+    /// The target time of configuration `label` of a matrix whose SpMV moves `bytes` on the
+    /// reference (the count [`RatioMap::fit`] was given), measured `t_ref` seconds there;
+    /// `None` without calibration points for it.
+    pub fn predict(&self, label: &str, bytes: f64, t_ref: f64) -> Option<f64> {
         let pts = self.points.get(label)?;
-        let x = self.key.of(model.parts(f, label).ok()?.bytes, t_ref);
+        let x = self.key.of(bytes, t_ref);
         let mut near: Vec<&(f64, f64)> = pts.iter().collect();
         near.sort_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()));
         let mut r: Vec<f64> = near.iter().take(RATIO_NEIGHBOURS).map(|p| p.1).collect();
         r.sort_by(f64::total_cmp);
         Some(t_ref * r.get(r.len() / 2)?.exp())
+    }
+
+    /// Every ratio finite.
+    pub fn is_valid(&self) -> bool {
+        self.points
+            .values()
+            .flatten()
+            .all(|(k, r)| k.is_finite() && r.is_finite())
     }
 }

@@ -171,6 +171,8 @@ fn base_model(rows: &[TableRow], device: Device) -> OwnModel {
         trained_on: None,
         version: sparsecast::learn::own::VERSION,
         reference: None,
+        calibration: None,
+        cross: None,
     }
 }
 
@@ -386,7 +388,7 @@ fn the_throughput_ratio_map_follows_how_bandwidth_bound_a_run_was() {
         calibration(&refs, Precision::F64),
         calibration(&tars, Precision::F64),
     );
-    let by = |key| RatioMap::fit(&m, &cal_ref, &cal_tar, key);
+    let by = |key| RatioMap::fit(|f, l| m.bytes_label(f, l).ok(), &cal_ref, &cal_tar, key);
     let (tput, size) = (by(RatioKey::Throughput), by(RatioKey::Bytes));
     let (mut right, mut right_by_size, mut n) = (0, 0, 0);
     for r in &rows {
@@ -401,11 +403,283 @@ fn the_throughput_ratio_map_follows_how_bandwidth_bound_a_run_was() {
             let want = s * ratio(b, s);
             let hit = |p: Option<f64>| p.is_some_and(|p| (p / want - 1.0).abs() < 1e-9);
             n += 1;
-            right += hit(tput.predict(&m, &r.features, &x.config, s)) as usize;
-            right_by_size += hit(size.predict(&m, &r.features, &x.config, s)) as usize;
+            right += hit(tput.predict(&x.config, b, s)) as usize;
+            right_by_size += hit(size.predict(&x.config, b, s)) as usize;
         }
     }
     assert!(n > 100, "{n}");
     assert!(right as f64 >= 0.95 * n as f64, "{right} of {n}");
     assert!(right > right_by_size, "{right} vs {right_by_size} of {n}");
+}
+
+/// `rows` with every time replaced by `model`'s prediction.
+fn timed_by(rows: &[TableRow], model: &OwnModel) -> Vec<TableRow> {
+    let mut out = rows.to_vec();
+    for r in &mut out {
+        for t in &mut r.times {
+            if let Ok(s) = model.predict_label(&r.features, &t.config) {
+                t.median_s = Some(s);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_product_transfer_recovers_both_devices_and_carries_reference_times() {
+    use sparsecast::learn::transfer::{CALIBRATION, CALIBRATION_MAX_NNZ};
+    let rows = h100_f64_rows();
+    let reference = Device {
+        floor_s: 4e-6,
+        bandwidth: 4e12,
+        l2_bytes: 50e6,
+    };
+    let target = Device {
+        floor_s: 5.3e-6,
+        bandwidth: 2.9e12,
+        l2_bytes: 50e6,
+    };
+    let m = base_model(&rows, reference);
+    let truth = m.with_device(target);
+    let (on_ref, on_tar) = (timed_by(&rows, &m), timed_by(&rows, &truth));
+    let refs: Vec<&TableRow> = on_ref.iter().collect();
+    let cal_ref = calibration(&refs, Precision::F64);
+    assert_eq!(cal_ref.len(), CALIBRATION);
+    // Only generated matrices a target rebuilds without files, none beyond the cap.
+    assert!(cal_ref.iter().all(|r| r.matrix.starts_with("gen/")
+        && r.features.nnz as u64 <= CALIBRATION_MAX_NNZ
+        && sparsecast::learn::transfer::spec_of(r).is_some()));
+    let cal_tar: Vec<&TableRow> = cal_ref
+        .iter()
+        .map(|c| on_tar.iter().find(|t| t.matrix == c.matrix).unwrap())
+        .collect();
+    let x = m.cross_fit(&cal_ref, &cal_tar);
+    let close = |a: f64, b: f64, tol: f64| (a / b - 1.0).abs() < tol;
+    assert!(
+        close(x.device.floor_s, target.floor_s, 0.01),
+        "{:?}",
+        x.device
+    );
+    assert!(
+        close(x.device.bandwidth, target.bandwidth, 0.01),
+        "{:?}",
+        x.device
+    );
+    let side = x.cross.as_ref().unwrap();
+    assert!(
+        close(side.device.floor_s, reference.floor_s, 0.01),
+        "{:?}",
+        side.device
+    );
+    assert!(
+        close(side.device.bandwidth, reference.bandwidth, 0.01),
+        "{:?}",
+        side.device
+    );
+    // The calibration it stores is the target's: the same matrices, the target's times.
+    let cal = x.calibration.as_ref().unwrap();
+    assert_eq!(cal.len(), CALIBRATION);
+    let (c0, t0) = (&cal[0], cal_tar[0]);
+    assert_eq!(c0.matrix, t0.matrix);
+    assert_eq!(c0.times.get("coo").copied(), t0.get("coo").unwrap().time());
+    // A stored profile predicts alike.
+    let back: OwnModel = serde_json::from_str(&serde_json::to_string(&x).unwrap()).unwrap();
+    // From the reference's time of a matrix outside the calibration, the target's.
+    let (mut errs, mut n) = (Vec::new(), 0);
+    for r in rows
+        .iter()
+        .filter(|r| !cal_ref.iter().any(|c| c.matrix == r.matrix))
+    {
+        for t in &r.times {
+            let (Ok(t_ref), Ok(want)) = (
+                m.predict_label(&r.features, &t.config),
+                truth.predict_label(&r.features, &t.config),
+            ) else {
+                continue;
+            };
+            let (ratio, _, mix) = x.measured_parts(&r.features, &t.config, t_ref).unwrap();
+            assert!(
+                close(ratio, want, 0.02),
+                "{} {}: {ratio} vs {want}",
+                r.matrix,
+                t.config
+            );
+            assert_eq!(back.from_measured(&r.features, &t.config, t_ref), Some(mix));
+            errs.push((mix / want - 1.0).abs());
+            n += 1;
+        }
+    }
+    errs.sort_by(f64::total_cmp);
+    assert!(n > 1000, "{n}");
+    assert!(errs[n / 2] < 0.02, "median {}", errs[n / 2]);
+    // A model that was not transferred has no reference side.
+    assert!(m.from_measured(&rows[0].features, "coo", 1e-5).is_none());
+}
+
+#[test]
+fn instrument_cross_from_transfers_our_model_on_the_cpu() {
+    use sparsecast::learn::cross_own::CalibrationRow;
+    use sparsecast::matrix::generate::{GeneratorSpec, RowLength, Stencil};
+    use sparsecast::model::NamedModel;
+    let dir = tempfile::tempdir().unwrap();
+    let (reference, with_own, target) = (
+        dir.path().join("ref.json"),
+        dir.path().join("ref-own.json"),
+        dir.path().join("tar.json"),
+    );
+    let quick = [
+        "--backend",
+        "cpu",
+        "--quick",
+        "--no-statistical",
+        "--precision",
+        "f64",
+    ];
+    run_ok(
+        bin()
+            .arg("instrument")
+            .args(quick)
+            .arg("--out")
+            .arg(&reference),
+    );
+    // The reference's sparsecast model: the physical base alone, and three calibration
+    // matrices with times "measured" on it.
+    let labels = ["csr-scalar", "csr-vector", "coo", "ell"];
+    let specs = [
+        GeneratorSpec::Random {
+            rows: 3000,
+            cols: 3000,
+            row_len: RowLength::Constant { nnz: 8 },
+            seed: 1,
+        },
+        GeneratorSpec::Stencil {
+            stencil: Stencil::D2P5,
+            n: 60,
+        },
+        GeneratorSpec::Banded {
+            n: 4000,
+            half_bandwidth: 6,
+            seed: 2,
+        },
+    ];
+    let mut own = base_model(
+        &h100_f64_rows(),
+        Device {
+            floor_s: 1e-5,
+            bandwidth: 2e10,
+            l2_bytes: 50e6,
+        },
+    );
+    own.configs.retain(|c| labels.contains(&c.config.as_str()));
+    own.calibration = Some(
+        specs
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let nnz = spec.generate().unwrap().nnz() as u64;
+                CalibrationRow {
+                    matrix: format!("gen/cal-{i}"),
+                    spec: spec.clone(),
+                    nnz,
+                    times: labels
+                        .iter()
+                        .map(|l| (l.to_string(), 2e-5 + nnz as f64 * 1e-9))
+                        .collect(),
+                }
+            })
+            .collect(),
+    );
+    let mut p = Profile::load(&reference).unwrap();
+    p.precisions
+        .iter_mut()
+        .find(|s| s.precision == Precision::F64)
+        .unwrap()
+        .models
+        .push(NamedModel::new("sparsecast", StoredModel::Sparsecast(own)));
+    p.save(&with_own).unwrap();
+    let out = run_ok(
+        bin()
+            .arg("instrument")
+            .args(quick)
+            .arg("--cross-from")
+            .arg(&with_own)
+            .arg("--out")
+            .arg(&target),
+    );
+    assert!(out.contains("sparsecast: 3 calibration matrices"), "{out}");
+    let t = Profile::load(&target).unwrap();
+    let ts = t.precision(Precision::F64).unwrap();
+    let moved = ts
+        .models
+        .iter()
+        .find_map(|m| match &m.model {
+            StoredModel::Sparsecast(o) => Some(o),
+            _ => None,
+        })
+        .expect("the target profile carries our transferred model");
+    let side = moved.cross.as_ref().expect("with the reference's side");
+    assert_eq!(side.device_name, p.device_name);
+    let cal = moved.calibration.as_ref().unwrap();
+    assert_eq!(cal.len(), 3);
+    // Measured on this machine: every configuration of every calibration matrix.
+    assert!(cal.iter().all(|c| labels
+        .iter()
+        .all(|l| c.times.get(*l).is_some_and(|s| *s > 0.0))));
+
+    // Times measured on the reference carried to the target: exactly the model's own.
+    let mtx = repo("data/bcsstk09.mtx.gz");
+    let bench = run_ok(
+        bin()
+            .args([
+                "bench",
+                "--backend",
+                "cpu",
+                "--precision",
+                "f64",
+                "--json",
+                "--runs",
+                "3",
+            ])
+            .arg(&mtx),
+    );
+    let bench_path = dir.path().join("bench.json");
+    std::fs::write(&bench_path, &bench).unwrap();
+    let pred = run_ok(
+        bin()
+            .args([
+                "predict",
+                "--json",
+                "--precision",
+                "f64",
+                "--models",
+                "sparsecast",
+                "--profile",
+            ])
+            .arg(&target)
+            .arg("--measured-on")
+            .arg(&bench_path)
+            .arg(&mtx),
+    );
+    let v: serde_json::Value = serde_json::from_str(&pred).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&bench).unwrap();
+    let a = sparsecast::matrix::mm::read::<f64>(&mtx).unwrap();
+    let f = sparsecast::features::Features::compute(&a);
+    let mut checked = 0;
+    for k in v["results"][0]["kernels"].as_array().unwrap() {
+        let label = k["variant"].as_str().unwrap();
+        let got = k["seconds"].as_f64().unwrap();
+        let t_ref = b["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["kernel"] == label)
+            .and_then(|r| r["median_s"].as_f64());
+        let want = match t_ref {
+            Some(t_ref) => moved.from_measured(&f, label, t_ref).unwrap(),
+            None => moved.predict_label(&f, label).unwrap(),
+        };
+        assert!((got / want - 1.0).abs() < 1e-9, "{label}: {got} vs {want}");
+        checked += t_ref.is_some() as usize;
+    }
+    assert!(checked >= 3, "{pred}");
 }

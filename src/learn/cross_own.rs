@@ -1,0 +1,261 @@
+//! Our model carried to another GPU by the product (issue 15): what a profile stores of
+//! [`super::transfer`] so that `instrument --cross-from` and `predict --measured-on` do what
+//! `sparsecast crossarch` evaluates offline.
+//!
+//! * `train` keeps with each `sparsecast` model its **calibration matrices**
+//!   ([`CalibrationRow`]): the 17 rows chosen by [`calibration`] — generator specs, so a target
+//!   rebuilds them without any file — and the time of every configuration measured on the
+//!   training device.
+//! * `instrument --cross-from REFERENCE` rebuilds them on the target, measures every
+//!   configuration (`collect`'s measurement path) and stores [`OwnModel::cross_fit`]: the
+//!   reference's model with its device parameters and one scalar per format family refitted on
+//!   the target's times, its trees kept. From a matrix's features alone it predicts the target
+//!   (`ours` in docs/CROSS_ARCH.md).
+//! * The transferred model also keeps the **reference's side** ([`ReferenceSide`]): the same
+//!   model refitted on the reference's times of the same matrices, as a device and a scalar per
+//!   family, and the target/reference ratio of every configuration on them keyed by the
+//!   throughput reached on the reference ([`RatioMap`], [`RatioKey::Throughput`]). With a time
+//!   `T_ref` measured on the reference (`predict --measured-on`), [`OwnModel::from_measured`]
+//!   predicts the geometric mean of `T_ref · M_tar / M_ref` and the calibration ratio
+//!   (`ours-mix`, the method with ≤ 5 % median on every direction and precision of the large
+//!   set in session 15); without one, `M_tar`.
+//!
+//! The offline evaluation ([`crate::evaluate::crossarch`]) predicts with these same functions.
+
+use super::own::OwnModel;
+use super::transfer::{calibration, family, spec_of, RatioKey, RatioMap, Scale};
+use crate::backend::{KernelConfig, Variant};
+use crate::corpus::table::TableRow;
+use crate::features::Features;
+use crate::formats::FormatParams;
+use crate::instrument::Statistic;
+use crate::matrix::generate::GeneratorSpec;
+use crate::model::{Model, Prediction};
+use crate::{Error, Precision, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One calibration matrix and its times on the device of the model that stores it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationRow {
+    /// The matrix's id in the training table (`gen/…`).
+    pub matrix: String,
+    /// What rebuilds it.
+    pub spec: GeneratorSpec,
+    /// Its non-zeros.
+    pub nnz: u64,
+    /// Seconds of one SpMV per configuration label (the table's statistic, the median).
+    pub times: BTreeMap<String, f64>,
+}
+
+/// The calibration rows of `precision` among `rows` ([`calibration`]) with their times.
+pub fn calibration_rows(rows: &[&TableRow], precision: Precision) -> Vec<CalibrationRow> {
+    calibration(rows, precision)
+        .into_iter()
+        .filter_map(|r| {
+            Some(CalibrationRow {
+                matrix: r.matrix.clone(),
+                spec: spec_of(r)?.clone(),
+                nnz: r.features.nnz as u64,
+                times: r
+                    .times
+                    .iter()
+                    .filter_map(|t| Some((t.config.clone(), t.time()?)))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// The rows of `measured` (the same matrices measured on a target) with the times of `cal`
+/// (measured on the reference) in their place; matrices of `measured` that `cal` lacks are
+/// left out.
+pub fn with_times(measured: &[TableRow], cal: &[CalibrationRow], device: &str) -> Vec<TableRow> {
+    measured
+        .iter()
+        .filter_map(|r| {
+            let c = cal.iter().find(|c| c.matrix == r.matrix)?;
+            let mut r = r.clone();
+            r.device = device.to_string();
+            for t in &mut r.times {
+                t.median_s = c.times.get(&t.config).copied();
+                t.warm_mean_s = t.median_s;
+            }
+            Some(r)
+        })
+        .collect()
+}
+
+/// What a transferred model keeps of its reference device (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceSide {
+    /// The reference device's name.
+    pub device_name: String,
+    /// Its device parameters, refitted on the calibration matrices measured there.
+    pub device: super::own::Device,
+    /// Per format family, the reference's scalar minus the target's.
+    pub shift: BTreeMap<String, f64>,
+    /// Target/reference time ratios of the calibration matrices.
+    pub ratio: RatioMap,
+}
+
+impl OwnModel {
+    /// This model (trained on the reference) transferred to the target of `cal_tar`, keeping
+    /// the reference's side refitted on `cal_ref` — the same matrices measured on the
+    /// reference (see the module documentation).
+    pub fn cross_fit(&self, cal_ref: &[&TableRow], cal_tar: &[&TableRow]) -> OwnModel {
+        let (mut tar, s_tar) = self.transfer_scalars(cal_tar, Scale::Family);
+        let (rf, s_ref) = self.transfer_scalars(cal_ref, Scale::Family);
+        let mut shift = BTreeMap::new();
+        for fam in s_tar.keys().chain(s_ref.keys()) {
+            let v = s_ref.get(fam).unwrap_or(&0.0) - s_tar.get(fam).unwrap_or(&0.0);
+            shift.insert(fam.clone(), v);
+        }
+        let ratio = RatioMap::fit(
+            |f, l| rf.bytes_label(f, l).ok(),
+            cal_ref,
+            cal_tar,
+            RatioKey::Throughput,
+        );
+        let cal = calibration_rows(cal_tar, self.precision);
+        tar.calibration = (!cal.is_empty()).then_some(cal);
+        tar.cross = Some(ReferenceSide {
+            device_name: cal_ref.first().map_or(String::new(), |r| r.device.clone()),
+            device: rf.device,
+            shift,
+            ratio,
+        });
+        tar
+    }
+
+    /// The time our model predicts on the reference of a transferred model (`M_ref`); `None`
+    /// on a model that was not transferred by [`OwnModel::cross_fit`].
+    pub fn reference_time(&self, f: &Features, label: &str) -> Option<f64> {
+        let side = self.cross.as_ref()?;
+        let p = self.parts_with_l2(f, label, side.device.l2_bytes).ok()?;
+        let shift = side.shift.get(&family(label)).copied().unwrap_or(0.0);
+        super::seconds(
+            "sparsecast",
+            label,
+            p.ln_base(&side.device) + p.correction + shift,
+        )
+        .ok()
+    }
+
+    /// The three predictions of the target's time from `t_ref` measured on the reference:
+    /// `(ours-ratio, ours-tput, ours-mix)` (see the module documentation; `ours-tput` is
+    /// `None` without calibration points for `label`, and then `ours-mix` is `ours-ratio`).
+    pub fn measured_parts(
+        &self,
+        f: &Features,
+        label: &str,
+        t_ref: f64,
+    ) -> Option<(f64, Option<f64>, f64)> {
+        let side = self.cross.as_ref()?;
+        let ratio = t_ref * self.predict_label(f, label).ok()? / self.reference_time(f, label)?;
+        let bytes = self
+            .parts_with_l2(f, label, side.device.l2_bytes)
+            .ok()?
+            .bytes;
+        let tput = side.ratio.predict(label, bytes, t_ref);
+        let mix = tput.map_or(ratio, |t| (t * ratio).sqrt());
+        (ratio.is_finite() && mix.is_finite()).then_some((ratio, tput, mix))
+    }
+
+    /// The target's time of configuration `label` from `t_ref` seconds measured on the
+    /// reference (`ours-mix`); `None` on a model that was not transferred.
+    pub fn from_measured(&self, f: &Features, label: &str, t_ref: f64) -> Option<f64> {
+        self.measured_parts(f, label, t_ref).map(|p| p.2)
+    }
+}
+
+/// A transferred [`OwnModel`] with the times of one matrix measured on its reference
+/// (`predict --measured-on`): configurations measured there are predicted from their time
+/// ([`OwnModel::from_measured`]), the others from the features alone.
+pub struct MeasuredOwn<'a> {
+    /// The transferred model.
+    pub model: &'a OwnModel,
+    /// Seconds measured on the reference, per configuration label.
+    pub times: Vec<(String, f64)>,
+}
+
+impl MeasuredOwn<'_> {
+    fn time(&self, label: &str) -> Option<f64> {
+        self.times.iter().find(|t| t.0 == label).map(|t| t.1)
+    }
+
+    /// Seconds and one-sigma seconds of `cfg`.
+    fn detail(&self, f: &Features, cfg: &KernelConfig) -> Result<(f64, f64)> {
+        let label = super::label_of("sparsecast", cfg)?;
+        let (own, sigma) = self.model.detail(f, &label)?;
+        let t = match self.time(&label) {
+            Some(t_ref) => self.model.from_measured(f, &label, t_ref).ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "{label}: this profile's sparsecast model was not transferred from a \
+                     reference (instrument --cross-from)"
+                ))
+            })?,
+            None => own,
+        };
+        Ok((t, t * sigma))
+    }
+}
+
+impl Model for MeasuredOwn<'_> {
+    fn name(&self) -> &str {
+        "sparsecast"
+    }
+    fn precision(&self) -> Precision {
+        self.model.precision
+    }
+    fn statistic(&self) -> Statistic {
+        super::dataset::STATISTIC
+    }
+    fn variants(&self) -> Vec<Variant> {
+        Model::variants(self.model)
+    }
+    fn configs(&self) -> Vec<KernelConfig> {
+        Model::configs(self.model)
+    }
+    fn predict(&self, f: &Features, variant: Variant, params: &FormatParams) -> Result<f64> {
+        self.predict_config(f, &config(variant, params))
+    }
+    fn predict_config(&self, f: &Features, cfg: &KernelConfig) -> Result<f64> {
+        self.detail(f, cfg).map(|d| d.0)
+    }
+    fn uncertainty_config(&self, f: &Features, cfg: &KernelConfig) -> Option<f64> {
+        self.detail(f, cfg).ok().map(|d| d.1)
+    }
+    fn uncertainty(&self, f: &Features, variant: Variant, params: &FormatParams) -> Option<f64> {
+        self.uncertainty_config(f, &config(variant, params))
+    }
+    fn predict_detail(
+        &self,
+        f: &Features,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Result<Prediction> {
+        let (seconds, u) = self.detail(f, &config(variant, params))?;
+        Ok(Prediction {
+            seconds,
+            uncertainty: Some(u),
+            clamped: None,
+        })
+    }
+    fn explain(&self, _: &Features, variant: Variant, params: &FormatParams) -> String {
+        let label = super::label_of("sparsecast", &config(variant, params)).unwrap_or_default();
+        match self.time(&label) {
+            Some(t) => format!("from {:.2} µs measured on the reference", t * 1e6),
+            None => "not measured on the reference: from the features".into(),
+        }
+    }
+}
+
+/// `variant` with `params` at the default block size.
+fn config(variant: Variant, params: &FormatParams) -> KernelConfig {
+    KernelConfig {
+        variant,
+        params: params.clone(),
+        block_size: KernelConfig::DEFAULT_BLOCK_SIZE,
+    }
+}
