@@ -140,7 +140,11 @@ pub struct Args {
     /// cross-architecture model (9 CSR, 5 ELL, 3 COO, chosen from this reference profile's
     /// suite) and write a profile whose `cross` model carries times of the reference here
     /// (`predict --profile OUT`, with the reference's analytical model, or with times measured
-    /// on the reference: `--measured-on`).
+    /// on the reference: `--measured-on`). Where the reference's `sparsecast` models carry
+    /// calibration matrices (profiles written by `train`), also rebuild those 17 matrices,
+    /// measure every configuration of them here and store our model transferred to this device
+    /// (the `sparsecast` model of OUT: from a matrix's features, or from its times measured on
+    /// the reference with `predict --measured-on`). ≈ 30 s on an H100 or H200.
     #[arg(long, value_name = "REFERENCE_PROFILE")]
     cross_from: Option<PathBuf>,
     /// Wall-time budget in seconds: statistical benchmarks not started within it are skipped
