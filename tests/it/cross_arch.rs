@@ -683,3 +683,66 @@ fn instrument_cross_from_transfers_our_model_on_the_cpu() {
     }
     assert!(checked >= 3, "{pred}");
 }
+
+#[test]
+fn train_calibration_only_stores_the_calibration_matrices_of_the_tables() {
+    use sparsecast::learn::transfer::CALIBRATION_MAX_NNZ;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.json.gz");
+    let data = repo("data/corpus/h100.jsonl.gz");
+    run_ok(
+        bin()
+            .args(["train", "--calibration-only", "--data"])
+            .arg(&data)
+            .arg("--base")
+            .arg(repo("profiles/h100.json.gz"))
+            .arg("--out")
+            .arg(&out),
+    );
+    let rows = table::read(&data).unwrap();
+    let p = Profile::load(&out).unwrap();
+    let mut seen = 0;
+    for s in &p.precisions {
+        for m in &s.models {
+            let StoredModel::Sparsecast(o) = &m.model else {
+                continue;
+            };
+            let cal = o.calibration.as_ref().expect("calibration stored");
+            assert_eq!(cal.len(), 17);
+            assert!(cal.windows(2).all(|w| w[0].nnz <= w[1].nnz));
+            for c in cal {
+                assert!(c.nnz <= CALIBRATION_MAX_NNZ);
+                // The times are the table's, of this precision.
+                let r = rows
+                    .iter()
+                    .find(|r| r.matrix == c.matrix && r.precision == s.precision)
+                    .unwrap();
+                assert_eq!(
+                    c.times.get("csr-merge").copied(),
+                    r.get("csr-merge").unwrap().time()
+                );
+                assert_eq!(&c.spec, sparsecast::learn::transfer::spec_of(r).unwrap());
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 2);
+    // A base without our model has nowhere to store them.
+    let mut bare = p.clone();
+    for s in &mut bare.precisions {
+        s.models.retain(|m| m.name != "sparsecast");
+    }
+    let bare_path = dir.path().join("bare.json.gz");
+    bare.save(&bare_path).unwrap();
+    let o = bin()
+        .args(["train", "--calibration-only", "--data"])
+        .arg(&data)
+        .arg("--base")
+        .arg(&bare_path)
+        .arg("--out")
+        .arg(dir.path().join("q.json"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no sparsecast model"));
+}
