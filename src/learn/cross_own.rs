@@ -131,15 +131,16 @@ impl OwnModel {
     /// The time our model predicts on the reference of a transferred model (`M_ref`); `None`
     /// on a model that was not transferred by [`OwnModel::cross_fit`].
     pub fn reference_time(&self, f: &Features, label: &str) -> Option<f64> {
+        self.reference_side(f, label).map(|r| r.0)
+    }
+
+    /// `M_ref` and the bytes one SpMV moves on the reference, from one evaluation of the trees.
+    fn reference_side(&self, f: &Features, label: &str) -> Option<(f64, f64)> {
         let side = self.cross.as_ref()?;
         let p = self.parts_with_l2(f, label, side.device.l2_bytes).ok()?;
         let shift = side.shift.get(&family(label)).copied().unwrap_or(0.0);
-        super::seconds(
-            "sparsecast",
-            label,
-            p.ln_base(&side.device) + p.correction + shift,
-        )
-        .ok()
+        let ln = p.ln_base(&side.device) + p.correction + shift;
+        Some((super::seconds("sparsecast", label, ln).ok()?, p.bytes))
     }
 
     /// The three predictions of the target's time from `t_ref` measured on the reference:
@@ -151,12 +152,20 @@ impl OwnModel {
         label: &str,
         t_ref: f64,
     ) -> Option<(f64, Option<f64>, f64)> {
+        self.measured_with(f, label, t_ref, self.predict_label(f, label).ok()?)
+    }
+
+    /// [`OwnModel::measured_parts`] given this model's own prediction `tar` (`M_tar`).
+    fn measured_with(
+        &self,
+        f: &Features,
+        label: &str,
+        t_ref: f64,
+        tar: f64,
+    ) -> Option<(f64, Option<f64>, f64)> {
         let side = self.cross.as_ref()?;
-        let ratio = t_ref * self.predict_label(f, label).ok()? / self.reference_time(f, label)?;
-        let bytes = self
-            .parts_with_l2(f, label, side.device.l2_bytes)
-            .ok()?
-            .bytes;
+        let (m_ref, bytes) = self.reference_side(f, label)?;
+        let ratio = t_ref * tar / m_ref;
         let tput = side.ratio.predict(label, bytes, t_ref);
         let mix = tput.map_or(ratio, |t| (t * ratio).sqrt());
         (ratio.is_finite() && mix.is_finite()).then_some((ratio, tput, mix))
@@ -189,12 +198,16 @@ impl MeasuredOwn<'_> {
         let label = super::label_of("sparsecast", cfg)?;
         let (own, sigma) = self.model.detail(f, &label)?;
         let t = match self.time(&label) {
-            Some(t_ref) => self.model.from_measured(f, &label, t_ref).ok_or_else(|| {
-                Error::Unsupported(format!(
-                    "{label}: this profile's sparsecast model was not transferred from a \
+            Some(t_ref) => self
+                .model
+                .measured_with(f, &label, t_ref, own)
+                .map(|p| p.2)
+                .ok_or_else(|| {
+                    Error::Unsupported(format!(
+                        "{label}: this profile's sparsecast model was not transferred from a \
                      reference (instrument --cross-from)"
-                ))
-            })?,
+                    ))
+                })?,
             None => own,
         };
         Ok((t, t * sigma))

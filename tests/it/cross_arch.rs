@@ -245,6 +245,46 @@ fn run_ok(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `bench --json` of bcsstk09 on the CPU (as times measured on a reference, written to
+/// `dir/bench.json`), then `predict --json --models MODEL --profile TARGET --measured-on` it:
+/// the matrix, the prediction and the bench report.
+fn bench_then_predict(
+    dir: &Path,
+    target: &Path,
+    model: &str,
+) -> (PathBuf, serde_json::Value, serde_json::Value) {
+    let mtx = repo("data/bcsstk09.mtx.gz");
+    let bench = run_ok(
+        bin()
+            .args([
+                "bench",
+                "--backend",
+                "cpu",
+                "--precision",
+                "f64",
+                "--json",
+                "--runs",
+                "3",
+            ])
+            .arg(&mtx),
+    );
+    std::fs::write(dir.join("bench.json"), &bench).unwrap();
+    let pred = run_ok(
+        bin()
+            .args(["predict", "--json", "--precision", "f64", "--models", model])
+            .arg("--profile")
+            .arg(target)
+            .arg("--measured-on")
+            .arg(dir.join("bench.json"))
+            .arg(&mtx),
+    );
+    (
+        mtx,
+        serde_json::from_str(&pred).unwrap(),
+        serde_json::from_str(&bench).unwrap(),
+    )
+}
+
 #[test]
 fn instrument_cross_from_then_predict_measured_on_the_cpu() {
     let dir = tempfile::tempdir().unwrap();
@@ -289,41 +329,7 @@ fn instrument_cross_from_then_predict_measured_on_the_cpu() {
     assert!(cross.reference_model.is_some());
 
     // Reference times measured by `bench --json`, carried to the target by `predict`.
-    let mtx = repo("data/bcsstk09.mtx.gz");
-    let bench = run_ok(
-        bin()
-            .args([
-                "bench",
-                "--backend",
-                "cpu",
-                "--precision",
-                "f64",
-                "--json",
-                "--runs",
-                "3",
-            ])
-            .arg(&mtx),
-    );
-    let bench_path = dir.path().join("bench.json");
-    std::fs::write(&bench_path, &bench).unwrap();
-    let pred = run_ok(
-        bin()
-            .args([
-                "predict",
-                "--json",
-                "--precision",
-                "f64",
-                "--models",
-                "cross",
-                "--profile",
-            ])
-            .arg(&target)
-            .arg("--measured-on")
-            .arg(&bench_path)
-            .arg(&mtx),
-    );
-    let v: serde_json::Value = serde_json::from_str(&pred).unwrap();
-    let b: serde_json::Value = serde_json::from_str(&bench).unwrap();
+    let (mtx, v, b) = bench_then_predict(dir.path(), &target, "cross");
     let a = sparsecast::matrix::mm::read::<f64>(&mtx).unwrap();
     let shape = Shape::from_features(&sparsecast::features::Features::compute(&a));
     let mut checked = 0;
@@ -344,13 +350,13 @@ fn instrument_cross_from_then_predict_measured_on_the_cpu() {
         assert!((got / want - 1.0).abs() < 1e-9, "{label}: {got} vs {want}");
         checked += 1;
     }
-    assert!(checked >= 4, "{pred}");
+    assert!(checked >= 4, "{v}");
     // A profile without a cross model refuses reference times (rather than ignoring them).
     let out = bin()
         .args(["predict", "--profile"])
         .arg(&reference)
         .arg("--measured-on")
-        .arg(&bench_path)
+        .arg(dir.path().join("bench.json"))
         .arg(&mtx)
         .output()
         .unwrap();
@@ -627,41 +633,7 @@ fn instrument_cross_from_transfers_our_model_on_the_cpu() {
         .all(|l| c.times.get(*l).is_some_and(|s| *s > 0.0))));
 
     // Times measured on the reference carried to the target: exactly the model's own.
-    let mtx = repo("data/bcsstk09.mtx.gz");
-    let bench = run_ok(
-        bin()
-            .args([
-                "bench",
-                "--backend",
-                "cpu",
-                "--precision",
-                "f64",
-                "--json",
-                "--runs",
-                "3",
-            ])
-            .arg(&mtx),
-    );
-    let bench_path = dir.path().join("bench.json");
-    std::fs::write(&bench_path, &bench).unwrap();
-    let pred = run_ok(
-        bin()
-            .args([
-                "predict",
-                "--json",
-                "--precision",
-                "f64",
-                "--models",
-                "sparsecast",
-                "--profile",
-            ])
-            .arg(&target)
-            .arg("--measured-on")
-            .arg(&bench_path)
-            .arg(&mtx),
-    );
-    let v: serde_json::Value = serde_json::from_str(&pred).unwrap();
-    let b: serde_json::Value = serde_json::from_str(&bench).unwrap();
+    let (mtx, v, b) = bench_then_predict(dir.path(), &target, "sparsecast");
     let a = sparsecast::matrix::mm::read::<f64>(&mtx).unwrap();
     let f = sparsecast::features::Features::compute(&a);
     let mut checked = 0;
@@ -681,7 +653,7 @@ fn instrument_cross_from_transfers_our_model_on_the_cpu() {
         assert!((got / want - 1.0).abs() < 1e-9, "{label}: {got} vs {want}");
         checked += t_ref.is_some() as usize;
     }
-    assert!(checked >= 3, "{pred}");
+    assert!(checked >= 3, "{v}");
 }
 
 #[test]
