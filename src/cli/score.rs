@@ -194,7 +194,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             eprintln!("warning: the profile has no model {n}: not scored");
         }
     }
-    let outcome = cv::run(&rows, &[], &sections, 2, &|_| {})?;
+    let outcome = cv::run(&rows, &[], &sections, 2, false, &|_| {})?;
     let nnz: BTreeMap<&str, usize> = rows
         .iter()
         .map(|r| (r.matrix.as_str(), r.features.nnz))

@@ -81,6 +81,9 @@ pub struct Point {
     pub measured: f64,
     /// Predicted target time per method.
     pub predicted: BTreeMap<&'static str, f64>,
+    /// Relative one-sigma of `ours` and `ours-mix` as the transferred model states it, and
+    /// (`native`) the sigma the reference's model gives without the transfer's share.
+    pub sigma: BTreeMap<&'static str, f64>,
 }
 
 /// What one direction produced.
@@ -235,18 +238,29 @@ fn predict_row(
             }
         }
         let f = &r.features;
+        let mut sigma = BTreeMap::new();
         if let (Ok(b), Ok(c)) = (
             m_tar.predict_label(f, &rt.config),
             m_dev.predict_label(f, &rt.config),
         ) {
             predicted.insert("ours", b);
             predicted.insert("ours-dev", c);
+            if let Some(u) = m_tar.uncertainty_label(f, &rt.config) {
+                sigma.insert("ours", u / b);
+            }
+            if let Some(u) = m_ref.uncertainty_label(f, &rt.config) {
+                let t = m_ref.predict_label(f, &rt.config).unwrap_or(f64::NAN);
+                sigma.insert("native", u / t);
+            }
         }
         if let Some((ratio, tput, mix)) = m_tar.measured_parts(f, &rt.config, t_ref) {
             predicted.insert("ours-ratio", ratio);
             if let Some(tp) = tput {
                 predicted.insert("ours-tput", tp);
                 predicted.insert("ours-mix", mix);
+            }
+            if let Some(s) = m_tar.measured_sigma(&rt.config) {
+                sigma.insert("ours-mix", s);
             }
         }
         if let Some(p) = m_ref
@@ -265,9 +279,30 @@ fn predict_row(
             reference: t_ref,
             measured: t_tar,
             predicted,
+            sigma,
         });
     }
     out
+}
+
+/// The share of `pts` whose `method` prediction lies within the one-sigma `sigma` states for it
+/// (`|ln(p / m)| ≤ σ`), and the count. Each sigma is a median `|ln error|`, so a calibrated one
+/// covers about half.
+pub fn coverage<'a>(
+    pts: impl Iterator<Item = &'a Point>,
+    method: &str,
+    sigma: &str,
+) -> Option<(f64, usize)> {
+    let hits: Vec<bool> = pts
+        .filter_map(|p| {
+            let s = p.sigma.get(sigma)?;
+            Some((p.predicted.get(method)? / p.measured).ln().abs() <= *s)
+        })
+        .collect();
+    (!hits.is_empty()).then(|| {
+        let k = hits.iter().filter(|&&h| h).count();
+        (k as f64 / hits.len() as f64, hits.len())
+    })
 }
 
 /// Mean and median difference rate `|p − m| / m` of `method` over `pts`, and the count.

@@ -19,6 +19,14 @@
 //!   predicts the geometric mean of `T_ref · M_tar / M_ref` and the calibration ratio
 //!   (`ours-mix`, the method with ≤ 5 % median on every direction and precision of the large
 //!   set in session 15); without one, `M_tar`.
+//! * **Uncertainty.** A transferred prediction is less certain than a native one (session 16:
+//!   the transfer's held-out error ≈ 1.3× the native model's). [`OwnModel::cross_fit`] measures
+//!   it on the calibration matrices themselves, leaving each out in turn: the transfer is
+//!   refitted on the other matrices and predicts the one left out, from its features (`ours`)
+//!   and from its reference times (`ours-mix`). Per format family, the median `|ln error|` of
+//!   `ours` is added in quadrature to every configuration's native sigma (the trees were
+//!   trained on those matrices, so this error is the transfer's own part); that of `ours-mix`
+//!   is the sigma of a prediction from a measured time ([`ReferenceSide::sigma`]).
 //!
 //! The offline evaluation ([`crate::evaluate::crossarch`]) predicts with these same functions.
 
@@ -97,13 +105,76 @@ pub struct ReferenceSide {
     pub shift: BTreeMap<String, f64>,
     /// Target/reference time ratios of the calibration matrices.
     pub ratio: RatioMap,
+    /// Per format family, the relative one-sigma of a prediction from a time measured on the
+    /// reference (the leave-one-out median `|ln error|` of `ours-mix` on the calibration
+    /// matrices; empty in profiles written before it: the model's own sigma then).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sigma: BTreeMap<String, f64>,
 }
+
+/// Fewest leave-one-out errors a format family needs for its own transfer sigma; families with
+/// fewer take the median over every family.
+const SIGMA_MIN_ERRORS: usize = 5;
 
 impl OwnModel {
     /// This model (trained on the reference) transferred to the target of `cal_tar`, keeping
     /// the reference's side refitted on `cal_ref` — the same matrices measured on the
     /// reference (see the module documentation).
     pub fn cross_fit(&self, cal_ref: &[&TableRow], cal_tar: &[&TableRow]) -> OwnModel {
+        let mut tar = self.cross_fit_once(cal_ref, cal_tar);
+        let (own, mix) = self.leave_one_out(cal_ref, cal_tar);
+        for c in &mut tar.configs {
+            let extra = own.get(&family(&c.config)).copied().unwrap_or(0.0);
+            let add = |s: f64| s.hypot(extra);
+            c.sigma = add(c.sigma);
+            c.sigma_by_nnz = c.sigma_by_nnz.iter().map(|&s| add(s)).collect();
+        }
+        if let Some(side) = tar.cross.as_mut() {
+            side.sigma = mix;
+        }
+        tar
+    }
+
+    /// Per format family, the median `|ln error|` of the transfer (`ours`) and of a prediction
+    /// from a measured time (`ours-mix`) on each calibration matrix, the transfer refitted
+    /// without it (see the module documentation).
+    fn leave_one_out(
+        &self,
+        cal_ref: &[&TableRow],
+        cal_tar: &[&TableRow],
+    ) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
+        let (mut own, mut mix): (ErrsByFamily, ErrsByFamily) = Default::default();
+        for out in cal_tar {
+            let (kr, kt) = (without(cal_ref, out), without(cal_tar, out));
+            if kt.len() < 2 || kt.len() == cal_tar.len() {
+                continue;
+            }
+            let m = self.cross_fit_once(&kr, &kt);
+            let Some(r) = cal_ref.iter().find(|r| r.matrix == out.matrix) else {
+                continue;
+            };
+            for t in &out.times {
+                let Some(meas) = t.time() else { continue };
+                let fam = family(&t.config);
+                if let Ok(p) = m.predict_label(&out.features, &t.config) {
+                    own.entry(fam.clone())
+                        .or_default()
+                        .push((p / meas).ln().abs());
+                }
+                let t_ref = r.times.iter().find(|x| x.config == t.config);
+                if let Some(p) = t_ref
+                    .and_then(|x| x.time())
+                    .and_then(|tr| m.from_measured(&out.features, &t.config, tr))
+                {
+                    mix.entry(fam).or_default().push((p / meas).ln().abs());
+                }
+            }
+        }
+        (medians(own), medians(mix))
+    }
+
+    /// [`OwnModel::cross_fit`] without the uncertainty.
+    fn cross_fit_once(&self, cal_ref: &[&TableRow], cal_tar: &[&TableRow]) -> OwnModel {
         let (mut tar, s_tar) = self.transfer_scalars(cal_tar, Scale::Family);
         let (rf, s_ref) = self.transfer_scalars(cal_ref, Scale::Family);
         let mut shift = BTreeMap::new();
@@ -124,8 +195,15 @@ impl OwnModel {
             device: rf.device,
             shift,
             ratio,
+            sigma: BTreeMap::new(),
         });
         tar
+    }
+
+    /// The relative one-sigma of a prediction of `label` from a time measured on the
+    /// reference ([`ReferenceSide::sigma`]); `None` where the profile has none.
+    pub fn measured_sigma(&self, label: &str) -> Option<f64> {
+        self.cross.as_ref()?.sigma.get(&family(label)).copied()
     }
 
     /// The time our model predicts on the reference of a transferred model (`M_ref`); `None`
@@ -178,6 +256,40 @@ impl OwnModel {
     }
 }
 
+/// `rows` without the matrix of `out`.
+fn without<'a>(rows: &[&'a TableRow], out: &TableRow) -> Vec<&'a TableRow> {
+    rows.iter()
+        .copied()
+        .filter(|r| r.matrix != out.matrix)
+        .collect()
+}
+
+/// Absolute log errors per format family.
+type ErrsByFamily = BTreeMap<String, Vec<f64>>;
+
+/// Per family, the median of its errors, or (fewer than [`SIGMA_MIN_ERRORS`]) the median of
+/// all of them.
+fn medians(errs: ErrsByFamily) -> BTreeMap<String, f64> {
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
+    };
+    let mut all: Vec<f64> = errs.values().flatten().copied().collect();
+    let Some(overall) = median(&mut all) else {
+        return BTreeMap::new();
+    };
+    errs.into_iter()
+        .map(|(fam, mut v)| {
+            let own = if v.len() >= SIGMA_MIN_ERRORS {
+                median(&mut v)
+            } else {
+                None
+            };
+            (fam, own.unwrap_or(overall))
+        })
+        .collect()
+}
+
 /// A transferred [`OwnModel`] with the times of one matrix measured on its reference
 /// (`predict --measured-on`): configurations measured there are predicted from their time
 /// ([`OwnModel::from_measured`]), the others from the features alone.
@@ -197,18 +309,21 @@ impl MeasuredOwn<'_> {
     fn detail(&self, f: &Features, cfg: &KernelConfig) -> Result<(f64, f64)> {
         let label = super::label_of("sparsecast", cfg)?;
         let (own, sigma) = self.model.detail(f, &label)?;
-        let t = match self.time(&label) {
-            Some(t_ref) => self
-                .model
-                .measured_with(f, &label, t_ref, own)
-                .map(|p| p.2)
-                .ok_or_else(|| {
-                    Error::Unsupported(format!(
-                        "{label}: this profile's sparsecast model was not transferred from a \
-                     reference (instrument --cross-from)"
-                    ))
-                })?,
-            None => own,
+        let (t, sigma) = match self.time(&label) {
+            Some(t_ref) => {
+                let t = self
+                    .model
+                    .measured_with(f, &label, t_ref, own)
+                    .map(|p| p.2)
+                    .ok_or_else(|| {
+                        Error::Unsupported(format!(
+                            "{label}: this profile's sparsecast model was not transferred from a \
+                         reference (instrument --cross-from)"
+                        ))
+                    })?;
+                (t, self.model.measured_sigma(&label).unwrap_or(sigma))
+            }
+            None => (own, sigma),
         };
         Ok((t, t * sigma))
     }

@@ -150,6 +150,7 @@ pub fn run(
     learners: &[&dyn Learner],
     sections: &[Section],
     folds: usize,
+    quick: bool,
     tick: &dyn Fn(&str),
 ) -> Result<Outcome> {
     let folds = folds.max(2);
@@ -197,7 +198,12 @@ pub fn run(
                 }
                 let rows_train: Vec<&TableRow> = train.iter().map(|&i| prow[i]).collect();
                 let start = Instant::now();
-                let fitted = match l.fit(&rows_train, precision) {
+                let fitted = if quick {
+                    l.fit_prediction_only(&rows_train, precision)
+                } else {
+                    l.fit(&rows_train, precision)
+                };
+                let fitted = match fitted {
                     Ok(m) => m,
                     // A fold whose training rows measured nothing in this precision.
                     Err(_) if !rows_train.iter().any(|r| r.best().is_some()) => continue,

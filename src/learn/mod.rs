@@ -55,6 +55,12 @@ pub trait Learner: Sync {
     /// Fit one model of `precision` on the rows of that precision in `rows` (the others are
     /// ignored). Fails when no configuration has a training example.
     fn fit(&self, rows: &[&TableRow], precision: Precision) -> Result<StoredModel>;
+    /// [`Learner::fit`] without what only a stored model needs (the `sparsecast` model's
+    /// uncertainty and calibration matrices): what `train --quick-cv` fits per fold, since the
+    /// cross-validation's accuracy and ranking read the prediction alone.
+    fn fit_prediction_only(&self, rows: &[&TableRow], precision: Precision) -> Result<StoredModel> {
+        self.fit(rows, precision)
+    }
 }
 
 /// Every learned family of this build.

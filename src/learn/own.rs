@@ -799,6 +799,9 @@ impl Learner for Own {
     fn fit(&self, rows: &[&TableRow], precision: Precision) -> Result<StoredModel> {
         fit(rows, precision).map(StoredModel::Sparsecast)
     }
+    fn fit_prediction_only(&self, rows: &[&TableRow], precision: Precision) -> Result<StoredModel> {
+        fit_with(rows, precision, 0).map(StoredModel::Sparsecast)
+    }
 }
 
 #[cfg(test)]

@@ -523,6 +523,76 @@ fn the_product_transfer_recovers_both_devices_and_carries_reference_times() {
 }
 
 #[test]
+fn a_transferred_model_states_the_uncertainty_its_calibration_shows() {
+    let rows = h100_f64_rows();
+    let device = Device {
+        floor_s: 4e-6,
+        bandwidth: 4e12,
+        l2_bytes: 50e6,
+    };
+    let m = base_model(&rows, device);
+    let on_ref = timed_by(&rows, &m);
+    let refs: Vec<&TableRow> = on_ref.iter().collect();
+    let cal_ref = calibration(&refs, Precision::F64);
+    // A target that differs from the reference by ±20 % at random per matrix and
+    // configuration: no transfer can predict it better than that.
+    let hash = |s: &str| {
+        s.bytes()
+            .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))
+    };
+    let noisy = |exact: bool| -> Vec<TableRow> {
+        cal_ref
+            .iter()
+            .map(|r| {
+                let mut r = (*r).clone();
+                for t in &mut r.times {
+                    let u = (hash(&format!("{}{}", r.matrix, t.config)) % 1000) as f64 / 1000.0;
+                    let k = if exact { 1.0 } else { (0.4 * (u - 0.5)).exp() };
+                    t.median_s = t.median_s.map(|s| s * 1.3 * k);
+                }
+                r
+            })
+            .collect()
+    };
+    let sigma_of = |x: &OwnModel, label: &str| {
+        let f = &cal_ref[0].features;
+        x.uncertainty_label(f, label).unwrap() / x.predict_label(f, label).unwrap()
+    };
+    let (exact, rough) = (noisy(true), noisy(false));
+    let (exact, rough): (Vec<&TableRow>, Vec<&TableRow>) =
+        (exact.iter().collect(), rough.iter().collect());
+    let (xe, xr) = (m.cross_fit(&cal_ref, &exact), m.cross_fit(&cal_ref, &rough));
+    let (side_e, side_r) = (xe.cross.as_ref().unwrap(), xr.cross.as_ref().unwrap());
+    for label in ["csr-vector", "coo", "ell", "csr-merge"] {
+        // An exact transfer keeps the native sigma (0.1) and is certain from a measured time.
+        assert!((sigma_of(&xe, label) - 0.1).abs() < 0.01, "{label}");
+        let fam = sparsecast::learn::transfer::family(label);
+        assert!(side_e.sigma[&fam] < 0.01, "{label}: {:?}", side_e.sigma);
+        // A noisy one adds the noise: the median |ln k| of k uniform in e^±0.2 is 0.1.
+        let added = (sigma_of(&xr, label).powi(2) - 0.01).sqrt();
+        assert!((0.06..0.16).contains(&added), "{label}: {added}");
+        assert!(
+            (0.06..0.16).contains(&side_r.sigma[&fam]),
+            "{label}: {:?}",
+            side_r.sigma
+        );
+    }
+    // The stated sigma of a prediction from a measured time is the measured-on one.
+    let measured = sparsecast::learn::cross_own::MeasuredOwn {
+        model: &xr,
+        times: vec![("coo".into(), 1e-5)],
+    };
+    let f = &rows[0].features;
+    let cfg = KernelConfig::parse_label("coo").unwrap();
+    use sparsecast::model::Model;
+    let (t, u) = (
+        measured.predict_config(f, &cfg).unwrap(),
+        measured.uncertainty_config(f, &cfg).unwrap(),
+    );
+    assert!((u / t - side_r.sigma["coo"]).abs() < 1e-12, "{u} {t}");
+}
+
+#[test]
 fn instrument_cross_from_transfers_our_model_on_the_cpu() {
     use sparsecast::learn::cross_own::CalibrationRow;
     use sparsecast::matrix::generate::{GeneratorSpec, RowLength, Stencil};

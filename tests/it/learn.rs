@@ -310,3 +310,21 @@ fn our_model_extrapolates_by_bytes_and_states_its_uncertainty() {
     old.access = None;
     assert!(m.predict_label(&old, "ell").is_err());
 }
+
+#[test]
+fn a_quick_cross_validation_predicts_what_the_full_one_does() {
+    use sparsecast::learn::cv;
+    let rows = synthetic(60);
+    let own: &dyn learn::Learner = &learn::own::Own;
+    let run = |quick| cv::run(&rows, &[own], &[], 3, quick, &|_| {}).unwrap();
+    let (full, quick) = (run(false), run(true));
+    assert_eq!(full.records.len(), quick.records.len());
+    let mut compared = 0;
+    for (a, b) in full.records.iter().zip(&quick.records) {
+        assert_eq!((&a.matrix, &a.config), (&b.matrix, &b.config));
+        let (pa, pb) = (&a.predictions["sparsecast"], &b.predictions["sparsecast"]);
+        assert_eq!(pa.seconds, pb.seconds, "{} {}", a.matrix, a.config);
+        compared += pa.seconds.is_some() as usize;
+    }
+    assert!(compared > 100, "{compared}");
+}
