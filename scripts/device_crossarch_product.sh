@@ -10,6 +10,8 @@
 #
 #   GPU=h100 REF=.dev/ref/h200.json.gz bash scripts/device_crossarch_product.sh
 #   GPU=h100 REF=.dev/ref/h100.json.gz SMS="8 32" bash scripts/device_crossarch_product.sh
+# SKIP_COLLECT=1 instruments only (the unseen draw's truth tables of docs/cross-arch/product-s16/
+# serve again: the draw is the same for a seed).
 set -u
 OUT=${OUT:-$PWD/.dev/out}
 REF=${REF:?set REF to the reference profile}
@@ -27,6 +29,7 @@ for S in ${SMS:-all}; do
     t0=$SECONDS
     $B instrument --backend cuda "${part[@]}" --cross-from "$REF" --out "$OUT/target-$tag.json.gz" 2>&1 | tail -4
     echo "[$tag instrument --cross-from: $((SECONDS - t0)) s]"
+    [ "${SKIP_COLLECT:-0}" = 1 ] && continue
     t0=$SECONDS
     $B collect --backend cuda "${part[@]}" --corpus /tmp/none --generated 24 --mixtures 8 --kron-per-file 0 \
         --seed 16 --min-nnz 10000 --max-nnz 30000000 --out "/root/unseen-$tag.jsonl" \

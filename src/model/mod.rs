@@ -28,7 +28,7 @@ use crate::{Error, Precision, Result};
 pub use analytical::AnalyticalModel;
 pub use bounds::{Bounded, DeviceBounds};
 pub use cross::CrossModel;
-pub use rank::{rank, Ranked, Ranking};
+pub use rank::{rank, shortlist, Ranked, Ranking, SHORTLIST};
 pub use registry::{NamedModel, StoredModel};
 pub use statistical::StatisticalModel;
 

@@ -115,6 +115,43 @@ pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ra
     }
 }
 
+/// How many of the predicted-fastest configurations a *tuned* recommendation times
+/// (`predict --tune`), besides the predicted-fastest cuSPARSE algorithm ([`shortlist`]).
+///
+/// Chosen on the held-out records of the nine-table cross-validation (session 18,
+/// `docs/ACCURACY.md`): timing the 3 predicted-fastest configurations and the predicted-fastest
+/// cuSPARSE algorithm (≤ 4 runs instead of ≈ 60) puts the pick within 5 % of the best on
+/// 98.1–98.7 % of the matrices (model alone 89.9–92.2 %); 2 gives 96.8–97.7 %, 4 gives
+/// 98.7–99.1 %.
+pub const SHORTLIST: usize = 3;
+
+/// The configurations a tuned recommendation times: the `k` predicted fastest (refused ones
+/// never), plus the predicted-fastest cuSPARSE algorithm when it is not among them — the
+/// recommendation then never falls far below the vendor library because the model
+/// over-predicted it. Returns indices into `items`, fastest prediction first; ties keep the
+/// order of `items`. Generic over what is ranked (a [`Ranked`] row, an evaluation record) so
+/// that `predict --tune` and the reports' `+tune` pick follow one rule.
+pub fn shortlist<T>(
+    items: &[T],
+    k: usize,
+    seconds: impl Fn(&T) -> Option<f64>,
+    vendor: impl Fn(&T) -> bool,
+) -> Vec<usize> {
+    let mut order: Vec<(usize, f64)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, x)| seconds(x).filter(|s| s.is_finite()).map(|s| (i, s)))
+        .collect();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let mut out: Vec<usize> = order.iter().take(k).map(|x| x.0).collect();
+    if let Some(&(v, _)) = order.iter().find(|(i, _)| vendor(&items[*i])) {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,5 +237,28 @@ mod tests {
             );
             assert!(x.effective_gbs.is_some());
         }
+    }
+
+    #[test]
+    fn the_shortlist_is_the_k_fastest_and_the_fastest_vendor_algorithm() {
+        // (seconds, vendor): refused and non-finite predictions are never shortlisted.
+        let items = [
+            (Some(5.0), true),
+            (Some(1.0), false),
+            (None, false),
+            (Some(2.0), false),
+            (Some(f64::NAN), true),
+            (Some(3.0), false),
+            (Some(4.0), true),
+        ];
+        let s = |k| shortlist(&items, k, |x| x.0, |x| x.1);
+        // The 2 fastest, then the fastest vendor algorithm (4.0, not 5.0).
+        assert_eq!(s(2), [1, 3, 6]);
+        // The vendor algorithm already among the k fastest is not repeated.
+        assert_eq!(s(4), [1, 3, 5, 6]);
+        assert_eq!(s(0), [6]);
+        assert_eq!(s(10), [1, 3, 5, 6, 0]);
+        // No vendor algorithm: only the k fastest.
+        assert_eq!(shortlist(&items, 2, |x| x.0, |_| false), [1, 3]);
     }
 }

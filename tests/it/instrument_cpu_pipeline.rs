@@ -296,6 +296,83 @@ fn predict_measures_on_another_backend_than_the_profile_s() {
     assert!(v["summary"].as_array().unwrap().is_empty());
 }
 
+/// `predict --tune N` times only the model's shortlist — the N predicted fastest and the
+/// predicted-fastest cuSPARSE algorithm — and recommends the fastest measured of them.
+#[test]
+fn predict_tune_times_only_the_shortlist_and_recommends_its_fastest() {
+    let out = run_ok(
+        bin()
+            .args(["predict", "--tune", "2", "--backend", "cpu", "--json"])
+            .args(["--precision", "f64", "--runs", "3", "--warmup", "1"])
+            .arg(data("bcsstk09.mtx.gz")),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &v["results"][0];
+    let kernels = r["kernels"].as_array().unwrap();
+    let name = |k: &serde_json::Value| k["variant"].as_str().unwrap().to_string();
+    // The shortlist from the predictions (kernels are ranked fastest first).
+    let predicted: Vec<&serde_json::Value> =
+        kernels.iter().filter(|k| k["seconds"].is_f64()).collect();
+    let mut want: Vec<String> = predicted.iter().take(2).map(|k| name(k)).collect();
+    let vendor = predicted
+        .iter()
+        .map(|k| name(k))
+        .find(|n| n.starts_with("cusparse"))
+        .expect("the embedded profile predicts cuSPARSE");
+    if !want.contains(&vendor) {
+        want.push(vendor);
+    }
+    // Exactly the shortlist was run (cuSPARSE fails on the CPU backend: an error, not a time).
+    let ran: Vec<String> = kernels
+        .iter()
+        .filter(|k| !k["measured_seconds"].is_null() || !k["measure_error"].is_null())
+        .map(name)
+        .collect();
+    assert_eq!(ran, want, "{kernels:?}");
+    let tuned = &r["tuned"][0];
+    assert_eq!(tuned["model"], "sparsecast");
+    let timed: Vec<String> = tuned["timed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[0].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(timed, want);
+    // The recommendation is the fastest measured of them.
+    let fastest = kernels
+        .iter()
+        .filter_map(|k| k["measured_seconds"].as_f64().map(|m| (m, name(k))))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .unwrap();
+    assert_eq!(tuned["recommendation"].as_str().unwrap(), fastest.1);
+    assert_eq!(tuned["measured_seconds"].as_f64().unwrap(), fastest.0);
+
+    // The table says it; --tune and --measure exclude each other.
+    let table = run_ok(
+        bin()
+            .args([
+                "predict",
+                "--tune",
+                "--backend",
+                "cpu",
+                "--precision",
+                "f32",
+            ])
+            .args(["--runs", "3", "--warmup", "1"])
+            .arg(data("bcsstk09.mtx.gz")),
+    );
+    assert!(
+        table.contains("tuned recommendation (sparsecast): ") && table.contains("timed:"),
+        "{table}"
+    );
+    let e = run_err(
+        bin()
+            .args(["predict", "--tune", "--measure"])
+            .arg(data("bcsstk09.mtx.gz")),
+    );
+    assert!(e.contains("--measure"), "{e}");
+}
+
 #[test]
 fn predict_without_profile_uses_the_embedded_h200_profile_and_says_so() {
     let (name, _) = sparsecast::profile::embedded()[0];
