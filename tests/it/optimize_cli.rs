@@ -442,6 +442,96 @@ fn our_model_answers_with_its_reason_and_the_answer_runs() {
     assert!(e.contains("cuda backend"), "{e}");
 }
 
+/// `--tune`: only the DP's plan and the shortlist are timed (the N predicted-fastest single
+/// configurations and the predicted-fastest cuSPARSE algorithm, which fails on the CPU), the
+/// answer is the fastest measured of them and --save-plan writes it; with --measure everything
+/// is timed and the tuned answer is timed again alone and summarised.
+#[test]
+fn tune_answers_with_the_fastest_measured_of_the_plan_and_the_shortlist() {
+    // Matrix Market, so that `spmv --plan` runs the saved answer on it.
+    let het = path("power-law.mtx");
+    ok(&[
+        "generate",
+        "power-law",
+        "--n",
+        "4000",
+        "--mean",
+        "8",
+        "--exponent",
+        "2.1",
+        "--out",
+        &het,
+    ]);
+    let plan = path("tuned-plan.json");
+    let base = [
+        "optimize",
+        het.as_str(),
+        "--strips",
+        "2",
+        "--backend",
+        "cpu",
+        "--any-backend",
+        "--runs",
+        "3",
+        "--warmup",
+        "1",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--tune", "2", "--json", "--save-plan", plan.as_str()]);
+    let j: Value = serde_json::from_str(&ok(&args)).unwrap();
+    let r = &j["results"][0];
+    let ms = &r["measured"];
+    let t = &ms["tuned"];
+    let timed = t["timed"].as_array().unwrap();
+    let has_plan = r["plan"].as_array().unwrap().len() >= 2;
+    // The plan (if cut), 2 configurations, and cuSPARSE's fastest unless among the 2.
+    assert!(timed.len() >= 2 + usize::from(has_plan), "{t}");
+    assert!(timed.len() <= 3 + usize::from(has_plan), "{t}");
+    assert_eq!(timed[0][0].as_str().unwrap().starts_with("plan"), has_plan);
+    // Only the shortlist's single configurations were timed, and nothing is called the best.
+    let singles = ms["singles"].as_array().unwrap();
+    assert_eq!(singles.len(), timed.len() - usize::from(has_plan), "{ms}");
+    assert!(ms["best_single"].is_null(), "{ms}");
+    let fastest = timed
+        .iter()
+        .filter_map(|x| x[1].as_f64().map(|s| (x[0].as_str().unwrap(), s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    assert_eq!(t["answer"].as_str().unwrap(), fastest.0, "{t}");
+    assert_eq!(t["seconds"].as_f64().unwrap(), fastest.1);
+    assert!(t["retimed_seconds"].is_null());
+    // The saved plan is the tuned answer, and it runs.
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    let blocks = saved["blocks"].as_array().unwrap();
+    if fastest.0.starts_with("plan") {
+        assert!(blocks.len() >= 2, "{saved}");
+    } else {
+        assert_eq!(blocks.len(), 1, "{saved}");
+    }
+    ok(&["spmv", &het, "--plan", &plan, "--out", &path("y-tuned.mtx")]);
+    // With --measure: every configuration, the tuned answer timed again, and the summary.
+    let mut args = base.to_vec();
+    args.extend(["--tune", "--measure", "--json"]);
+    let j: Value = serde_json::from_str(&ok(&args)).unwrap();
+    let ms = &j["results"][0]["measured"];
+    assert!(ms["singles"].as_array().unwrap().len() > 4, "{ms}");
+    assert!(
+        ms["tuned"]["retimed_seconds"].as_f64().unwrap() > 0.0,
+        "{ms}"
+    );
+    assert_eq!(j["summary"]["tuned"]["measured"], 1, "{}", j["summary"]);
+    let e = fails(&[
+        "optimize",
+        &het,
+        "--profile",
+        &path("cpu.json"),
+        "--model",
+        "analytical",
+        "--tune",
+    ]);
+    assert!(e.contains("--tune needs a feature-based model"), "{e}");
+}
+
 /// `--models a,b`: the plans of several models of the profile side by side (one line per block
 /// range), each equal to what `--model` alone finds; JSON per model; bad names and --measure
 /// refused.

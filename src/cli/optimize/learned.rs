@@ -79,6 +79,25 @@ pub struct MeasuredOut {
     /// `--overlap-splits`: plans timed serially and concurrently.
     #[serde(default)]
     pub overlap: Vec<OverlapRow>,
+    /// `--tune`: the answer by measurement.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tuned: Option<TunedOut>,
+}
+
+/// The tuned answer (`--tune`): the fastest measured of the DP's plan and the shortlist of
+/// single configurations ([`crate::model::shortlist`]).
+#[derive(Debug, Serialize)]
+pub struct TunedOut {
+    /// `plan (N blocks)` or a configuration's label.
+    pub answer: String,
+    /// Its time in the tuning runs, seconds (warm mean; the fastest of those timed).
+    pub seconds: f64,
+    /// With --measure: the answer timed again on its own, seconds — free of the bias of taking
+    /// the fastest of several noisy times, so it is what the summary compares.
+    pub retimed_seconds: Option<f64>,
+    /// What was timed, the plan first, then the shortlist in prediction order: (label, seconds
+    /// or None when it could not be run).
+    pub timed: Vec<(String, Option<f64>)>,
 }
 
 /// One matrix's result.
@@ -182,15 +201,23 @@ pub fn one<T: BackendScalar>(
         opt.chosen_predicted(),
         opt.rule.overlap,
     )?;
-    if let Some(p) = &a.save_plan {
+    let tune = a.tune.map(|k| k.unwrap_or(crate::model::SHORTLIST));
+    if let (Some(p), None) = (&a.save_plan, tune) {
         plan.save(p)?;
     }
-    let measured = match measure {
-        Some((kind, protocol)) => Some(measure_all(
-            m, source, by, model, opts, &opt, &plan, *kind, protocol, a,
-        )?),
-        None => None,
+    let (measured, tuned_plan) = match measure {
+        Some((kind, protocol)) => {
+            let (ms, tp) = measure_all(
+                m, source, by, model, opts, &opt, &plan, *kind, protocol, a, tune,
+            )?;
+            (Some(ms), tp)
+        }
+        None => (None, None),
     };
+    if let (Some(p), Some(_)) = (&a.save_plan, tune) {
+        // The tuned answer; the predicted one where nothing of the shortlist could be run.
+        tuned_plan.as_ref().unwrap_or(&plan).save(p)?;
+    }
     Ok(LearnedReport {
         input: source.to_string(),
         nrows: m.nrows,
@@ -401,7 +428,8 @@ fn measure_all<T: BackendScalar>(
     kind: BackendKind,
     protocol: &TimingProtocol,
     a: &Args,
-) -> anyhow::Result<MeasuredOut> {
+    tune: Option<usize>,
+) -> anyhow::Result<(MeasuredOut, Option<Plan>)> {
     let be = T::open_backend(kind)?;
     let x: Vec<T> = common::random_vector(m.ncols, a.seed);
     let reference = Reference::new(m, &x);
@@ -409,6 +437,7 @@ fn measure_all<T: BackendScalar>(
     let (t, _, err) = time_plan(be.as_ref(), m, answer, &x, &reference, protocol)?;
     out.answer_seconds = Some(t);
     out.max_relative_error = err;
+    let mut dp_plan = None;
     if opt.plan.len() >= 2 {
         let p = plan_of(
             m,
@@ -422,8 +451,24 @@ fn measure_all<T: BackendScalar>(
         out.plan_seconds = Some(t);
         out.plan_block_seconds = blocks;
         out.max_relative_error = out.max_relative_error.max(err);
+        dp_plan = Some(p);
     }
-    for s in &opt.singles {
+    // --tune alone times only the shortlist; --measure times every single configuration.
+    let short: Option<Vec<usize>> = tune.map(|k| {
+        crate::model::shortlist(
+            &opt.singles,
+            k,
+            |s| s.seconds,
+            |s| s.config.variant.is_vendor(),
+        )
+    });
+    // The index in `opt.singles` of each entry of `out.singles`.
+    let mut timed_idx = Vec::new();
+    for (i, s) in opt.singles.iter().enumerate() {
+        if !a.measure && !short.as_ref().is_some_and(|v| v.contains(&i)) {
+            continue;
+        }
+        timed_idx.push(i);
         let k = measure_kernel(be.as_ref(), m, &x, &reference, &s.config, protocol);
         let (t, e) = match (k.status, k.warm_mean_s) {
             (Status::Ok, Some(t)) => (Some(t), None),
@@ -437,14 +482,65 @@ fn measure_all<T: BackendScalar>(
     let best = |vendor: Option<bool>| {
         out.singles
             .iter()
-            .zip(&opt.singles)
+            .zip(timed_idx.iter().map(|&i| &opt.singles[i]))
             .filter(|(_, s)| vendor.map_or(true, |v| s.config.variant.is_vendor() == v))
             .filter_map(|((l, t, _), _)| t.map(|t| (l.clone(), t)))
             .min_by(|x, y| x.1.total_cmp(&y.1))
     };
-    out.best_single = best(None);
-    out.best_ours = best(Some(false));
-    out.best_vendor = best(Some(true));
+    // The best measured ones only where every configuration was timed.
+    if a.measure {
+        out.best_single = best(None);
+        out.best_ours = best(Some(false));
+        out.best_vendor = best(Some(true));
+    }
+    let mut tuned_plan = None;
+    if let Some(short) = &short {
+        let mut timed: Vec<(String, Option<f64>)> = Vec::new();
+        if let Some(p) = &dp_plan {
+            timed.push((
+                format!("plan ({} blocks)", p.blocks.len()),
+                out.plan_seconds,
+            ));
+        }
+        for &i in short {
+            let j = timed_idx.iter().position(|&t| t == i);
+            timed.push((
+                opt.singles[i].config.label(),
+                j.and_then(|j| out.singles[j].1),
+            ));
+        }
+        let fastest = timed
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (_, t))| t.map(|t| (k, t)))
+            .min_by(|x, y| x.1.total_cmp(&y.1));
+        if let Some((k, t)) = fastest {
+            // The plan is the first entry when the DP cut the matrix.
+            let p = match (&dp_plan, k) {
+                (Some(p), 0) => p.clone(),
+                _ => {
+                    let s = &opt.singles[short[k - usize::from(dp_plan.is_some())]];
+                    let pred = s.seconds.unwrap_or(f64::NAN);
+                    let whole = [(0..m.nrows, s.config.clone(), pred)];
+                    plan_of(m, source, by, &whole, pred, opt.rule.overlap)?
+                }
+            };
+            let retimed_seconds = if a.measure {
+                let (t, _, err) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol)?;
+                out.max_relative_error = out.max_relative_error.max(err);
+                Some(t)
+            } else {
+                None
+            };
+            out.tuned = Some(TunedOut {
+                answer: timed[k].0.clone(),
+                seconds: t,
+                retimed_seconds,
+                timed,
+            });
+            tuned_plan = Some(p);
+        }
+    }
     if let Some(splits) = &a.overlap_splits {
         // The best single configuration of ours as measured (else as predicted).
         let ours = out
@@ -495,7 +591,7 @@ fn measure_all<T: BackendScalar>(
             }
         }
     }
-    Ok(out)
+    Ok((out, tuned_plan))
 }
 
 /// Print one matrix's plans under several models side by side: one line per block range (rows,
@@ -593,6 +689,23 @@ pub fn print(r: &LearnedReport) {
             o(&ms.best_ours),
             o(&ms.best_vendor)
         );
+        if let Some(t) = &ms.tuned {
+            println!(
+                "  tuned answer: {} — measured {}{}, the fastest of {} timed: {}",
+                t.answer,
+                fs(t.seconds),
+                t.retimed_seconds.map_or(String::new(), |r| format!(
+                    " (timed again alone: {})",
+                    fs(r)
+                )),
+                t.timed.len(),
+                t.timed
+                    .iter()
+                    .map(|(l, s)| format!("{l} {}", s.map_or("failed".into(), fs)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         if !ms.overlap.is_empty() {
             println!(
                 "    {:<9} {:>6} {:>10} {:>10} {:>10}  {:<21} configs",
@@ -648,6 +761,44 @@ pub struct LearnedSummary {
     /// concurrently (chain `floor + Σ w_b + (blocks − 1)·block_s`), and how many there were.
     pub fitted_concurrent_block_s: Option<f64>,
     pub concurrent_samples: usize,
+    /// `--measure --tune`: the tuned answer (timed again alone) on the matrices measured.
+    pub tuned: Option<TunedSummary>,
+}
+
+/// The tuned answers against the best measured single configuration and cuSPARSE.
+#[derive(Debug, Serialize, Default)]
+pub struct TunedSummary {
+    pub measured: usize,
+    pub within_102: usize,
+    pub geomean_vs_best_single: f64,
+    pub worst_vs_best_single: f64,
+    pub geomean_vs_best_vendor: Option<f64>,
+}
+
+/// `best single / tuned` and `best cuSPARSE / tuned` per matrix where both were measured.
+fn tuned_summary(rs: &[LearnedReport]) -> Option<TunedSummary> {
+    let pairs: Vec<(f64, Option<f64>)> = rs
+        .iter()
+        .filter_map(|r| {
+            let ms = r.measured.as_ref()?;
+            let t = ms.tuned.as_ref()?.retimed_seconds?;
+            let (_, b) = ms.best_single.as_ref()?;
+            Some((b / t, ms.best_vendor.as_ref().map(|(_, v)| v / t)))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let gm = |xs: &[f64]| (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp();
+    let single: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+    let vendor: Vec<f64> = pairs.iter().filter_map(|p| p.1).collect();
+    Some(TunedSummary {
+        measured: pairs.len(),
+        within_102: single.iter().filter(|&&x| x >= 1.0 / 1.02).count(),
+        geomean_vs_best_single: gm(&single),
+        worst_vs_best_single: single.iter().copied().fold(f64::INFINITY, f64::min),
+        geomean_vs_best_vendor: (!vendor.is_empty()).then(|| gm(&vendor)),
+    })
 }
 
 pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
@@ -701,6 +852,7 @@ pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
     if n2 > 0 {
         s.geomean_vs_best_vendor = Some((g2 / n2 as f64).exp());
     }
+    s.tuned = tuned_summary(rs);
     s.calibration_samples = samples.len();
     s.concurrent_samples = conc.len();
     s.fitted_concurrent_block_s = rs
@@ -734,6 +886,17 @@ pub fn print_summary(s: &LearnedSummary) {
         s.median_answer_error
             .map_or("-".into(), |e| format!("{:.1} %", 100.0 * e))
     );
+    if let Some(t) = &s.tuned {
+        println!(
+            "  tuned answer (--tune, timed again alone): ≤ 1.02× best single on {} of {}, geomean \
+             {} of the best single (worst {}), {} of the best cuSPARSE",
+            t.within_102,
+            t.measured,
+            x(Some(t.geomean_vs_best_single)),
+            x(Some(t.worst_vs_best_single)),
+            x(t.geomean_vs_best_vendor)
+        );
+    }
     if let Some(b) = s.fitted_concurrent_block_s {
         println!(
             "  concurrent: per-branch cost {:.2} µs from {} DP plans run concurrently \

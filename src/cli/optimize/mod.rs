@@ -59,6 +59,7 @@ use std::path::PathBuf;
 ///   sparsecast optimize matrix.mtx.gz --strip-rows 672 --save-plan plan.json
 ///   sparsecast spmv matrix.mtx.gz --plan plan.json --out y.mtx
 ///   sparsecast optimize docs/optimizer-generated.json --measure --backend cuda --json > r.json
+///   sparsecast optimize matrix.mtx.gz --tune --backend cuda --save-plan plan.json
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -77,8 +78,8 @@ pub struct Args {
     /// `sparsecast,statistical`) and print their plans side by side: one line per block range
     /// (rows, configuration, predicted time) and each model's answer. Every model, analytical
     /// included, runs the feature-based program here (same cuts, same plan-time rule), so the
-    /// plans differ only by the model. Not with --measure or --save-plan.
-    #[arg(long, value_delimiter = ',', conflicts_with_all = ["model", "measure", "save_plan"])]
+    /// plans differ only by the model. Not with --measure, --tune or --save-plan.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["model", "measure", "tune", "save_plan"])]
     models: Option<Vec<String>>,
     /// (Models other than analytical) Budget of feature passes over the matrix for the
     /// candidate blocks: N strips cost about (N+1)(N+2)/6 passes (10: N = 6).
@@ -161,6 +162,14 @@ pub struct Args {
     /// Build and time the plan, every single format and the cuSPARSE algorithms.
     #[arg(long)]
     measure: bool,
+    /// (Models other than analytical) Answer by measurement: time the DP's plan (two blocks or
+    /// more, adopted or not), the N predicted-fastest single configurations (default 3) and the
+    /// predicted-fastest cuSPARSE algorithm on the backend, and answer with the fastest measured
+    /// (--save-plan then writes it). With --measure everything is timed as well, and the tuned
+    /// answer is timed again on its own, so that it can be compared without the bias of picking
+    /// the fastest of noisy times.
+    #[arg(long, value_name = "N", num_args = 0..=1)]
+    tune: Option<Option<usize>>,
     /// Backend for --measure; default: the profile's (a profile of another backend is refused).
     #[arg(long, value_enum)]
     backend: Option<BackendKind>,
@@ -191,11 +200,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             inputs.len()
         );
     }
+    // --tune times on the backend as --measure does (fewer kernels).
+    let timing = a.measure || a.tune.is_some();
     let (profile_name, profile) = a
         .profile
-        .load(a.measure && a.backend != Some(BackendKind::Cpu), 0)?;
+        .load(timing && a.backend != Some(BackendKind::Cpu), 0)?;
     let section = profile.precision(a.precision)?;
-    let measure = if a.measure {
+    let measure = if timing {
         let kind = match a.backend {
             Some(k) => k,
             None if profile.backend == "cuda" => BackendKind::Cuda,
@@ -237,6 +248,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             "analytical".into()
         }
     });
+    if model_name == "analytical" && a.tune.is_some() {
+        bail!("--tune needs a feature-based model (e.g. sparsecast), not 004's analytical program");
+    }
     if model_name == "analytical" && a.overlap == Some(crate::backend::Overlap::Concurrent) {
         bail!(
             "--model analytical is 004's program, which costs a plan as the sum of its blocks \
