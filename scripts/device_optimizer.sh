@@ -12,6 +12,8 @@
 #   BACKEND=cpu GPU=h200 SCALE=tiny bash scripts/device_optimizer.sh   # dry run on the CPU
 #   PROFILE=profiles/h100.json.gz GPU=h100 BIN=… bash scripts/device_optimizer.sh  # a binary
 #                                            # built without profiles (SPARSECAST_NO_EMBED=1)
+#   TUNE=1 GPU=h100 bash scripts/device_optimizer.sh   # also the tuned answer (optimize --tune),
+#                                            # timed again alone beside the untuned one
 #
 # Writes $OUT/optimizer-$GPU.tar.gz (one JSON per set and precision, the log, optimizer-$GPU.md:
 # the tables to paste into docs/OPTIMIZER.md) and prints the summaries. The calibration line
@@ -75,8 +77,8 @@ run() { # set precision budget-seconds inputs…
     local set=$1 p=$2 b=$3; shift 3
     say "== $set $p ($# inputs, budget ${b} s)"
     "$BIN" optimize "$@" --precision "$p" --measure --backend "$BACKEND" --calibrate ${PROFILE:+--profile "$PROFILE"} \
-        ${ANY:+--any-backend} ${RUNS:+--runs $RUNS --warmup 1} --budget-s "$b" --summary-only \
-        --json-out "$W/opt-$set-$p.json" 2>&1 | grep -v '^skipped\|^\s*$' | tail -6 | tee -a "$LOG"
+        ${ANY:+--any-backend} ${RUNS:+--runs $RUNS --warmup 1} ${TUNE:+--tune} --budget-s "$b" --summary-only \
+        --json-out "$W/opt-$set-$p.json" 2>&1 | grep -v '^skipped\|^\s*$' | tail -${TAIL:-6} | tee -a "$LOG"
 }
 [ "$BACKEND" = cpu ] && ANY=1
 say "optimizer on $GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo "$BACKEND backend")"

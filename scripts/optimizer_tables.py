@@ -8,21 +8,24 @@ import json, sys, glob, os, math
 w, gpu = sys.argv[1], sys.argv[2]
 us = lambda s: "-" if s is None else f"{s*1e6:.1f}"
 print(f"## Optimizer on the {gpu.upper()} (sparsecast model, `scripts/device_optimizer.sh`)\n")
-print("| set | prec | matrices | plan adopted | answer ≤ 1.02× best single | answer ≥ 1.15× faster | DP plans ≥ 1.15× | geomean vs best single | worst | geomean vs best cuSPARSE | median pred. error | per-block cost |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| set | prec | matrices | plan adopted | answer ≤ 1.02× best single | answer ≥ 1.15× faster | DP plans ≥ 1.15× | geomean vs best single | worst | geomean vs best cuSPARSE | median pred. error | per-block cost | tuned: ≤ 1.02× / geomean (worst) / vs cuSPARSE |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 rows = []
 for f in sorted(glob.glob(os.path.join(w, "opt-*.json"))):
     d = json.load(open(f)); s = d["summary"]; _, st, p = os.path.basename(f)[:-5].split("-")
     x = lambda v: "-" if v is None else f"{v:.3f}×"
     err = "-" if s["median_answer_error"] is None else f"{100 * s['median_answer_error']:.1f} %"
     cal = "-" if s["fitted_block_s"] is None else f"{s['fitted_block_s'] * 1e6:.2f} µs ({s['calibration_samples']})"
+    t = s.get("tuned")
+    tuned = "-" if not t else (f"{t['within_102']}/{t['measured']} / {x(t['geomean_vs_best_single'])} "
+                               f"({x(t['worst_vs_best_single'])}) / {x(t['geomean_vs_best_vendor'])}")
     print(f"| {st} | {p} | {s['measured']} | {s['adopted']} | {s['within_102']} | {s['faster_115']} | "
           f"{s['plan_faster_115']}/{s['plans_measured']} | {x(s['geomean_vs_best_single'])} | "
-          f"{x(s['worst_vs_best_single'])} | {x(s['geomean_vs_best_vendor'])} | {err} | {cal} |")
+          f"{x(s['worst_vs_best_single'])} | {x(s['geomean_vs_best_vendor'])} | {err} | {cal} | {tuned} |")
     rows += [(st, p, r) for r in d["results"]]
 print("\n### Per matrix (µs; ratio = best single measured / answer measured)\n")
-print("| set | prec | matrix | plan (rows: config) | adopted | answer pred. | answer meas. | DP plan meas. | best single | best cuSPARSE | ratio |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| set | prec | matrix | plan (rows: config) | adopted | answer pred. | answer meas. | DP plan meas. | best single | best cuSPARSE | ratio | tuned answer (meas. again) | tuned ratio |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for st, p, r in rows:
     m = r.get("measured") or {}
     plan = "; ".join(f"{b['rows'][0]}–{b['rows'][1]}: {b['config']}" for b in r["plan"])
@@ -31,4 +34,7 @@ for st, p, r in rows:
     ratio = f"{bs[1]/a:.2f}" if bs and a else "-"
     print(f"| {st} | {p} | {os.path.basename(r['input'])[:40]} | {plan} | {'yes' if r['adopted'] else 'no'} | "
           f"{us(r['answer_predicted'])} | {us(a)} | {us(m.get('plan_seconds'))} | "
-          f"{bs[0]+' '+us(bs[1]) if bs else '-'} | {bv[0]+' '+us(bv[1]) if bv else '-'} | {ratio} |")
+          f"{bs[0]+' '+us(bs[1]) if bs else '-'} | {bv[0]+' '+us(bv[1]) if bv else '-'} | {ratio} | "
+          + (f"{tu['answer']} {us(tu.get('retimed_seconds'))} | "
+             + (f"{bs[1]/tu['retimed_seconds']:.2f}" if bs and tu.get('retimed_seconds') else "-") + " |"
+             if (tu := m.get("tuned")) else "- | - |"))
