@@ -18,7 +18,7 @@ for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x
     [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 done
 export SPARSECAST_CACHE=/tmp/sparsecast-cache
-for mode in tune measure; do
+for mode in ${MODES:-tune measure}; do
     t0=$SECONDS
     $B predict --$mode --backend cuda --profile "$PROFILE" --json --summary-only $INPUTS \
         > "$OUT/$mode-$GPU.json" 2> "$OUT/$mode-$GPU.err"
