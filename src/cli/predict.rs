@@ -704,6 +704,14 @@ fn print_result(r: &MatrixResult) {
                 false => format!("; within its uncertainty: {}", ties.join(", ")),
             }
         );
+        // Nothing timed: say how to settle a tie by measurement.
+        if !ties.is_empty() && r.kernels.iter().all(|k| k.measured_seconds.is_none()) {
+            println!(
+                "  (too close to call by prediction: `--tune` on the device times the {} \
+                 predicted-fastest and the fastest cuSPARSE algorithm, and keeps the fastest)",
+                crate::model::SHORTLIST
+            );
+        }
     }
     for t in &r.tuned {
         println!(

@@ -373,6 +373,53 @@ fn predict_tune_times_only_the_shortlist_and_recommends_its_fastest() {
     assert!(e.contains("--measure"), "{e}");
 }
 
+/// A recommendation too close to call (configurations within its uncertainty) points to
+/// `--tune`; one that is not, does not; and not once something was timed.
+#[test]
+fn a_tie_within_the_uncertainty_points_to_tune() {
+    let Some(ex5) = crate::common::shared_matrix("EX5.mtx.gz") else {
+        return;
+    };
+    let out = run_ok(
+        bin()
+            .args(["predict", "--precision", "f64", "--gpu", "h200"])
+            .arg(&ex5),
+    );
+    let tie = out.contains("within its uncertainty");
+    assert_eq!(
+        tie,
+        out.contains("`--tune` on the device times the 3"),
+        "{out}"
+    );
+    assert!(
+        tie,
+        "EX5 on the H200 profile is a tie (csr-t8 / csr-t16): {out}"
+    );
+    let out = run_ok(
+        bin()
+            .args(["predict", "--precision", "f32", "--gpu", "h200"])
+            .arg(data("cage11.mtx.gz")),
+    );
+    assert!(!out.contains("within its uncertainty"), "{out}");
+    assert!(!out.contains("--tune"), "{out}");
+    let out = run_ok(
+        bin()
+            .args([
+                "predict",
+                "--precision",
+                "f64",
+                "--gpu",
+                "h200",
+                "--tune",
+                "1",
+            ])
+            .args(["--backend", "cpu"])
+            .arg(&ex5),
+    );
+    assert!(out.contains("tuned recommendation"), "{out}");
+    assert!(!out.contains("`--tune` on the device"), "{out}");
+}
+
 #[test]
 fn predict_without_profile_uses_the_embedded_h200_profile_and_says_so() {
     let (name, _) = sparsecast::profile::embedded()[0];
