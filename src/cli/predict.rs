@@ -223,6 +223,11 @@ impl Runner {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let tune = a.tune.map(|k| k.unwrap_or(crate::model::SHORTLIST));
+    anyhow::ensure!(
+        tune != Some(0),
+        "--tune 0 would time no configuration of ours: give N ≥ 1 (default {})",
+        crate::model::SHORTLIST
+    );
     let timing = a.measure || tune.is_some();
     let want_cuda = timing && a.backend != Some(BackendKind::Cpu);
     let (profile_name, profile) = a.profile.load(want_cuda, a.device)?;
@@ -668,6 +673,8 @@ fn print_result(r: &MatrixResult) {
             models.push(&k.model);
         }
     }
+    // Whether a recommendation has others within its uncertainty (a note under the table).
+    let mut close_call = false;
     for m in &models {
         let Some(f) = first(m) else {
             println!("{m}: no configuration predicted (every one refused)");
@@ -704,14 +711,7 @@ fn print_result(r: &MatrixResult) {
                 false => format!("; within its uncertainty: {}", ties.join(", ")),
             }
         );
-        // Nothing timed: say how to settle a tie by measurement.
-        if !ties.is_empty() && r.kernels.iter().all(|k| k.measured_seconds.is_none()) {
-            println!(
-                "  (too close to call by prediction: `--tune` on the device times the {} \
-                 predicted-fastest and the fastest cuSPARSE algorithm, and keeps the fastest)",
-                crate::model::SHORTLIST
-            );
-        }
+        close_call |= !ties.is_empty();
     }
     for t in &r.tuned {
         println!(
@@ -811,6 +811,15 @@ fn print_result(r: &MatrixResult) {
     );
     for line in &refused {
         println!("refused — {line}");
+    }
+    // Nothing timed: say how to settle a close call by measurement.
+    if close_call && r.kernels.iter().all(|k| k.measured_seconds.is_none()) {
+        println!(
+            "too close to call by prediction (\"within its uncertainty\" above): `--tune` on the \
+             device times the {} predicted-fastest and the fastest cuSPARSE algorithm, and keeps \
+             the fastest",
+            crate::model::SHORTLIST
+        );
     }
     // The tool's own cost, not an SpMV time: say so.
     println!(

@@ -371,6 +371,12 @@ fn predict_tune_times_only_the_shortlist_and_recommends_its_fastest() {
             .arg(data("bcsstk09.mtx.gz")),
     );
     assert!(e.contains("--measure"), "{e}");
+    let e = run_err(
+        bin()
+            .args(["predict", "--tune", "0", "--backend", "cpu"])
+            .arg(data("bcsstk09.mtx.gz")),
+    );
+    assert!(e.contains("--tune 0"), "{e}");
 }
 
 /// A recommendation too close to call (configurations within its uncertainty) points to

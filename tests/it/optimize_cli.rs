@@ -530,6 +530,8 @@ fn tune_answers_with_the_fastest_measured_of_the_plan_and_the_shortlist() {
         "--tune",
     ]);
     assert!(e.contains("--tune needs a feature-based model"), "{e}");
+    let e = fails(&["optimize", &het, "--tune", "0", "--backend", "cpu"]);
+    assert!(e.contains("--tune 0"), "{e}");
 }
 
 /// `--models a,b`: the plans of several models of the profile side by side (one line per block

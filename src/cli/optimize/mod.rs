@@ -193,6 +193,12 @@ struct Setup<'a> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
+    if a.tune == Some(Some(0)) {
+        bail!(
+            "--tune 0 would time no single configuration of ours: give N ≥ 1 (default {})",
+            crate::model::SHORTLIST
+        );
+    }
     let inputs = expand_inputs(&a.inputs)?;
     if a.save_plan.is_some() && inputs.len() != 1 {
         bail!(
