@@ -191,6 +191,15 @@ pub fn spinner(what: &str) -> indicatif::ProgressBar {
     pb
 }
 
+/// What a tuned run timed, `label seconds, …` (`failed` where it could not be run).
+pub fn fmt_timed(timed: &[(String, Option<f64>)]) -> String {
+    timed
+        .iter()
+        .map(|(label, s)| format!("{label} {}", s.map_or("failed".into(), fmt_seconds)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Seconds as a human unit (µs below a millisecond), `-` when not finite.
 pub fn fmt_seconds(s: f64) -> String {
     crate::util::fmt_seconds(s, "-")

@@ -723,14 +723,7 @@ fn print_result(r: &MatrixResult) {
                 .map(|p| format!(" (predicted {})", common::fmt_seconds(p)))
                 .unwrap_or_default(),
             t.timed.len(),
-            t.timed
-                .iter()
-                .map(|(c, m)| format!(
-                    "{c} {}",
-                    m.map_or("failed".to_string(), common::fmt_seconds)
-                ))
-                .collect::<Vec<_>>()
-                .join(", ")
+            common::fmt_timed(&t.timed)
         );
     }
     if measured {

@@ -156,7 +156,7 @@ fn summary(w: &mut String, records: &[Record], rank: &[stats::RankingRow]) -> st
         let mut picks: Vec<(f64, String, usize)> = rank
             .iter()
             .filter(|r| r.precision == precision && r.n > 0)
-            .filter(|r| !r.model.ends_with("+tune"))
+            .filter(|r| !stats::is_tuned_label(&r.model))
             .map(|r| (-(r.below_5 as f64) / r.n as f64, r.model.clone(), r.n))
             .collect();
         picks.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -174,7 +174,7 @@ fn summary(w: &mut String, records: &[Record], rank: &[stats::RankingRow]) -> st
         // A tuned pick times a shortlist: not a model's ranking, so beside it.
         for r in rank
             .iter()
-            .filter(|r| r.precision == precision && r.n > 0 && r.model.ends_with("+tune"))
+            .filter(|r| r.precision == precision && r.n > 0 && stats::is_tuned_label(&r.model))
         {
             writeln!(
                 w,

@@ -246,7 +246,15 @@ pub fn pick<'a>(group: &[&'a Record], model: &str) -> Option<&'a Record> {
 /// fastest predictions and its fastest-predicted cuSPARSE algorithm, among the configurations
 /// measured), the fastest measured.
 pub fn tuned(model: &str) -> String {
-    format!("{model}+tune")
+    format!("{model}{TUNED_SUFFIX}")
+}
+
+/// What [`tuned`] appends to a model's name.
+pub const TUNED_SUFFIX: &str = "+tune";
+
+/// Whether a report row's label is a tuned pick ([`tuned`]).
+pub fn is_tuned_label(label: &str) -> bool {
+    label.ends_with(TUNED_SUFFIX)
 }
 
 /// The models whose tuned pick the reports show beside their pick: our own (the default of

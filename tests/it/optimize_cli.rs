@@ -23,6 +23,17 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
+/// Time on the CPU backend with the embedded GPU profile, few runs (the tests' timings).
+const CPU_QUICK_TIMING: [&str; 7] = [
+    "--backend",
+    "cpu",
+    "--any-backend",
+    "--runs",
+    "3",
+    "--warmup",
+    "1",
+];
+
 fn fails(args: &[&str]) -> String {
     let o = run(args);
     assert!(!o.status.success(), "sparsecast {args:?} should fail");
@@ -417,22 +428,10 @@ fn our_model_answers_with_its_reason_and_the_answer_runs() {
     assert!(!r["verdict"].as_str().unwrap().is_empty());
     assert!(r["cuts"].as_array().unwrap().len() <= 4);
     // Measured on the CPU: the answer, every single configuration ours, y checked.
-    let m = ok(&[
-        "optimize",
-        &het,
-        "--strips",
-        "2",
-        "--measure",
-        "--backend",
-        "cpu",
-        "--any-backend",
-        "--runs",
-        "3",
-        "--warmup",
-        "1",
-        "--calibrate",
-        "--json",
-    ]);
+    let mut args = vec!["optimize", het.as_str(), "--strips", "2", "--measure"];
+    args.extend(CPU_QUICK_TIMING);
+    args.extend(["--calibrate", "--json"]);
+    let m = ok(&args);
     let j: Value = serde_json::from_str(&m).unwrap();
     let ms = &j["results"][0]["measured"];
     assert!(ms["answer_seconds"].as_f64().unwrap() > 0.0);
@@ -463,19 +462,8 @@ fn tune_answers_with_the_fastest_measured_of_the_plan_and_the_shortlist() {
         &het,
     ]);
     let plan = path("tuned-plan.json");
-    let base = [
-        "optimize",
-        het.as_str(),
-        "--strips",
-        "2",
-        "--backend",
-        "cpu",
-        "--any-backend",
-        "--runs",
-        "3",
-        "--warmup",
-        "1",
-    ];
+    let mut base = vec!["optimize", het.as_str(), "--strips", "2"];
+    base.extend(CPU_QUICK_TIMING);
     let mut args = base.to_vec();
     args.extend(["--tune", "2", "--json", "--save-plan", plan.as_str()]);
     let j: Value = serde_json::from_str(&ok(&args)).unwrap();

@@ -699,11 +699,7 @@ pub fn print(r: &LearnedReport) {
                     fs(r)
                 )),
                 t.timed.len(),
-                t.timed
-                    .iter()
-                    .map(|(l, s)| format!("{l} {}", s.map_or("failed".into(), fs)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                common::fmt_timed(&t.timed)
             );
         }
         if !ms.overlap.is_empty() {
