@@ -48,8 +48,11 @@ say() { echo "$@" | tee -a "$LOG"; }
 # SuiteSparse: every 6th file by name (conf5 is complex).
 mapfile -t ALLM < <(ls "$MATS"/*.mtx.gz 2>/dev/null | grep -v conf5 | sort)
 REAL=(); for i in "${!ALLM[@]}"; do [ $((i % 6)) -eq 0 ] && REAL+=("${ALLM[$i]}"); done
-KM=$(ls "$MATS"/rajat19.mtx.gz "$MATS"/*.mtx.gz 2>/dev/null | head -1)   # an irregular circuit
-KM2=$(ls "$MATS"/hep-th.mtx.gz "$MATS"/*.mtx.gz 2>/dev/null | head -1)   # a power-law graph
+# The first that exists (not `ls A B | head -1`: ls sorts its operands, which made both 4elt
+# before session 20).
+first() { for f in "$@"; do [ -f "$f" ] && { echo "$f"; return; }; done; }
+KM=$(first "$MATS"/rajat19.mtx.gz "${ALLM[@]}")   # an irregular circuit
+KM2=$(first "$MATS"/hep-th.mtx.gz "${ALLM[@]}")   # a power-law graph
 
 # The heterogeneous and large matrices of scripts/device_optimizer.sh (its multi-block plans).
 if [ "$SCALE" = tiny ]; then N1=2000; N2=40; N3=20; N4=40; LONG=300; K=2; else

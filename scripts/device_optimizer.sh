@@ -14,6 +14,7 @@
 #                                            # built without profiles (SPARSECAST_NO_EMBED=1)
 #   TUNE=1 GPU=h100 bash scripts/device_optimizer.sh   # also the tuned answer (optimize --tune),
 #                                            # timed again alone beside the untuned one
+#   SETS="het" BHET=200 … bash scripts/device_optimizer.sh   # only these sets (het real large)
 #
 # Writes $OUT/optimizer-$GPU.tar.gz (one JSON per set and precision, the log, optimizer-$GPU.md:
 # the tables to paste into docs/OPTIMIZER.md) and prints the summaries. The calibration line
@@ -40,12 +41,18 @@ mapfile -t ALLM < <(ls "$MATS"/*.mtx.gz 2>/dev/null | grep -v conf5 | sort)
 if [ "${SUBSET:-half}" = all ]; then REAL=("${ALLM[@]}"); else
     REAL=(); for i in "${!ALLM[@]}"; do [ $((i % 2)) -eq 0 ] && REAL+=("${ALLM[$i]}"); done
 fi
-KM=$(ls "$MATS"/rajat19.mtx.gz "$MATS"/*.mtx.gz 2>/dev/null | head -1)   # an irregular circuit
-KM2=$(ls "$MATS"/hep-th.mtx.gz "$MATS"/*.mtx.gz 2>/dev/null | head -1)   # a power-law graph
+# The first that exists (not `ls A B | head -1`: ls sorts its operands, which made both 4elt
+# before session 20).
+first() { for f in "$@"; do [ -f "$f" ] && { echo "$f"; return; }; done; }
+KM=$(first "$MATS"/rajat19.mtx.gz "${ALLM[@]}")   # an irregular circuit
+KM2=$(first "$MATS"/hep-th.mtx.gz "${ALLM[@]}")   # a power-law graph
 
 # Sizes: full on the GPU (10^7–10^8 entries), tiny for the CPU dry run.
-if [ "$SCALE" = tiny ]; then N1=2000; N2=40; N3=20; N4=40; LONG=300; K=2; else
-    N1=${N1:-500000}; N2=700; N3=100; N4=2000; LONG=40000; K=4; fi
+# Kronecker expansions (session 20, when KM / KM2 became rajat19 / hep-th — 5.4·10³ and
+# 1.6·10⁴ non-zeros): KL for the large set's dense pattern, KA / KB for the heterogeneous
+# stacks' random patterns, so that each expansion holds 10⁶–10⁷ non-zeros beside its stencil.
+if [ "$SCALE" = tiny ]; then N1=2000; N2=40; N3=20; N4=40; LONG=300; K=2; KL=2; KA=4; KB=4; else
+    N1=${N1:-500000}; N2=700; N3=100; N4=2000; LONG=40000; K=4; KL=16; KA=64; KB=16; fi
 cat > "$W/large.json" <<EOF
 [{"family":"stencil","stencil":"3d7","n":$((N3 * 16 / 10))},
  {"family":"stencil","stencil":"2d5","n":$N4},
@@ -56,7 +63,7 @@ cat > "$W/large.json" <<EOF
  {"family":"banded","n":$((N1 * 2)),"half_bandwidth":8,"seed":34},
  {"family":"block-diagonal","blocks":$((N1 / 2)),"block_size":6,"seed":35},
  {"family":"power-law","n":$((N1 * 2)),"mean":8.0,"exponent":2.1,"seed":36},
- {"family":"kronecker","matrix":"$KM2","pattern":{"kind":"dense","k":$K},"seed":37}]
+ {"family":"kronecker","matrix":"$KM2","pattern":{"kind":"dense","k":$KL},"seed":37}]
 EOF
 # Heterogeneous: power law on a stencil, circuit-like (a few very long rows), Kronecker of
 # irregular matrices, block mixtures, short rows with a band of long ones.
@@ -68,8 +75,8 @@ cat > "$W/het.json" <<EOF
  {"stack":[{"family":"banded","n":$N1,"half_bandwidth":16,"seed":47},{"family":"power-law","n":$N1,"mean":8.0,"exponent":1.9,"seed":48},{"family":"stencil","stencil":"3d7","n":$N3}]},
  {"stack":[{"family":"block-diagonal","blocks":$((N1 / 5)),"block_size":8,"seed":49},{"family":"power-law","n":$N1,"mean":4.0,"exponent":2.5,"seed":50}]},
  {"stack":[{"family":"random","rows":$N1,"cols":$N1,"row_len":{"dist":"normal","mean":32.0,"std":4.0},"seed":51},{"family":"random","rows":$((N1 / 100)),"cols":$N1,"row_len":{"dist":"uniform","min":200,"max":800},"seed":52}]},
- {"stack":[{"family":"kronecker","matrix":"$KM","pattern":{"kind":"dense","k":$K},"seed":53},{"family":"stencil","stencil":"2d5","n":$N2}]},
- {"stack":[{"family":"kronecker","matrix":"$KM2","pattern":{"kind":"random","k":$((K * 2)),"density":0.5},"seed":54},{"family":"stencil","stencil":"3d27","n":$((N3 / 2))}]},
+ {"stack":[{"family":"kronecker","matrix":"$KM","pattern":{"kind":"random","k":$KA,"density":0.3},"seed":53},{"family":"stencil","stencil":"2d5","n":$N2}]},
+ {"stack":[{"family":"kronecker","matrix":"$KM2","pattern":{"kind":"random","k":$KB,"density":0.5},"seed":54},{"family":"stencil","stencil":"3d27","n":$((N3 / 2))}]},
  {"family":"power-law","n":$((N1 * 2)),"mean":16.0,"exponent":2.0,"seed":55}]
 EOF
 
@@ -87,9 +94,11 @@ t0=$SECONDS
 # Heterogeneous first (the plans' targets), then the SuiteSparse and large sets (the ≤ 1.02×
 # target); the budgets stop taking new inputs, so one call stays within ≈ 5 minutes.
 for p in f64 f32; do
-    run het "$p" "${BHET:-75}" "$W/het.json"
-    run real "$p" "${BREAL:-30}" "${REAL[@]}"
-    run large "$p" "${BLARGE:-25}" "$W/large.json"
+    for set in ${SETS:-het real large}; do case $set in
+        het) run het "$p" "${BHET:-75}" "$W/het.json" ;;
+        real) run real "$p" "${BREAL:-30}" "${REAL[@]}" ;;
+        large) run large "$p" "${BLARGE:-25}" "$W/large.json" ;;
+    esac; done
 done
 python3 "$(dirname "$0")/replay_adoption.py" "$W" 2>&1 | tee -a "$LOG" | head -12
 say "[all in $((SECONDS - t0)) s]"

@@ -76,6 +76,18 @@ pub struct LearnedOptions {
     pub block_sigma: f64,
     /// cuSPARSE algorithms as candidates of row blocks.
     pub vendor_blocks: bool,
+    /// Other programs to solve on the same block features (no feature pass more): their plans
+    /// are [`LearnedOptimum::alternates`], candidates that `optimize --tune` times beside the
+    /// rule's own plan. Empty by default.
+    pub alternates: Vec<Alternate>,
+}
+
+/// Another plan-time rule and candidate set for the same DP ([`LearnedOptions::alternates`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Alternate {
+    pub rule: PlanRule,
+    /// cuSPARSE algorithms as candidates of row blocks.
+    pub vendor_blocks: bool,
 }
 
 impl LearnedOptions {
@@ -90,6 +102,7 @@ impl LearnedOptions {
             adopt_sigmas: DEFAULT_ADOPT_SIGMAS,
             block_sigma: DEFAULT_BLOCK_SIGMA,
             vendor_blocks: false,
+            alternates: Vec::new(),
         }
     }
 
@@ -146,6 +159,10 @@ pub struct LearnedOptimum {
     pub adopted: bool,
     /// Why, in one sentence.
     pub verdict: String,
+    /// The plans of [`LearnedOptions::alternates`], in that order: (the alternate, its plan,
+    /// its predicted time by that rule; `None` where it refuses every plan). Never the answer
+    /// by prediction: `optimize --tune` times them beside the plan.
+    pub alternates: Vec<(Alternate, Option<(Vec<LearnedBlock>, f64)>)>,
     /// Feature passes spent (Σ nnz of the candidate blocks / nnz), blocks and seconds.
     pub feature_passes: f64,
     pub blocks_evaluated: usize,
@@ -250,12 +267,21 @@ pub fn optimize_learned<T: Scalar>(
     }
     // Concurrent plans leave out csr-merge: its blocks ran up to 2.1× their serial time as graph
     // branches (H200, docs/OPTIMIZER.md), which no per-branch cost predicts. It stays a single
-    // configuration (`singles`), and a serial plan's block.
-    let concurrent = opts.rule.overlap == Overlap::Concurrent;
+    // configuration (`singles`), and a serial plan's block. The candidates are predicted once
+    // for every program (the main one and the alternates); a concurrent rule masks csr-merge,
+    // a program without vendor blocks the cuSPARSE algorithms.
+    let main = Alternate {
+        rule: opts.rule,
+        vendor_blocks: opts.vendor_blocks,
+    };
+    let programs: Vec<&Alternate> = std::iter::once(&main).chain(&opts.alternates).collect();
+    let any_vendor = programs.iter().any(|p| p.vendor_blocks);
     let cand: Vec<usize> = (0..all.len())
-        .filter(|&k| opts.vendor_blocks || !all[k].variant.is_vendor())
-        .filter(|&k| !(concurrent && all[k].variant == Variant::CsrMerge))
+        .filter(|&k| any_vendor || !all[k].variant.is_vendor())
         .collect();
+    let any_concurrent = programs
+        .iter()
+        .any(|p| p.rule.overlap == Overlap::Concurrent);
     let n_strips = opts
         .strips
         .unwrap_or_else(|| opts.strips_for_budget())
@@ -299,7 +325,7 @@ pub fn optimize_learned<T: Scalar>(
             }
             brow.push(
                 cand.iter()
-                    .map(|&k| match concurrent {
+                    .map(|&k| match any_concurrent {
                         true => bandwidth_seconds(&f, &all[k], vb, gbs),
                         false => f64::NAN,
                     })
@@ -309,38 +335,53 @@ pub fn optimize_learned<T: Scalar>(
             progress(done, total);
         }
     }
+    let solve = |program: &Alternate| -> Option<(Vec<LearnedBlock>, f64)> {
+        let rule = &program.rule;
+        let concurrent = rule.overlap == Overlap::Concurrent;
+        let masked = |k: usize| {
+            let v = all[cand[k]].variant;
+            (concurrent && v == Variant::CsrMerge) || (!program.vendor_blocks && v.is_vendor())
+        };
+        let alone = |i: usize, j: usize, k: usize| match (masked(k), e[i][j - i][k].0) {
+            (false, Some(t)) => t,
+            _ => f64::INFINITY,
+        };
+        let w = |i: usize, j: usize, k: usize| match alone(i, j, k) {
+            t if t.is_finite() => rule.block_cost(t),
+            _ => f64::INFINITY,
+        };
+        // The concurrent rule: at least the largest block alone (exact, by bisection on it).
+        let (blocks, predicted) = match rule.overlap {
+            Overlap::Serial => {
+                solve_merged(n, cand.len(), w).map(|(b, c)| (b, rule.offset() + c))?
+            }
+            Overlap::Concurrent => solve_merged_max(n, cand.len(), rule.offset(), w, alone)?,
+        };
+        let plan = blocks
+            .iter()
+            .map(|b| {
+                let (t, s) = e[b.first][b.last - b.first][b.config];
+                LearnedBlock {
+                    rows: cuts[b.first]..cuts[b.last + 1],
+                    nnz: nnz_of(b.first, b.last) as usize,
+                    config: all[cand[b.config]].clone(),
+                    predicted: t.unwrap_or(f64::INFINITY),
+                    sigma: s.unwrap_or(0.0),
+                    bandwidth_s: Some(beta[b.first][b.last - b.first][b.config])
+                        .filter(|b| concurrent && b.is_finite()),
+                }
+            })
+            .collect();
+        Some((plan, predicted))
+    };
     let rule = opts.rule;
-    let w = |i: usize, j: usize, k: usize| match e[i][j - i][k].0 {
-        Some(t) => rule.block_cost(t),
-        None => f64::INFINITY,
-    };
-    // The concurrent rule: at least the largest block alone (exact, by bisection on it).
-    let alone = |i: usize, j: usize, k: usize| e[i][j - i][k].0.unwrap_or(f64::INFINITY);
-    let solved = match rule.overlap {
-        Overlap::Serial => solve_merged(n, cand.len(), w).map(|(b, c)| (b, rule.offset() + c)),
-        Overlap::Concurrent => solve_merged_max(n, cand.len(), rule.offset(), w, alone),
-    };
-    let (blocks, plan_predicted) = solved.ok_or_else(|| {
+    let (plan, plan_predicted) = solve(&main).ok_or_else(|| {
         Error::Invalid(format!(
             "the {} model refuses every candidate configuration for part of the matrix",
             model.name()
         ))
     })?;
-    let plan: Vec<LearnedBlock> = blocks
-        .iter()
-        .map(|b| {
-            let (t, s) = e[b.first][b.last - b.first][b.config];
-            LearnedBlock {
-                rows: cuts[b.first]..cuts[b.last + 1],
-                nnz: nnz_of(b.first, b.last) as usize,
-                config: all[cand[b.config]].clone(),
-                predicted: t.unwrap_or(f64::INFINITY),
-                sigma: s.unwrap_or(0.0),
-                bandwidth_s: Some(beta[b.first][b.last - b.first][b.config])
-                    .filter(|b| b.is_finite()),
-            }
-        })
-        .collect();
+    let alternates = opts.alternates.iter().map(|p| (*p, solve(p))).collect();
     // A block of a split is a row slice, which the model's sigma (calibrated on whole matrices)
     // understates; a one-block plan is the whole matrix.
     let factor = if plan.len() >= 2 {
@@ -381,6 +422,7 @@ pub fn optimize_learned<T: Scalar>(
         singles,
         adopted,
         verdict,
+        alternates,
         seconds: t0.elapsed().as_secs_f64(),
     })
 }

@@ -441,6 +441,80 @@ fn our_model_answers_with_its_reason_and_the_answer_runs() {
     assert!(e.contains("cuda backend"), "{e}");
 }
 
+/// `--tune` times more plans than the DP's: the same blocks run the other way (concurrently:
+/// serial is the default), and the plans of the alternate rules (the concurrent rule, blocks
+/// costing one launch floor); each is labelled, checked and timed, and the answer is the
+/// fastest measured, with its blocks.
+#[test]
+fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
+    // A 2-D stencil (DIA) on top of 100 long random rows: the DP cuts it with free blocks.
+    let het = path("stencil-long.json");
+    std::fs::write(
+        &het,
+        r#"{"stack": [{"family": "stencil", "stencil": "2d5", "n": 600},
+                      {"family": "random", "rows": 100, "cols": 360000,
+                       "row_len": {"dist": "uniform", "min": 2000, "max": 20000}, "seed": 42}]}"#,
+    )
+    .unwrap();
+    let mut args = vec![
+        "optimize",
+        het.as_str(),
+        "--strips",
+        "6",
+        "--block-cost-us",
+        "0",
+        "--tune",
+        "1",
+        "--json",
+    ];
+    args.extend(CPU_QUICK_TIMING);
+    let j: Value = serde_json::from_str(&ok(&args)).unwrap();
+    let r = &j["results"][0];
+    let n = r["plan"].as_array().unwrap().len();
+    assert!(n >= 2, "the DP did not cut: {r}");
+    let t = &r["measured"]["tuned"];
+    let timed = t["timed"].as_array().unwrap();
+    let label = |x: &Value| x[0].as_str().unwrap().to_string();
+    let plans: Vec<String> = timed
+        .iter()
+        .map(label)
+        .filter(|l| l.starts_with("plan"))
+        .collect();
+    assert_eq!(plans[0], format!("plan ({n} blocks, serial)"), "{t}");
+    assert_eq!(plans[1], format!("plan #2 ({n} blocks, concurrent)"), "{t}");
+    // At most the three alternates more (no cuSPARSE blocks on the CPU), numbered in turn.
+    assert!(plans.len() <= 5, "{t}");
+    for (k, l) in plans.iter().enumerate().skip(1) {
+        assert!(l.starts_with(&format!("plan #{} (", k + 1)), "{t}");
+    }
+    // Every plan ran on the CPU, its y checked against the f64 reference.
+    assert!(
+        timed
+            .iter()
+            .take(plans.len())
+            .all(|x| x[1].as_f64().unwrap() > 0.0),
+        "{t}"
+    );
+    assert!(
+        r["measured"]["max_relative_error"].as_f64().unwrap() <= 1e-10,
+        "{r}"
+    );
+    let fastest = timed
+        .iter()
+        .filter_map(|x| x[1].as_f64().map(|s| (label(x), s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    assert_eq!(t["answer"].as_str().unwrap(), fastest.0, "{t}");
+    let blocks = t["blocks"].as_array().unwrap();
+    if fastest.0.starts_with("plan") {
+        assert!(blocks.len() >= 2, "{t}");
+        assert_eq!(blocks[0][0].as_u64(), Some(0));
+        assert_eq!(blocks.last().unwrap()[1].as_u64(), r["nrows"].as_u64());
+    } else {
+        assert!(blocks.is_empty(), "{t}");
+    }
+}
+
 /// `--tune`: only the DP's plan and the shortlist are timed (the N predicted-fastest single
 /// configurations and the predicted-fastest cuSPARSE algorithm, which fails on the CPU), the
 /// answer is the fastest measured of them and --save-plan writes it; with --measure everything
@@ -472,13 +546,36 @@ fn tune_answers_with_the_fastest_measured_of_the_plan_and_the_shortlist() {
     let t = &ms["tuned"];
     let timed = t["timed"].as_array().unwrap();
     let has_plan = r["plan"].as_array().unwrap().len() >= 2;
-    // The plan (if cut), 2 configurations, and cuSPARSE's fastest unless among the 2.
-    assert!(timed.len() >= 2 + usize::from(has_plan), "{t}");
-    assert!(timed.len() <= 3 + usize::from(has_plan), "{t}");
-    assert_eq!(timed[0][0].as_str().unwrap().starts_with("plan"), has_plan);
+    // The plans first (the DP's, then other candidate plans), then 2 configurations and
+    // cuSPARSE's fastest unless among the 2.
+    let label = |x: &Value| x[0].as_str().unwrap().to_string();
+    let plans = timed
+        .iter()
+        .take_while(|x| label(x).starts_with("plan"))
+        .count();
+    assert!(
+        timed[plans..].iter().all(|x| !label(x).starts_with("plan")),
+        "{t}"
+    );
+    assert!(timed.len() - plans >= 2 && timed.len() - plans <= 3, "{t}");
+    if has_plan {
+        // The DP's plan in its mode (serial by default), then in the other.
+        let n = r["plan"].as_array().unwrap().len();
+        assert_eq!(
+            label(&timed[0]),
+            format!("plan ({n} blocks, serial)"),
+            "{t}"
+        );
+        assert!(
+            timed[..plans]
+                .iter()
+                .any(|x| label(x) == format!("plan ({n} blocks, concurrent)")),
+            "{t}"
+        );
+    }
     // Only the shortlist's single configurations were timed, and nothing is called the best.
     let singles = ms["singles"].as_array().unwrap();
-    assert_eq!(singles.len(), timed.len() - usize::from(has_plan), "{ms}");
+    assert_eq!(singles.len(), timed.len() - plans, "{ms}");
     assert!(ms["best_single"].is_null(), "{ms}");
     let fastest = timed
         .iter()

@@ -9,7 +9,7 @@ use sparsecast::features::Features;
 use sparsecast::formats::FormatParams;
 use sparsecast::matrix::generate::GeneratorSpec;
 use sparsecast::model::Model;
-use sparsecast::optimize::learned::bandwidth_seconds;
+use sparsecast::optimize::learned::{bandwidth_seconds, Alternate};
 use sparsecast::optimize::merged::{brute_force, brute_force_max, solve_merged};
 use sparsecast::optimize::{
     optimize_learned, stack_rows, LearnedOptions, MatrixIdentity, Plan, PlanRule, PreparedPlan,
@@ -365,4 +365,53 @@ fn concurrent_plans_leave_out_csr_merge_which_stays_a_single_configuration() {
         conc.best_single().unwrap().config.variant,
         Variant::CsrMerge
     );
+}
+
+/// `alternates` (what `optimize --tune` also times): each alternate's plan is the plan the
+/// DP gives when that rule is the main one, from the same block predictions, and the main plan
+/// does not change.
+#[test]
+fn alternate_rules_solve_the_same_program_as_the_main_rule_would() {
+    let a = two_parts();
+    let model = WithMerge(Toy { sigma: 0.0 });
+    let mut opts = LearnedOptions::new(2e-6);
+    opts.strips = Some(4);
+    let concurrent = PlanRule {
+        block_s: 0.0,
+        ..PlanRule::for_overlap(Overlap::Concurrent, 2e-6)
+    };
+    let cheap = PlanRule {
+        block_s: 0.0,
+        ..opts.rule
+    };
+    let alone = optimize_learned(&a, &model, &opts, &|_, _| {}).unwrap();
+    assert!(alone.alternates.is_empty());
+    let alt = |rule| Alternate {
+        rule,
+        vendor_blocks: false,
+    };
+    let vendor = Alternate {
+        rule: opts.rule,
+        vendor_blocks: true,
+    };
+    opts.alternates = vec![alt(concurrent), alt(cheap), vendor];
+    let opt = optimize_learned(&a, &model, &opts, &|_, _| {}).unwrap();
+    assert_eq!(opt.plan, alone.plan);
+    assert_eq!(opt.plan_predicted, alone.plan_predicted);
+    assert_eq!(opt.alternates.len(), 3);
+    for (a, solved) in &opt.alternates {
+        let rule = a.rule;
+        let mut o = opts.clone();
+        o.rule = rule;
+        o.vendor_blocks = a.vendor_blocks;
+        o.alternates.clear();
+        let want = optimize_learned(&a, &model, &o, &|_, _| {}).unwrap();
+        let (plan, t) = solved.as_ref().unwrap();
+        assert_eq!(plan, &want.plan, "{rule:?}");
+        assert!((t - want.plan_predicted).abs() < 1e-15, "{rule:?}");
+    }
+    // The concurrent alternate leaves csr-merge out, the serial one with free blocks cuts.
+    let (conc, _) = opt.alternates[0].1.as_ref().unwrap();
+    assert!(conc.iter().all(|b| b.config.variant != Variant::CsrMerge));
+    assert!(opt.alternates[1].1.as_ref().unwrap().0.len() >= 2);
 }

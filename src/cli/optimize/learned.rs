@@ -88,16 +88,21 @@ pub struct MeasuredOut {
 /// single configurations ([`crate::model::shortlist`]).
 #[derive(Debug, Serialize)]
 pub struct TunedOut {
-    /// `plan (N blocks)` or a configuration's label.
+    /// `plan (N blocks, MODE)` (the DP's plan), `plan #K (N blocks, MODE)` (another candidate
+    /// plan) or a configuration's label.
     pub answer: String,
     /// Its time in the tuning runs, seconds (warm mean; the fastest of those timed).
     pub seconds: f64,
     /// With --measure: the answer timed again on its own, seconds — free of the bias of taking
     /// the fastest of several noisy times, so it is what the summary compares.
     pub retimed_seconds: Option<f64>,
-    /// What was timed, the plan first, then the shortlist in prediction order: (label, seconds
-    /// or None when it could not be run).
+    /// What was timed, the plans first (the DP's plan in its mode, the same blocks in the other
+    /// mode, the alternate rules' plans), then the shortlist in prediction order: (label,
+    /// seconds or None when it could not be run).
     pub timed: Vec<(String, Option<f64>)>,
+    /// Where the answer is a plan of two blocks or more: its blocks (first row, end row,
+    /// configuration).
+    pub blocks: Vec<(u64, u64, String)>,
 }
 
 /// One matrix's result.
@@ -239,6 +244,64 @@ pub fn one<T: BackendScalar>(
         answer_predicted: opt.chosen_predicted(),
         measured,
     })
+}
+
+/// A timed plan's label: `plan (N blocks, serial)` or `… concurrent` (the other candidate plans
+/// of `--tune` are numbered: `plan #2 (N blocks, concurrent)`).
+fn plan_label(p: &Plan, number: Option<usize>) -> String {
+    let k = number.map_or(String::new(), |k| format!("#{k} "));
+    format!("plan {k}({} blocks, {})", p.blocks.len(), p.overlap.name())
+}
+
+/// The same blocks (rows and configurations) run the same way.
+fn same_plan(p: &Plan, q: &Plan) -> bool {
+    p.overlap == q.overlap
+        && p.blocks.len() == q.blocks.len()
+        && p.blocks.iter().zip(&q.blocks).all(|(a, b)| {
+            a.rows == b.rows
+                && a.kernel == b.kernel
+                && a.params == b.params
+                && a.block_size == b.block_size
+        })
+}
+
+/// The plans `--tune` times besides the DP's own (duplicates are dropped by the caller): the DP's
+/// plan run in the other mode (its blocks overlap where they ran in sequence, or the converse),
+/// then the plan of each alternate program ([`LearnedOptions::alternates`]) in its mode. Only
+/// plans of two blocks or more. Measured, not predicted, decides among them: the concurrent
+/// rule was fitted on few plans, and plans its DP leaves out (csr-merge branches; blocks the
+/// default per-block cost refuses) ran 1.1–1.2× faster than the best single configuration on
+/// stacks of a stencil and long rows (docs/OPTIMIZER.md sessions 8–9).
+fn candidate_plans<T: crate::Scalar>(
+    m: &Csr<T>,
+    source: &str,
+    by: &Provenance,
+    opt: &LearnedOptimum,
+) -> anyhow::Result<Vec<Plan>> {
+    let mut out = Vec::new();
+    if opt.plan.len() >= 2 {
+        let other = match opt.rule.overlap {
+            Overlap::Serial => Overlap::Concurrent,
+            Overlap::Concurrent => Overlap::Serial,
+        };
+        // Predicted by the other mode's default rule.
+        let times: Vec<f64> = opt.plan.iter().map(|b| b.predicted).collect();
+        let t = PlanRule::for_overlap(other, opt.rule.floor_s).plan_time(&times);
+        out.push(plan_of(m, source, by, &triples(&opt.plan), t, other)?);
+    }
+    for (alt, solved) in &opt.alternates {
+        if let Some((blocks, t)) = solved.as_ref().filter(|(b, _)| b.len() >= 2) {
+            out.push(plan_of(
+                m,
+                source,
+                by,
+                &triples(blocks),
+                *t,
+                alt.rule.overlap,
+            )?);
+        }
+    }
+    Ok(out)
 }
 
 /// Time a plan in its mode (checked against the reference first): (warm mean, blocks alone).
@@ -495,12 +558,33 @@ fn measure_all<T: BackendScalar>(
     }
     let mut tuned_plan = None;
     if let Some(short) = &short {
+        // The plans first (the DP's plan in its mode, then the other candidate plans), then
+        // the shortlist in prediction order.
+        let mut plans: Vec<Plan> = Vec::new();
         let mut timed: Vec<(String, Option<f64>)> = Vec::new();
         if let Some(p) = &dp_plan {
-            timed.push((
-                format!("plan ({} blocks)", p.blocks.len()),
-                out.plan_seconds,
-            ));
+            timed.push((plan_label(p, None), out.plan_seconds));
+            plans.push(p.clone());
+        }
+        for p in candidate_plans(m, source, by, opt)? {
+            if plans.iter().any(|q| same_plan(q, &p)) {
+                continue;
+            }
+            let t = match time_plan(be.as_ref(), m, &p, &x, &reference, protocol) {
+                Ok((t, _, err)) => {
+                    out.max_relative_error = out.max_relative_error.max(err);
+                    Some(t)
+                }
+                Err(e) => {
+                    eprintln!(
+                        "note: {source}: a {} not timed: {e:#}",
+                        plan_label(&p, None)
+                    );
+                    None
+                }
+            };
+            timed.push((plan_label(&p, Some(plans.len() + 1)), t));
+            plans.push(p);
         }
         for &i in short {
             let j = timed_idx.iter().position(|&t| t == i);
@@ -515,11 +599,11 @@ fn measure_all<T: BackendScalar>(
             .filter_map(|(k, (_, t))| t.map(|t| (k, t)))
             .min_by(|x, y| x.1.total_cmp(&y.1));
         if let Some((k, t)) = fastest {
-            // The plan is the first entry when the DP cut the matrix.
-            let p = match (&dp_plan, k) {
-                (Some(p), 0) => p.clone(),
-                _ => {
-                    let s = &opt.singles[short[k - usize::from(dp_plan.is_some())]];
+            // The plans are the first entries.
+            let p = match plans.get(k) {
+                Some(p) => p.clone(),
+                None => {
+                    let s = &opt.singles[short[k - plans.len()]];
                     let pred = s.seconds.unwrap_or(f64::NAN);
                     let whole = [(0..m.nrows, s.config.clone(), pred)];
                     plan_of(m, source, by, &whole, pred, opt.rule.overlap)?
@@ -532,11 +616,20 @@ fn measure_all<T: BackendScalar>(
             } else {
                 None
             };
+            let blocks = match p.blocks.len() {
+                1 => Vec::new(),
+                _ => p
+                    .blocks
+                    .iter()
+                    .map(|b| (b.rows[0], b.rows[1], b.kernel_config().label()))
+                    .collect(),
+            };
             out.tuned = Some(TunedOut {
                 answer: timed[k].0.clone(),
                 seconds: t,
                 retimed_seconds,
                 timed,
+                blocks,
             });
             tuned_plan = Some(p);
         }
@@ -701,6 +794,9 @@ pub fn print(r: &LearnedReport) {
                 t.timed.len(),
                 common::fmt_timed(&t.timed)
             );
+            for (r0, r1, c) in &t.blocks {
+                println!("    rows {:>10}..{:<10} {c}", r0, r1);
+            }
         }
         if !ms.overlap.is_empty() {
             println!(

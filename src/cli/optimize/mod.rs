@@ -386,6 +386,30 @@ fn learned_options(
         anyhow::ensure!(us.is_finite() && us >= 0.0, "--block-cost-us must be ≥ 0");
         opts.rule.block_s = us * 1e-6;
     }
+    if a.tune.is_some() {
+        // --tune times these programs' plans too (measurement decides): the other execution
+        // mode's default rule; each mode with a block costing one launch floor (plans the
+        // default per-block cost refuses); on CUDA, the main rule with cuSPARSE blocks.
+        let other = match overlap {
+            crate::backend::Overlap::Serial => crate::backend::Overlap::Concurrent,
+            crate::backend::Overlap::Concurrent => crate::backend::Overlap::Serial,
+        };
+        let alt = |rule, vendor_blocks| crate::optimize::learned::Alternate {
+            rule,
+            vendor_blocks,
+        };
+        opts.alternates = vec![alt(PlanRule::for_overlap(other, floor), opts.vendor_blocks)];
+        for mode in [overlap, other] {
+            let cheap = PlanRule {
+                block_s: floor,
+                ..PlanRule::for_overlap(mode, floor)
+            };
+            opts.alternates.push(alt(cheap, opts.vendor_blocks));
+        }
+        if cuda && !opts.vendor_blocks {
+            opts.alternates.push(alt(opts.rule, true));
+        }
+    }
     Ok(opts)
 }
 
