@@ -604,6 +604,11 @@ fn tune_answers_with_the_fastest_measured_of_the_plan_and_the_shortlist() {
         ms["tuned"]["retimed_seconds"].as_f64().unwrap() > 0.0,
         "{ms}"
     );
+    // The best single configuration of the sweep timed again alone, beside it (fair ratio).
+    assert!(
+        ms["tuned"]["best_single_retimed_seconds"].as_f64().unwrap() > 0.0,
+        "{ms}"
+    );
     assert_eq!(j["summary"]["tuned"]["measured"], 1, "{}", j["summary"]);
     let e = fails(&[
         "optimize",
