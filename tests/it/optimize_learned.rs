@@ -399,11 +399,11 @@ fn alternate_rules_solve_the_same_program_as_the_main_rule_would() {
     assert_eq!(opt.plan, alone.plan);
     assert_eq!(opt.plan_predicted, alone.plan_predicted);
     assert_eq!(opt.alternates.len(), 3);
-    for (a, solved) in &opt.alternates {
-        let rule = a.rule;
+    for (alt, solved) in &opt.alternates {
+        let rule = alt.rule;
         let mut o = opts.clone();
         o.rule = rule;
-        o.vendor_blocks = a.vendor_blocks;
+        o.vendor_blocks = alt.vendor_blocks;
         o.alternates.clear();
         let want = optimize_learned(&a, &model, &o, &|_, _| {}).unwrap();
         let (plan, t) = solved.as_ref().unwrap();
