@@ -88,6 +88,8 @@ pub struct Alternate {
     pub rule: PlanRule,
     /// cuSPARSE algorithms as candidates of row blocks.
     pub vendor_blocks: bool,
+    /// What it is, for people (`blocks of one floor`).
+    pub name: &'static str,
 }
 
 impl LearnedOptions {
@@ -273,6 +275,7 @@ pub fn optimize_learned<T: Scalar>(
     let main = Alternate {
         rule: opts.rule,
         vendor_blocks: opts.vendor_blocks,
+        name: "the rule",
     };
     let programs: Vec<&Alternate> = std::iter::once(&main).chain(&opts.alternates).collect();
     let any_vendor = programs.iter().any(|p| p.vendor_blocks);

@@ -481,7 +481,11 @@ fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
         .filter(|l| l.starts_with("plan"))
         .collect();
     assert_eq!(plans[0], format!("plan ({n} blocks, serial)"), "{t}");
-    assert_eq!(plans[1], format!("plan #2 ({n} blocks, concurrent)"), "{t}");
+    assert_eq!(
+        plans[1],
+        format!("plan #2 ({n} blocks, concurrent; the DP's plan)"),
+        "{t}"
+    );
     // At most the three alternates more (no cuSPARSE blocks on the CPU), numbered in turn.
     assert!(plans.len() <= 5, "{t}");
     for (k, l) in plans.iter().enumerate().skip(1) {

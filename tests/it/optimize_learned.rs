@@ -389,10 +389,12 @@ fn alternate_rules_solve_the_same_program_as_the_main_rule_would() {
     let alt = |rule| Alternate {
         rule,
         vendor_blocks: false,
+        name: "test",
     };
     let vendor = Alternate {
         rule: opts.rule,
         vendor_blocks: true,
+        name: "cuSPARSE blocks",
     };
     opts.alternates = vec![alt(concurrent), alt(cheap), vendor];
     let opt = optimize_learned(&a, &model, &opts, &|_, _| {}).unwrap();

@@ -251,10 +251,17 @@ pub fn one<T: BackendScalar>(
 }
 
 /// A timed plan's label: `plan (N blocks, serial)` or `… concurrent` (the other candidate plans
-/// of `--tune` are numbered: `plan #2 (N blocks, concurrent)`).
-fn plan_label(p: &Plan, number: Option<usize>) -> String {
-    let k = number.map_or(String::new(), |k| format!("#{k} "));
-    format!("plan {k}({} blocks, {})", p.blocks.len(), p.overlap.name())
+/// of `--tune` are numbered and say where they come from: `plan #2 (N blocks, concurrent; the
+/// DP's plan)`).
+fn plan_label(p: &Plan, number: Option<(usize, &str)>) -> String {
+    let (k, why) = number.map_or((String::new(), String::new()), |(k, why)| {
+        (format!("#{k} "), format!("; {why}"))
+    });
+    format!(
+        "plan {k}({} blocks, {}{why})",
+        p.blocks.len(),
+        p.overlap.name()
+    )
 }
 
 /// The same blocks (rows and configurations) run the same way.
@@ -281,7 +288,7 @@ fn candidate_plans<T: crate::Scalar>(
     source: &str,
     by: &Provenance,
     opt: &LearnedOptimum,
-) -> anyhow::Result<Vec<Plan>> {
+) -> anyhow::Result<Vec<(&'static str, Plan)>> {
     let mut out = Vec::new();
     if opt.plan.len() >= 2 {
         let other = match opt.rule.overlap {
@@ -291,18 +298,13 @@ fn candidate_plans<T: crate::Scalar>(
         // Predicted by the other mode's default rule.
         let times: Vec<f64> = opt.plan.iter().map(|b| b.predicted).collect();
         let t = PlanRule::for_overlap(other, opt.rule.floor_s).plan_time(&times);
-        out.push(plan_of(m, source, by, &triples(&opt.plan), t, other)?);
+        let p = plan_of(m, source, by, &triples(&opt.plan), t, other)?;
+        out.push(("the DP's plan", p));
     }
     for (alt, solved) in &opt.alternates {
         if let Some((blocks, t)) = solved.as_ref().filter(|(b, _)| b.len() >= 2) {
-            out.push(plan_of(
-                m,
-                source,
-                by,
-                &triples(blocks),
-                *t,
-                alt.rule.overlap,
-            )?);
+            let p = plan_of(m, source, by, &triples(blocks), *t, alt.rule.overlap)?;
+            out.push((alt.name, p));
         }
     }
     Ok(out)
@@ -570,7 +572,7 @@ fn measure_all<T: BackendScalar>(
             timed.push((plan_label(p, None), out.plan_seconds));
             plans.push(p.clone());
         }
-        for p in candidate_plans(m, source, by, opt)? {
+        for (why, p) in candidate_plans(m, source, by, opt)? {
             if plans.iter().any(|q| same_plan(q, &p)) {
                 continue;
             }
@@ -587,7 +589,7 @@ fn measure_all<T: BackendScalar>(
                     None
                 }
             };
-            timed.push((plan_label(&p, Some(plans.len() + 1)), t));
+            timed.push((plan_label(&p, Some((plans.len() + 1, why))), t));
             plans.push(p);
         }
         for &i in short {

@@ -394,20 +394,23 @@ fn learned_options(
             crate::backend::Overlap::Serial => crate::backend::Overlap::Concurrent,
             crate::backend::Overlap::Concurrent => crate::backend::Overlap::Serial,
         };
-        let alt = |rule, vendor_blocks| crate::optimize::learned::Alternate {
+        let alt = |rule, vendor_blocks, name| crate::optimize::learned::Alternate {
             rule,
             vendor_blocks,
+            name,
         };
-        opts.alternates = vec![alt(PlanRule::for_overlap(other, floor), opts.vendor_blocks)];
+        let (vb, conc) = (opts.vendor_blocks, PlanRule::for_overlap(other, floor));
+        opts.alternates = vec![alt(conc, vb, "the other mode's rule")];
         for mode in [overlap, other] {
             let cheap = PlanRule {
                 block_s: floor,
                 ..PlanRule::for_overlap(mode, floor)
             };
-            opts.alternates.push(alt(cheap, opts.vendor_blocks));
+            opts.alternates.push(alt(cheap, vb, "blocks of one floor"));
         }
-        if cuda && !opts.vendor_blocks {
-            opts.alternates.push(alt(opts.rule, true));
+        if cuda && !vb {
+            opts.alternates
+                .push(alt(opts.rule, true, "cuSPARSE blocks"));
         }
     }
     Ok(opts)
