@@ -163,7 +163,10 @@ pub struct Args {
     #[arg(long)]
     measure: bool,
     /// (Models other than analytical) Answer by measurement: time the DP's plan (two blocks or
-    /// more, adopted or not), the N predicted-fastest single configurations (default 3) and the
+    /// more, adopted or not), other candidate plans solved on the same block features (the same
+    /// blocks run the other way, the other execution mode's rule, blocks costing one launch
+    /// floor, cuSPARSE algorithms as blocks on CUDA; plans of two blocks or more, duplicates
+    /// dropped), the N predicted-fastest single configurations (default 3) and the
     /// predicted-fastest cuSPARSE algorithm on the backend, and answer with the fastest measured
     /// (--save-plan then writes it). With --measure everything is timed as well, and the tuned
     /// answer is timed again on its own, so that it can be compared without the bias of picking
@@ -389,7 +392,7 @@ fn learned_options(
     if a.tune.is_some() {
         // --tune times these programs' plans too (measurement decides): the other execution
         // mode's default rule; each mode with a block costing one launch floor (plans the
-        // default per-block cost refuses); on CUDA, the main rule with cuSPARSE blocks.
+        // default per-block cost refuses); on CUDA, both modes' rules with cuSPARSE blocks.
         let other = match overlap {
             crate::backend::Overlap::Serial => crate::backend::Overlap::Concurrent,
             crate::backend::Overlap::Concurrent => crate::backend::Overlap::Serial,
@@ -411,6 +414,8 @@ fn learned_options(
         if cuda && !vb {
             opts.alternates
                 .push(alt(opts.rule, true, "cuSPARSE blocks"));
+            let name = "cuSPARSE blocks, the other mode's rule";
+            opts.alternates.push(alt(conc, true, name));
         }
     }
     Ok(opts)
