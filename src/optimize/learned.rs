@@ -144,6 +144,9 @@ pub struct LearnedBlock {
     pub bandwidth_s: Option<f64>,
 }
 
+/// A plan of the DP and its predicted time by its rule, seconds.
+pub type SolvedPlan = (Vec<LearnedBlock>, f64);
+
 /// The answer of [`optimize_learned`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct LearnedOptimum {
@@ -164,7 +167,7 @@ pub struct LearnedOptimum {
     /// The plans of [`LearnedOptions::alternates`], in that order: (the alternate, its plan,
     /// its predicted time by that rule; `None` where it refuses every plan). Never the answer
     /// by prediction: `optimize --tune` times them beside the plan.
-    pub alternates: Vec<(Alternate, Option<(Vec<LearnedBlock>, f64)>)>,
+    pub alternates: Vec<(Alternate, Option<SolvedPlan>)>,
     /// Feature passes spent (Σ nnz of the candidate blocks / nnz), blocks and seconds.
     pub feature_passes: f64,
     pub blocks_evaluated: usize,
@@ -338,7 +341,7 @@ pub fn optimize_learned<T: Scalar>(
             progress(done, total);
         }
     }
-    let solve = |program: &Alternate| -> Option<(Vec<LearnedBlock>, f64)> {
+    let solve = |program: &Alternate| -> Option<SolvedPlan> {
         let rule = &program.rule;
         let concurrent = rule.overlap == Overlap::Concurrent;
         let masked = |k: usize| {
