@@ -235,6 +235,48 @@ fn our_transfer_recovers_the_target_device_from_17_matrices() {
     assert!(close(a, b), "{a} vs {b}");
 }
 
+/// A target far from the reference — a partition of few SMs streams at a fraction of the
+/// whole GPU's bandwidth — is still found: the refit's grid recentres beyond its first octave
+/// (which stopped at 0.49× the reference's bandwidth before session 20).
+#[test]
+fn our_transfer_follows_a_target_many_times_slower() {
+    let rows = h100_f64_rows();
+    let reference = Device {
+        floor_s: 1.5e-6,
+        bandwidth: 2.9e12,
+        l2_bytes: 50e6,
+    };
+    let m = base_model(&rows, reference);
+    let target = Device {
+        floor_s: 1.7e-6,
+        bandwidth: 2.9e12 / 9.0,
+        l2_bytes: 50e6,
+    };
+    let truth = m.with_device(target);
+    let mut made = rows.clone();
+    for r in &mut made {
+        for t in &mut r.times {
+            if let Ok(s) = truth.predict_label(&r.features, &t.config) {
+                t.median_s = Some(s);
+            }
+        }
+    }
+    let refs: Vec<&TableRow> = made.iter().collect();
+    let cal = calibration(&refs, Precision::F64);
+    let got = m.transfer(&cal, Scale::None);
+    let close = |a: f64, b: f64| (a / b - 1.0).abs() < 0.01;
+    assert!(
+        close(got.device.bandwidth, target.bandwidth),
+        "{:?}",
+        got.device
+    );
+    assert!(
+        close(got.device.floor_s, target.floor_s),
+        "{:?}",
+        got.device
+    );
+}
+
 fn run_ok(cmd: &mut Command) -> String {
     let out = cmd.output().expect("run sparsecast");
     assert!(
