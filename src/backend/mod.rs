@@ -60,6 +60,14 @@ impl Overlap {
             Overlap::Concurrent => "concurrent",
         }
     }
+
+    /// The other mode.
+    pub fn other(self) -> Overlap {
+        match self {
+            Overlap::Serial => Overlap::Concurrent,
+            Overlap::Concurrent => Overlap::Serial,
+        }
+    }
 }
 
 impl std::fmt::Display for Overlap {

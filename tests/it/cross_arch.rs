@@ -201,14 +201,7 @@ fn our_transfer_recovers_the_target_device_from_17_matrices() {
         l2_bytes: 50e6,
     };
     let truth = m.with_device(target);
-    let mut made = rows.clone();
-    for r in &mut made {
-        for t in &mut r.times {
-            if let Ok(s) = truth.predict_label(&r.features, &t.config) {
-                t.median_s = Some(s);
-            }
-        }
-    }
+    let made = timed_by(&rows, &truth);
     let refs: Vec<&TableRow> = made.iter().collect();
     let cal = calibration(&refs, Precision::F64);
     assert_eq!(cal.len(), 17);
@@ -253,14 +246,7 @@ fn our_transfer_follows_a_target_many_times_slower() {
         l2_bytes: 50e6,
     };
     let truth = m.with_device(target);
-    let mut made = rows.clone();
-    for r in &mut made {
-        for t in &mut r.times {
-            if let Ok(s) = truth.predict_label(&r.features, &t.config) {
-                t.median_s = Some(s);
-            }
-        }
-    }
+    let made = timed_by(&rows, &truth);
     let refs: Vec<&TableRow> = made.iter().collect();
     let cal = calibration(&refs, Precision::F64);
     let got = m.transfer(&cal, Scale::None);

@@ -250,6 +250,19 @@ pub fn one<T: BackendScalar>(
     })
 }
 
+/// One configuration on every row, as a plan (predicted as the model predicts it, else 0).
+fn single_plan<T: crate::Scalar>(
+    m: &Csr<T>,
+    source: &str,
+    by: &Provenance,
+    opt: &LearnedOptimum,
+    s: &SinglePrediction,
+) -> anyhow::Result<Plan> {
+    let pred = s.seconds.unwrap_or(0.0);
+    let whole = [(0..m.nrows, s.config.clone(), pred)];
+    plan_of(m, source, by, &whole, pred, opt.rule.overlap)
+}
+
 /// A timed plan's label: `plan (N blocks, serial)` or `… concurrent` (the other candidate plans
 /// of `--tune` are numbered and say where they come from: `plan #2 (N blocks, concurrent; the
 /// DP's plan)`).
@@ -291,10 +304,7 @@ fn candidate_plans<T: crate::Scalar>(
 ) -> anyhow::Result<Vec<(&'static str, Plan)>> {
     let mut out = Vec::new();
     if opt.plan.len() >= 2 {
-        let other = match opt.rule.overlap {
-            Overlap::Serial => Overlap::Concurrent,
-            Overlap::Concurrent => Overlap::Serial,
-        };
+        let other = opt.rule.overlap.other();
         // Predicted by the other mode's default rule.
         let times: Vec<f64> = opt.plan.iter().map(|b| b.predicted).collect();
         let t = PlanRule::for_overlap(other, opt.rule.floor_s).plan_time(&times);
@@ -608,12 +618,7 @@ fn measure_all<T: BackendScalar>(
             // The plans are the first entries.
             let p = match plans.get(k) {
                 Some(p) => p.clone(),
-                None => {
-                    let s = &opt.singles[short[k - plans.len()]];
-                    let pred = s.seconds.unwrap_or(f64::NAN);
-                    let whole = [(0..m.nrows, s.config.clone(), pred)];
-                    plan_of(m, source, by, &whole, pred, opt.rule.overlap)?
-                }
+                None => single_plan(m, source, by, opt, &opt.singles[short[k - plans.len()]])?,
             };
             let retimed_seconds = if a.measure {
                 let (t, _, err) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol)?;
@@ -625,21 +630,16 @@ fn measure_all<T: BackendScalar>(
             // The best single configuration of the sweep timed again alone, just after: its
             // sweep time is the fastest of ≈ 60 noisy times, biased low, so the fair ratio is
             // of the two times taken alone (the same kernel twice where the tuned answer is it).
-            let best_single_retimed_seconds = match &out.best_single {
-                Some((label, _)) => {
-                    let s = opt.singles.iter().find(|s| &s.config.label() == label);
-                    match s {
-                        Some(s) => {
-                            let pred = s.seconds.unwrap_or(0.0);
-                            let whole = [(0..m.nrows, s.config.clone(), pred)];
-                            let p = plan_of(m, source, by, &whole, pred, opt.rule.overlap)?;
-                            let (t, _, err) =
-                                time_plan(be.as_ref(), m, &p, &x, &reference, protocol)?;
-                            out.max_relative_error = out.max_relative_error.max(err);
-                            Some(t)
-                        }
-                        None => None,
-                    }
+            let best = out
+                .best_single
+                .as_ref()
+                .and_then(|(label, _)| opt.singles.iter().find(|s| &s.config.label() == label));
+            let best_single_retimed_seconds = match best {
+                Some(s) => {
+                    let p = single_plan(m, source, by, opt, s)?;
+                    let (t, _, err) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol)?;
+                    out.max_relative_error = out.max_relative_error.max(err);
+                    Some(t)
                 }
                 None => None,
             };

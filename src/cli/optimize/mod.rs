@@ -393,10 +393,7 @@ fn learned_options(
         // --tune times these programs' plans too (measurement decides): the other execution
         // mode's default rule; each mode with a block costing one launch floor (plans the
         // default per-block cost refuses); on CUDA, both modes' rules with cuSPARSE blocks.
-        let other = match overlap {
-            crate::backend::Overlap::Serial => crate::backend::Overlap::Concurrent,
-            crate::backend::Overlap::Concurrent => crate::backend::Overlap::Serial,
-        };
+        let other = overlap.other();
         let alt = |rule, vendor_blocks, name| crate::optimize::learned::Alternate {
             rule,
             vendor_blocks,
