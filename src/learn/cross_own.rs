@@ -31,7 +31,7 @@
 //! The offline evaluation ([`crate::evaluate::crossarch`]) predicts with these same functions.
 
 use super::own::OwnModel;
-use super::transfer::{calibration, family, spec_of, RatioKey, RatioMap, Scale};
+use super::transfer::{calibration, family, scale_for, spec_of, RatioKey, RatioMap, Scale};
 use crate::backend::{KernelConfig, Variant};
 use crate::corpus::table::TableRow;
 use crate::features::Features;
@@ -175,7 +175,10 @@ impl OwnModel {
 
     /// [`OwnModel::cross_fit`] without the uncertainty.
     fn cross_fit_once(&self, cal_ref: &[&TableRow], cal_tar: &[&TableRow]) -> OwnModel {
-        let (mut tar, s_tar) = self.transfer_scalars(cal_tar, Scale::Family);
+        let name = |rows: &[&TableRow]| rows.first().map_or(String::new(), |r| r.device.clone());
+        let scale = scale_for(&name(cal_ref), &name(cal_tar));
+        let (mut tar, s_tar) = self.transfer_scalars(cal_tar, scale);
+        // The reference side keeps no issue term (`reference_side`): its scalars are the same.
         let (rf, s_ref) = self.transfer_scalars(cal_ref, Scale::Family);
         let mut shift = BTreeMap::new();
         for fam in s_tar.keys().chain(s_ref.keys()) {
@@ -217,6 +220,7 @@ impl OwnModel {
         let side = self.cross.as_ref()?;
         let p = self.parts_with_l2(f, label, side.device.l2_bytes).ok()?;
         let shift = side.shift.get(&family(label)).copied().unwrap_or(0.0);
+        // The reference has no issue term (its model is the one trained there).
         let ln = p.ln_base(&side.device) + p.correction + shift;
         Some((super::seconds("sparsecast", label, ln).ok()?, p.bytes))
     }

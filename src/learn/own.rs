@@ -146,6 +146,16 @@ pub struct OwnConfig {
     /// (version 2; none before, or where the table had no reference).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rel_trees: Vec<Tree>,
+    /// Seconds per warp step of this configuration's thread mapping on the whole device, the
+    /// issue term of the base (0 except where a cross-architecture transfer refitted it on the
+    /// target, [`super::transfer`]: on a GPU of few SMs a kernel that issues many warp steps
+    /// per byte — a warp per short row — is held by the SMs' issue rate, not the bandwidth).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub issue_s: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl OwnConfig {
@@ -372,12 +382,27 @@ pub(super) struct Parts {
     pub correction: f64,
     /// Relative one-sigma uncertainty.
     pub sigma: f64,
+    /// Warp steps of the configuration's thread mapping (`steps`).
+    pub steps: f64,
+    /// Seconds per warp step ([`OwnConfig::issue_s`]; 0: no issue term).
+    pub issue_s: f64,
 }
 
 impl Parts {
     /// `ln T₀` on `d`: `floor + max(bytes / bandwidth, chain)`.
     pub fn ln_base(&self, d: &Device) -> f64 {
         (d.floor_s + (self.bytes / d.bandwidth).max(self.chain_s)).ln()
+    }
+
+    /// `ln T` on `d`: the base with the correction, or the issue time `floor + steps · issue`
+    /// where that is longer (a transferred model's issue term, [`OwnConfig::issue_s`]).
+    pub fn ln_time(&self, d: &Device) -> f64 {
+        let t = self.ln_base(d) + self.correction;
+        if self.issue_s > 0.0 {
+            t.max((d.floor_s + self.steps * self.issue_s).ln())
+        } else {
+            t
+        }
     }
 }
 
@@ -415,6 +440,8 @@ impl OwnModel {
             chain_s: c.step_s * chain(f, cfg.variant),
             correction: blended.unwrap_or(own),
             sigma: c.sigma_for(f.nnz as f64),
+            steps: steps(f, cfg.variant),
+            issue_s: c.issue_s,
         })
     }
 
@@ -432,7 +459,7 @@ impl OwnModel {
     /// Predicted seconds and relative uncertainty of configuration `label`.
     pub(super) fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
         let p = self.parts(f, label)?;
-        let ln = p.ln_base(&self.device) + p.correction;
+        let ln = p.ln_time(&self.device);
         Ok((super::seconds("sparsecast", label, ln)?, p.sigma))
     }
 
@@ -652,6 +679,7 @@ fn fit_config(
         n: ys.len(),
         rel_base,
         rel_trees,
+        issue_s: 0.0,
     }))
 }
 
@@ -746,6 +774,7 @@ fn fit_reference(
         n: ys.len(),
         rel_base: 0.0,
         rel_trees: Vec::new(),
+        issue_s: 0.0,
     };
     Ok(Some((reference, means)))
 }
@@ -917,6 +946,8 @@ mod tests {
             chain_s,
             correction: 0.0,
             sigma: 0.1,
+            steps: 0.0,
+            issue_s: 0.0,
         };
         assert!((p(1e6, 0.0).ln_base(&d).exp() - 3e-6).abs() < 1e-12);
         assert!((p(1e6, 5e-6).ln_base(&d).exp() - 7e-6).abs() < 1e-12);
@@ -947,6 +978,7 @@ mod tests {
             n: 85,
             rel_base: 0.0,
             rel_trees: Vec::new(),
+            issue_s: 0.0,
         };
         assert_eq!(c.sigma_for(500.0), 0.01);
         assert_eq!(c.sigma_for(2e6), 0.08);

@@ -26,6 +26,15 @@
 //!    configurations' constant (`OwnConfig::base`). A per-configuration scalar would fit 30
 //!    numbers on 17 matrices; a family (CSR, ELL, SELL, COO, HYB, …, cuSPARSE) shares its memory
 //!    behaviour.
+//! 3. on a target of fewer SMs than the reference ([`Scale::Config`], [`scale_for`]), per
+//!    configuration an issue term ([`fit_issue`], `OwnConfig::issue_s`): the prediction becomes
+//!    the larger of the transferred one and `floor + warp steps · issue`. Measured in session 21
+//!    (offline, H100 → its 8-SM partition, the SuiteSparse files): `csr-vector` 49.8 → 3.7 %
+//!    median (f32), `csr-t16` 26.1 → 9.3 %, every configuration 17.9 → 14.8 %; on the unseen
+//!    generated draw measured through the product, neutral (docs/CROSS_ARCH.md). Tried and not
+//!    kept: a per-configuration scalar or share of the bandwidth (both worse on the large
+//!    matrices: the slowdown on few SMs follows the warp steps, not the bytes), and the issue
+//!    term inside the trees' correction (which multiplied it).
 
 use super::own::{l2_of, Device, OwnModel, Parts};
 use crate::backend::KernelConfig;
@@ -66,6 +75,8 @@ pub enum Scale {
     None,
     /// Device parameters and one scalar per format family.
     Family,
+    /// As [`Scale::Family`], then per configuration an issue term ([`fit_issue`]).
+    Config,
 }
 
 /// The calibration rows of `precision` in `rows` (see the module documentation).
@@ -119,7 +130,7 @@ impl OwnModel {
         });
         // (the prediction before the device, ln T measured, family) of every
         // calibration measurement.
-        let pts: Vec<(Parts, f64, String)> = cal
+        let pts: Vec<(Parts, f64, String, &str)> = cal
             .iter()
             .filter(|r| r.precision == self.precision)
             .flat_map(|r| {
@@ -127,16 +138,16 @@ impl OwnModel {
                 r.times.iter().filter_map(move |t| {
                     let s = t.time()?;
                     let p = m.parts(&r.features, &t.config).ok()?;
-                    Some((p, s.ln(), family(&t.config)))
+                    Some((p, s.ln(), family(&t.config), t.config.as_str()))
                 })
             })
             .collect();
         m.device = refit_device(&start, l2, &pts);
         let mut scalars = BTreeMap::new();
-        if scale == Scale::Family {
+        if scale != Scale::None {
             let d = m.device;
             let mut res: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-            for (p, y, fam) in &pts {
+            for (p, y, fam, _) in &pts {
                 let pred = p.ln_base(&d) + p.correction;
                 res.entry(fam.as_str()).or_default().push(y - pred);
             }
@@ -154,7 +165,117 @@ impl OwnModel {
                 }
             }
         }
+        if scale == Scale::Config {
+            // Per configuration, beside the family's scalar.
+            let d = m.device;
+            let mut pts_of: BTreeMap<&str, Vec<(Parts, f64)>> = BTreeMap::new();
+            for (p, y, fam, label) in &pts {
+                let s = scalars.get(fam).copied().unwrap_or(0.0);
+                let p = Parts {
+                    correction: p.correction + s,
+                    ..*p
+                };
+                pts_of.entry(label).or_default().push((p, *y));
+            }
+            for c in &mut m.configs {
+                if let Some(issue) = pts_of.get(c.config.as_str()).and_then(|v| fit_issue(&d, v)) {
+                    c.issue_s = issue;
+                }
+            }
+        }
         (m, scalars)
+    }
+}
+
+/// Fewest calibration matrices a configuration needs for its own issue term.
+pub const ISSUE_MIN_POINTS: usize = 8;
+
+/// The issue term of a configuration, seconds per warp step, that minimizes
+/// `Σ |y − ln T(issue)|` over its calibration points `(parts, y)` — `y` the measured `ln T`,
+/// the parts' correction with the family's scalar, `T(issue)` the larger of that prediction and
+/// `floor + steps · issue` ([`Parts::ln_time`]) — searched on a grid of `2^(i/4)` from
+/// 10⁻⁶ s ([`ISSUE_RANGE`]) beside none (0), then refined; a term is kept only where it lowers
+/// the mean `|ln error|` by [`ISSUE_MIN_GAIN`] or more. `None` with fewer than
+/// [`ISSUE_MIN_POINTS`] points.
+///
+/// Why: the reference's model has no issue term — on 132 SMs a warp step costs far less than
+/// its bytes — and one bandwidth carries every configuration to the target. On a GPU of 8 SMs
+/// that fails where a kernel issues many warp steps per byte: measured on a partition of the
+/// H100, the transfer predicted `csr-vector` (a warp per row) 2× too fast on short rows while
+/// `csr-scalar` was within 5 %, both in one family; the term `steps · issue` binds there and
+/// nowhere else (docs/CROSS_ARCH.md, session 21).
+pub(super) fn fit_issue(d: &Device, pts: &[(Parts, f64)]) -> Option<f64> {
+    if pts.len() < ISSUE_MIN_POINTS {
+        return None;
+    }
+    let cost = |issue: f64| -> f64 {
+        pts.iter()
+            .map(|(p, y)| {
+                let t = Parts {
+                    issue_s: issue,
+                    ..*p
+                };
+                (y - t.ln_time(d)).abs()
+            })
+            .sum()
+    };
+    let mut best = (0.0, cost(0.0));
+    let mut issue = ISSUE_RANGE.0;
+    while issue <= ISSUE_RANGE.1 {
+        let c = cost(issue);
+        if c < best.1 - 1e-9 {
+            best = (issue, c);
+        }
+        issue *= 2f64.powf(0.25);
+    }
+    // Kept only where it pays beyond noise: a term that lowers the mean |ln error| by less than
+    // ISSUE_MIN_GAIN fits the device refit's rounding (e.g. `csr-scalar` on exact synthetic
+    // times) or a GPU's noise, not an issue limit.
+    if (cost(0.0) - best.1) / (pts.len() as f64) < ISSUE_MIN_GAIN {
+        return Some(0.0);
+    }
+    // Refined within a step of the grid's best (steps of 2^(1/32)).
+    if best.0 > 0.0 {
+        let centre = best.0;
+        for i in -8..=8 {
+            let v = centre * 2f64.powf(i as f64 / 32.0);
+            let c = cost(v);
+            if c < best.1 - 1e-9 {
+                best = (v, c);
+            }
+        }
+    }
+    Some(best.0)
+}
+
+/// The least fall of the mean `|ln error|` over a configuration's calibration matrices for which
+/// [`fit_issue`] keeps an issue term (1 %; on 8 SMs `csr-vector`'s falls by ≈ 0.5).
+const ISSUE_MIN_GAIN: f64 = 0.01;
+
+/// Seconds per warp step [`fit_issue`] searches (10⁻¹³ to 10⁻⁶: on the whole H100 a warp step
+/// costs ≈ 0.1 ns of issue, on 8 of its SMs ≈ 2 ns — `csr-vector` there takes 1.8–2.9 ns per
+/// row from 10³ to 2.9·10⁶ rows).
+const ISSUE_RANGE: (f64, f64) = (1e-13, 1e-6);
+
+/// The number of SMs in a device's name (`… (sm_90, 8 SMs, 79 GiB)`); `None` where it says none
+/// (a CPU).
+pub fn sms_of(device: &str) -> Option<u32> {
+    device
+        .split(['(', ',', ')'])
+        .filter_map(|t| t.trim().strip_suffix(" SMs"))
+        .find_map(|n| n.trim().parse().ok())
+}
+
+/// The transfer's scale for a target of `target` from a reference of `reference` (device
+/// names): [`Scale::Config`] — the issue term — where the target has fewer SMs than the
+/// reference, else [`Scale::Family`]. Between two GPUs of as many SMs the issue term has nothing
+/// to find and only fits noise: offline H200 → H100 it left the medians within ±1.5 points and
+/// raised the mean error on the large matrices from 10.0 to 12.0 % (docs/CROSS_ARCH.md,
+/// session 21).
+pub fn scale_for(reference: &str, target: &str) -> Scale {
+    match (sms_of(reference), sms_of(target)) {
+        (Some(r), Some(t)) if t < r => Scale::Config,
+        _ => Scale::Family,
     }
 }
 
@@ -168,7 +289,7 @@ impl OwnModel {
 /// on green-context partitions of 8, 16 and 32 SMs alike (the grid's edge), where a DRAM-bound
 /// SpMV runs several times slower; between two whole GPUs the best lies inside the first
 /// octave and nothing changes.
-fn refit_device(start: &Device, l2: f64, pts: &[(Parts, f64, String)]) -> Device {
+fn refit_device(start: &Device, l2: f64, pts: &[(Parts, f64, String, &str)]) -> Device {
     let cost = |floor: f64, bw: f64| -> f64 {
         let d = Device {
             floor_s: floor,
@@ -176,7 +297,7 @@ fn refit_device(start: &Device, l2: f64, pts: &[(Parts, f64, String)]) -> Device
             l2_bytes: l2,
         };
         pts.iter()
-            .map(|(p, y, _)| (p.ln_base(&d) + p.correction - y).abs())
+            .map(|(p, y, _, _)| (p.ln_base(&d) + p.correction - y).abs())
             .sum::<f64>()
     };
     let mut best = (start.floor_s, start.bandwidth);

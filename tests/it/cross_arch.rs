@@ -166,6 +166,7 @@ fn base_model(rows: &[TableRow], device: Device) -> OwnModel {
                 n: 1,
                 rel_base: 0.0,
                 rel_trees: Vec::new(),
+                issue_s: 0.0,
             })
             .collect(),
         trained_on: None,
@@ -228,11 +229,9 @@ fn our_transfer_recovers_the_target_device_from_17_matrices() {
     assert!(close(a, b), "{a} vs {b}");
 }
 
-/// A target far from the reference — a partition of few SMs streams at a fraction of the
-/// whole GPU's bandwidth — is still found: the refit's grid recentres beyond its first octave
-/// (which stopped at 0.49× the reference's bandwidth before session 20).
-#[test]
-fn our_transfer_follows_a_target_many_times_slower() {
+/// The H100 f64 rows, a model of the physical base alone on a whole GPU, and a target streaming
+/// 9× slower (a partition of few SMs).
+fn partition_like() -> (Vec<TableRow>, OwnModel, Device) {
     let rows = h100_f64_rows();
     let reference = Device {
         floor_s: 1.5e-6,
@@ -245,6 +244,15 @@ fn our_transfer_follows_a_target_many_times_slower() {
         bandwidth: 2.9e12 / 9.0,
         l2_bytes: 50e6,
     };
+    (rows, m, target)
+}
+
+/// A target far from the reference — a partition of few SMs streams at a fraction of the
+/// whole GPU's bandwidth — is still found: the refit's grid recentres beyond its first octave
+/// (which stopped at 0.49× the reference's bandwidth before session 20).
+#[test]
+fn our_transfer_follows_a_target_many_times_slower() {
+    let (rows, m, target) = partition_like();
     let truth = m.with_device(target);
     let made = timed_by(&rows, &truth);
     let refs: Vec<&TableRow> = made.iter().collect();
@@ -261,6 +269,62 @@ fn our_transfer_follows_a_target_many_times_slower() {
         "{:?}",
         got.device
     );
+}
+
+/// On a GPU of few SMs a kernel that issues a warp step per short row is held by the issue
+/// rate, not the bandwidth: with the target's `csr-vector` made issue-bound, the transfer with
+/// the issue term ([`Scale::Config`]) finds it and predicts every row within 3 %, leaves the
+/// streaming configurations without one — where the family's scalar alone misses `csr-vector`
+/// by far more.
+#[test]
+fn our_transfer_finds_an_issue_bound_configuration_on_few_sms() {
+    let (rows, m, target) = partition_like();
+    let mut truth = m.with_device(target);
+    let issue = 2e-9;
+    for c in &mut truth.configs {
+        if c.config == "csr-vector" {
+            c.issue_s = issue;
+        }
+    }
+    let made = timed_by(&rows, &truth);
+    let refs: Vec<&TableRow> = made.iter().collect();
+    let cal = calibration(&refs, Precision::F64);
+    let issue_of =
+        |m: &OwnModel, l: &str| m.configs.iter().find(|c| c.config == l).unwrap().issue_s;
+    let got = m.transfer(&cal, Scale::Config);
+    let found = issue_of(&got, "csr-vector");
+    assert!((found / issue - 1.0).abs() < 0.03, "{found} vs {issue}");
+    for streaming in ["csr-scalar", "coo", "cusparse-csr-alg1"] {
+        assert_eq!(issue_of(&got, streaming), 0.0, "{streaming}");
+    }
+    let worst = |m: &OwnModel| {
+        made.iter()
+            .map(|r| {
+                let t = r.get("csr-vector").and_then(|t| t.time()).unwrap();
+                let p = m.predict_label(&r.features, "csr-vector").unwrap();
+                (p / t).ln().abs()
+            })
+            .fold(0.0, f64::max)
+    };
+    assert!(worst(&got) < 0.03, "{}", worst(&got));
+    let family = m.transfer(&cal, Scale::Family);
+    assert!(worst(&family) > 0.3, "{}", worst(&family));
+}
+
+/// The issue term is fitted only for a target of fewer SMs than its reference.
+#[test]
+fn the_issue_term_is_for_targets_of_fewer_sms() {
+    use sparsecast::learn::transfer::{scale_for, sms_of};
+    let h100 = "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79 GiB)";
+    let part = "NVIDIA H100 80GB HBM3 [8-SM partition] (sm_90, 8 SMs, 79 GiB)";
+    let h200 = "NVIDIA H200 (sm_90, 132 SMs, 140 GiB)";
+    assert_eq!(sms_of(part), Some(8));
+    assert_eq!(sms_of(h200), Some(132));
+    assert_eq!(sms_of("AMD EPYC 9454 (48 cores)"), None);
+    assert_eq!(scale_for(h100, part), Scale::Config);
+    assert_eq!(scale_for(h200, h100), Scale::Family);
+    assert_eq!(scale_for(part, h100), Scale::Family);
+    assert_eq!(scale_for(h100, "cpu"), Scale::Family);
 }
 
 fn run_ok(cmd: &mut Command) -> String {
