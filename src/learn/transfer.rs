@@ -128,7 +128,7 @@ impl OwnModel {
             l2_bytes: l2,
             ..start
         });
-        // (the prediction before the device, ln T measured, family) of every
+        // (the prediction before the device, ln T measured, family, configuration) of every
         // calibration measurement.
         let pts: Vec<(Parts, f64, String, &str)> = cal
             .iter()
@@ -178,8 +178,8 @@ impl OwnModel {
                 pts_of.entry(label).or_default().push((p, *y));
             }
             for c in &mut m.configs {
-                if let Some(issue) = pts_of.get(c.config.as_str()).and_then(|v| fit_issue(&d, v)) {
-                    c.issue_s = issue;
+                if let Some(v) = pts_of.get(c.config.as_str()) {
+                    c.issue_s = fit_issue(&d, v);
                 }
             }
         }
@@ -188,15 +188,14 @@ impl OwnModel {
 }
 
 /// Fewest calibration matrices a configuration needs for its own issue term.
-pub const ISSUE_MIN_POINTS: usize = 8;
+const ISSUE_MIN_POINTS: usize = 8;
 
 /// The issue term of a configuration, seconds per warp step, that minimizes
 /// `Σ |y − ln T(issue)|` over its calibration points `(parts, y)` — `y` the measured `ln T`,
 /// the parts' correction with the family's scalar, `T(issue)` the larger of that prediction and
-/// `floor + steps · issue` ([`Parts::ln_time`]) — searched on a grid of `2^(i/4)` from
-/// 10⁻⁶ s ([`ISSUE_RANGE`]) beside none (0), then refined; a term is kept only where it lowers
-/// the mean `|ln error|` by [`ISSUE_MIN_GAIN`] or more. `None` with fewer than
-/// [`ISSUE_MIN_POINTS`] points.
+/// `floor + steps · issue` ([`Parts::ln_time`]) — searched on a grid of `2^(i/4)` from 10⁻¹³ to
+/// 10⁻⁶ s ([`ISSUE_RANGE`]), then refined; 0 (none) unless it lowers the mean `|ln error|` by
+/// [`ISSUE_MIN_GAIN`] or more, or with fewer than [`ISSUE_MIN_POINTS`] points.
 ///
 /// Why: the reference's model has no issue term — on 132 SMs a warp step costs far less than
 /// its bytes — and one bandwidth carries every configuration to the target. On a GPU of 8 SMs
@@ -204,48 +203,40 @@ pub const ISSUE_MIN_POINTS: usize = 8;
 /// H100, the transfer predicted `csr-vector` (a warp per row) 2× too fast on short rows while
 /// `csr-scalar` was within 5 %, both in one family; the term `steps · issue` binds there and
 /// nowhere else (docs/CROSS_ARCH.md, session 21).
-pub(super) fn fit_issue(d: &Device, pts: &[(Parts, f64)]) -> Option<f64> {
+pub(super) fn fit_issue(d: &Device, pts: &[(Parts, f64)]) -> f64 {
     if pts.len() < ISSUE_MIN_POINTS {
-        return None;
+        return 0.0;
     }
-    let cost = |issue: f64| -> f64 {
+    let cost = |issue_s: f64| -> f64 {
         pts.iter()
-            .map(|(p, y)| {
-                let t = Parts {
-                    issue_s: issue,
-                    ..*p
-                };
-                (y - t.ln_time(d)).abs()
-            })
+            .map(|(p, y)| (y - Parts { issue_s, ..*p }.ln_time(d)).abs())
             .sum()
     };
-    let mut best = (0.0, cost(0.0));
-    let mut issue = ISSUE_RANGE.0;
-    while issue <= ISSUE_RANGE.1 {
-        let c = cost(issue);
+    let none = cost(0.0);
+    let mut best = (0.0, none);
+    let consider = |best: &mut (f64, f64), v: f64| {
+        let c = cost(v);
         if c < best.1 - 1e-9 {
-            best = (issue, c);
+            *best = (v, c);
         }
-        issue *= 2f64.powf(0.25);
+    };
+    let mut v = ISSUE_RANGE.0;
+    while v <= ISSUE_RANGE.1 {
+        consider(&mut best, v);
+        v *= 2f64.powf(0.25);
     }
     // Kept only where it pays beyond noise: a term that lowers the mean |ln error| by less than
     // ISSUE_MIN_GAIN fits the device refit's rounding (e.g. `csr-scalar` on exact synthetic
     // times) or a GPU's noise, not an issue limit.
-    if (cost(0.0) - best.1) / (pts.len() as f64) < ISSUE_MIN_GAIN {
-        return Some(0.0);
+    if (none - best.1) / (pts.len() as f64) < ISSUE_MIN_GAIN {
+        return 0.0;
     }
     // Refined within a step of the grid's best (steps of 2^(1/32)).
-    if best.0 > 0.0 {
-        let centre = best.0;
-        for i in -8..=8 {
-            let v = centre * 2f64.powf(i as f64 / 32.0);
-            let c = cost(v);
-            if c < best.1 - 1e-9 {
-                best = (v, c);
-            }
-        }
+    let centre = best.0;
+    for i in -8..=8 {
+        consider(&mut best, centre * 2f64.powf(i as f64 / 32.0));
     }
-    Some(best.0)
+    best.0
 }
 
 /// The least fall of the mean `|ln error|` over a configuration's calibration matrices for which
