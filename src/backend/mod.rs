@@ -460,6 +460,15 @@ pub trait PreparedSpmv<T: Scalar> {
     }
     /// Read y back (length = rows).
     fn y(&mut self) -> Result<Vec<T>>;
+    /// Set x, poison y, run once, and return the largest error of y against `reference` (the
+    /// reference of this matrix and `x`): [`measure::Reference::max_relative_error`]. A backend
+    /// may compare where y is (the CUDA backend does, on the device) instead of reading y back.
+    fn check(&mut self, x: &[T], reference: &measure::Reference) -> Result<f64> {
+        self.set_x(x)?;
+        self.poison_y()?;
+        self.run()?;
+        Ok(reference.max_relative_error(&self.y()?))
+    }
     /// Time the SpMV with `protocol` (the backend's [`Backend::time_spmv`] on
     /// [`PreparedSpmv::enqueue`]).
     fn time(&mut self, protocol: &TimingProtocol) -> Result<Timing>;

@@ -43,7 +43,7 @@
 //!    spread is kept ([`crate::backend::measure`]). An undisturbed kernel's spread is ≈ 0.05–0.5 %.
 //!
 //! 7. **Slow configurations are timed short** when [`TimingProtocol::slow_s`] is set (`collect`
-//!    sets 5 ms): a configuration whose pilot SpMV takes longer — a thread-per-row kernel on a
+//!    sets 1 ms, 5 ms before session 22): a configuration whose pilot SpMV takes longer — a thread-per-row kernel on a
 //!    matrix with a row of 10⁵ entries takes 0.1–0.2 s — is timed in batches of one SpMV, after
 //!    one warm-up batch, in [`SLOW_RUNS`] samples (at most `runs`). At that length one SpMV is
 //!    its own warm-up and the samples agree closely; the full protocol (≥ 2 SpMVs a batch, ≥ 2
@@ -54,7 +54,7 @@
 //!    [`TimingProtocol::far_factor`] is set (`collect` sets 10): a slow configuration (step 7)
 //!    whose pilot SpMV takes more than that many times the fastest configuration measured so far
 //!    on the same matrix ([`TimingProtocol::with_fastest`]) keeps its pilot as a sample and is
-//!    timed once more — two samples, no warm-up (the check run before it, an SpMV of ≥ 5 ms,
+//!    timed once more — two samples, no warm-up (the check run before it, an SpMV over the slow limit,
 //!    already warmed the clocks and caches). Step 7 spent six SpMVs on such a configuration (check,
 //!    pilot, warm-up, three samples): on the seed-6 tables (10⁶–4·10⁷ non-zeros) those of ≥ 10×
 //!    the best took ≈ 20 % of `collect`'s measuring time, and no ranking needs them to better

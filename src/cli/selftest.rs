@@ -1,6 +1,6 @@
 //! `sparsecast selftest`: run every kernel against the f64 CPU reference and print a table.
 
-use crate::backend::cuda::{rowdist_check, CudaBackend};
+use crate::backend::cuda::{convert_check, rowdist_check, CudaBackend};
 use crate::backend::selftest::{self, CaseResult, Outcome, SelftestConfig};
 use crate::backend::Variant;
 use crate::Error;
@@ -119,12 +119,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             } else {
                 selftest::test_matrices(a.seed, a.scale.unwrap_or(8))
             };
-            let total =
-                selftest::count_cases(&matrices, &cfg) + rowdist_check::count(&cfg.variants);
+            let total = selftest::count_cases(&matrices, &cfg)
+                + rowdist_check::count(&cfg.variants)
+                + convert_check::count(&matrices, &cfg.variants);
             let mut progress = progress(total);
             let (mut results, mut secs) = selftest::run_all(&be, &matrices, &cfg, &mut progress);
             let t0 = std::time::Instant::now();
             results.extend(rowdist_check::run(&be, &cfg.variants, &mut progress));
+            results.extend(convert_check::run(
+                &be,
+                &matrices,
+                &cfg.variants,
+                cfg.max_format_bytes,
+                &mut progress,
+            ));
             secs += t0.elapsed().as_secs_f64();
             let checked = report(&results, secs, &a);
             if a.generation_timing {

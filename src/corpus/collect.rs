@@ -20,6 +20,7 @@ use crate::evaluate::record::SourceInfo;
 use crate::evaluate::run::{random_vector, EvalScalar, Runner};
 use crate::features::Features;
 use crate::{Csr, Error, Precision, Result};
+use rayon::prelude::*;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -65,7 +66,7 @@ pub fn corpus_protocol() -> TimingProtocol {
         batch_ms: 0.2,
         cold: false,
         placements: 1,
-        slow_s: Some(5e-3),
+        slow_s: Some(1e-3),
         far_factor: Some(10.0),
         fastest_s: None,
     }
@@ -202,7 +203,76 @@ fn short(reason: &str) -> String {
         .collect()
 }
 
+/// One precision of a matrix made ready on the host: the matrix in that precision, its x, the
+/// f64 reference of both, and the features.
+struct Side<T: EvalScalar> {
+    a: Csr<T>,
+    x: Vec<T>,
+    reference: Reference,
+    features: Features,
+}
+
+impl<T: EvalScalar> Side<T> {
+    fn new(a: Csr<T>, features: Features, seed: u64) -> Self {
+        let started = std::time::Instant::now();
+        let x: Vec<T> = random_vector(a.ncols, seed);
+        let reference = Reference::new(&a, &x);
+        crate::util::trace(|| "reference".into(), started);
+        Side {
+            a,
+            x,
+            reference,
+            features,
+        }
+    }
+}
+
+/// A matrix made ready on the host for the precisions it still needs.
+struct Ready {
+    source: SourceInfo,
+    /// Seconds to build it, its features and references.
+    build_s: f64,
+    f64: Option<Side<f64>>,
+    f32: Option<Side<f32>>,
+}
+
+/// Build `item` and everything the host computes before its kernels are measured.
+fn make_ready(item: &Item, todo: &[Precision], seed: u64) -> Result<Ready> {
+    let built = std::time::Instant::now();
+    let (a, spec) = item.build.build(crate::formats::default_max_bytes())?;
+    let source = match (&item.build, spec) {
+        (_, Some(s)) => SourceInfo::Generated(s),
+        (Build::File(p), None) => SourceInfo::File(p.clone()),
+        (_, None) => SourceInfo::Recipe(item.id.clone()),
+    };
+    // The features are the same in both precisions but for the non-finite values (an f64
+    // beyond f32's range is infinite in f32): one pass over the matrix, not two.
+    let started = std::time::Instant::now();
+    let features = Features::compute(&a);
+    crate::util::trace(|| "features".into(), started);
+    let f32 = todo.contains(&Precision::F32).then(|| {
+        let a32 = a.cast::<f32>();
+        let mut f = features.clone();
+        f.nonfinite = a32.values.par_iter().filter(|v| !v.is_finite()).count();
+        Side::new(a32, f, seed)
+    });
+    let f64 = todo
+        .contains(&Precision::F64)
+        .then(|| Side::new(a, features, seed));
+    Ok(Ready {
+        source,
+        build_s: built.elapsed().as_secs_f64(),
+        f64,
+        f32,
+    })
+}
+
 /// Measure `items` into the table; `on_item` is called after each matrix (progress).
+///
+/// The host makes the next matrix ready (builds it, computes its features and references) on a
+/// second thread while the device measures the current one: on matrices of 10⁷–10⁸ entries
+/// that host work is a fifth of the time (docs/ACCURACY.md, session 22). At most one matrix
+/// waits ready.
 pub fn collect(
     opts: &CollectOptions,
     items: &[Item],
@@ -220,60 +290,87 @@ pub fn collect(
         resumed: done.len(),
         ..Default::default()
     };
-    let start = std::time::Instant::now();
-    for (n, item) in items.iter().enumerate() {
-        let todo: Vec<Precision> = opts
-            .precisions
+    let todo_of = |item: &Item| -> Vec<Precision> {
+        opts.precisions
             .iter()
             .copied()
             .filter(|p| !done.contains(&(item.id.clone(), *p)))
-            .collect();
-        if todo.is_empty() {
-            on_item(item, "done before");
-            continue;
-        }
-        if opts
-            .budget_s
-            .is_some_and(|b| start.elapsed().as_secs_f64() > b)
-        {
-            out.left = items.len() - n;
-            break;
-        }
-        let built = std::time::Instant::now();
-        let (a, spec) = match item.build.build(crate::formats::default_max_bytes()) {
-            Ok(x) => x,
-            Err(e) => {
-                out.failed.push((item.id.clone(), e.to_string()));
-                on_item(item, "cannot build");
-                continue;
+            .collect()
+    };
+    let start = std::time::Instant::now();
+    std::thread::scope(|scope| -> Result<()> {
+        // Rendezvous: the maker builds the next matrix, then waits until it is taken.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Option<Result<Ready>>)>(0);
+        scope.spawn(move || {
+            for (n, item) in items.iter().enumerate() {
+                let todo = todo_of(item);
+                let ready = (!todo.is_empty()).then(|| make_ready(item, &todo, opts.seed));
+                if tx.send((n, ready)).is_err() {
+                    return;
+                }
             }
-        };
-        let source = match (&item.build, spec) {
-            (_, Some(s)) => SourceInfo::Generated(s),
-            (Build::File(p), None) => SourceInfo::File(p.clone()),
-            (_, None) => SourceInfo::Recipe(item.id.clone()),
-        };
-        let build_s = built.elapsed().as_secs_f64();
-        for p in todo {
-            let measured = std::time::Instant::now();
-            let mut row = match p {
-                Precision::F64 => measure_row::<f64>(opts, &runner, item, &source, &device, &a),
-                Precision::F32 => {
-                    measure_row::<f32>(opts, &runner, item, &source, &device, &a.cast())
+        });
+        for (n, ready) in rx.iter() {
+            let item = &items[n];
+            let Some(ready) = ready else {
+                on_item(item, "done before");
+                continue;
+            };
+            if opts
+                .budget_s
+                .is_some_and(|b| start.elapsed().as_secs_f64() > b)
+            {
+                out.left = items.len() - n;
+                break;
+            }
+            let ready = match ready {
+                Ok(r) => r,
+                Err(e) => {
+                    out.failed.push((item.id.clone(), e.to_string()));
+                    on_item(item, "cannot build");
+                    continue;
                 }
             };
-            row.cost = Some(table::RowCost {
-                build_s,
-                measure_s: measured.elapsed().as_secs_f64(),
-            });
-            file.write_all(table::line(&row)?.as_bytes())
-                .and_then(|()| file.flush())
-                .map_err(|e| Error::io(&opts.out, e))?;
-            out.written += 1;
+            for p in todo_of(item) {
+                let row = match p {
+                    Precision::F64 => ready
+                        .f64
+                        .as_ref()
+                        .map(|s| measure_timed(opts, &runner, item, &ready, &device, s)),
+                    Precision::F32 => ready
+                        .f32
+                        .as_ref()
+                        .map(|s| measure_timed(opts, &runner, item, &ready, &device, s)),
+                };
+                let Some(row) = row else { continue };
+                file.write_all(table::line(&row)?.as_bytes())
+                    .and_then(|()| file.flush())
+                    .map_err(|e| Error::io(&opts.out, e))?;
+                out.written += 1;
+            }
+            on_item(item, "measured");
         }
-        on_item(item, "measured");
-    }
+        Ok(())
+    })?;
     Ok(out)
+}
+
+/// [`measure_row`] with its cost.
+fn measure_timed<T: EvalScalar>(
+    opts: &CollectOptions,
+    runner: &Runner,
+    item: &Item,
+    ready: &Ready,
+    device: &str,
+    side: &Side<T>,
+) -> TableRow {
+    let measured = std::time::Instant::now();
+    let mut row = measure_row(opts, runner, item, &ready.source, device, side);
+    row.cost = Some(table::RowCost {
+        build_s: ready.build_s,
+        measure_s: measured.elapsed().as_secs_f64(),
+    });
+    row
 }
 
 /// Every configuration of one matrix in precision `T`.
@@ -283,13 +380,10 @@ fn measure_row<T: EvalScalar>(
     item: &Item,
     source: &SourceInfo,
     device: &str,
-    a: &Csr<T>,
+    side: &Side<T>,
 ) -> TableRow {
     let backend = T::backend(runner);
-    let started = std::time::Instant::now();
-    let x: Vec<T> = random_vector(a.ncols, opts.seed);
-    let reference = Reference::new(a, &x);
-    crate::util::trace(|| "reference".into(), started);
+    let (a, x, reference) = (&side.a, &side.x, &side.reference);
     // Block-size variants share their format and parameters: judge each pair once.
     let mut judged: Vec<(
         crate::formats::FormatKind,
@@ -325,7 +419,7 @@ fn measure_row<T: EvalScalar>(
                 Some(why) => KernelMeasurement::skipped(why),
                 None => {
                     let protocol = opts.protocol.with_fastest(fastest);
-                    measure_kernel(backend, a, &x, &reference, cfg, &protocol)
+                    measure_kernel(backend, a, x, reference, cfg, &protocol)
                 }
             };
             let ok = m.status == Status::Ok;
@@ -347,9 +441,6 @@ fn measure_row<T: EvalScalar>(
     backend.share_arrays(false);
     times.sort_by_key(|(i, _)| *i);
     let times = times.into_iter().map(|(_, t)| t).collect();
-    let started = std::time::Instant::now();
-    let features = Features::compute(a);
-    crate::util::trace(|| "features".into(), started);
     TableRow {
         schema: TABLE_SCHEMA,
         matrix: item.id.clone(),
@@ -359,7 +450,7 @@ fn measure_row<T: EvalScalar>(
         backend: opts.backend.name().to_string(),
         device: device.to_string(),
         protocol: opts.protocol.clone(),
-        features,
+        features: side.features.clone(),
         times,
         cost: None,
     }

@@ -88,7 +88,8 @@ pub struct TableRow {
 /// Where `collect`'s time went for one row ([`TableRow::cost`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RowCost {
-    /// Building the matrix, seconds.
+    /// Building the matrix, seconds (since session 22 with its features and the references of
+    /// both precisions, made while the device measures the matrix before).
     pub build_s: f64,
     /// Measuring every configuration in the row's precision, seconds.
     pub measure_s: f64,

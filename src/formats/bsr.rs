@@ -161,6 +161,59 @@ pub(crate) fn block_columns_of<T: Scalar>(
     }
 }
 
+/// Where BSR puts every entry ([`Bsr::from_csr`] fills it on the host, the CUDA backend on the
+/// device): block row `br` holds the blocks `row_ptr[br]..row_ptr[br + 1]`, of block columns
+/// `col_idx[…]` (increasing); entry (i, j) goes to `values[q × b² + (i mod b) × b + j mod b]`,
+/// q its block; every other slot is 0.
+pub(crate) struct BsrPlan {
+    /// Block-row pointers, `ceil(nrows / b) + 1` entries.
+    pub row_ptr: Vec<u32>,
+    /// Block column of each block.
+    pub col_idx: Vec<u32>,
+}
+
+/// The layout of `csr` as BSR with `params.bsr.block`, refused as [`admit`] says before anything
+/// the size of the slots is allocated.
+pub(crate) fn plan<T: Scalar>(
+    csr: &Csr<T>,
+    params: &FormatParams,
+    value_bytes: u64,
+) -> Result<BsrPlan> {
+    let b = params.bsr.block;
+    let kind = FormatKind::Bsr;
+    if b == 0 {
+        return Err(Refusal::new(kind, Reason::Param(ParamError::BsrBlock)).into());
+    }
+    rows32(kind, csr.nrows as u64)?;
+    let (counts, count) = count(csr, b);
+    let mut s = Summary::of(csr, None);
+    s.counts.bsr = Some(count);
+    admit(&s, params, value_bytes)?;
+    let mut row_ptr = Vec::with_capacity(counts.len() + 1);
+    row_ptr.push(0u32);
+    let mut acc = 0usize;
+    for &k in &counts {
+        acc += k;
+        row_ptr.push(acc as u32);
+    }
+    let mut col_idx = vec![0u32; acc];
+    let nbrows = counts.len();
+    let cuts = row_cuts(nbrows, acc, |br| row_ptr[br] as usize);
+    let pos: Vec<usize> = cuts.iter().map(|&br| row_ptr[br] as usize).collect();
+    split_at_cuts(&mut col_idx, &pos)
+        .into_par_iter()
+        .zip(cuts.par_windows(2))
+        .for_each_init(Vec::new, |blocks, (cs, w)| {
+            let base = row_ptr[w[0]] as usize;
+            for (br, &start) in (w[0]..w[1]).zip(&row_ptr[w[0]..w[1]]) {
+                block_columns(csr, b, br, blocks);
+                let first = start as usize - base;
+                cs[first..first + blocks.len()].copy_from_slice(blocks);
+            }
+        });
+    Ok(BsrPlan { row_ptr, col_idx })
+}
+
 impl<T: Scalar> Bsr<T> {
     /// Convert from CSR (which must satisfy [`Csr::validate`]) with `b = params.bsr.block`.
     ///
@@ -170,43 +223,22 @@ impl<T: Scalar> Bsr<T> {
     /// [`admit`] says.
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let b = params.bsr.block;
-        let kind = FormatKind::Bsr;
-        if b == 0 {
-            return Err(Refusal::new(kind, Reason::Param(ParamError::BsrBlock)).into());
-        }
         let nrows = csr.nrows;
-        rows32(kind, nrows as u64)?;
-        let nbrows = nrows.div_ceil(b);
-        let (counts, count) = count(csr, b);
-        let mut s = Summary::of(csr, None);
-        s.counts.bsr = Some(count);
-        admit(&s, params, T::BYTES as u64)?;
-        let nblocks = count.blocks as usize;
-        let slots = nblocks * b * b;
-        let mut row_ptr = Vec::with_capacity(nbrows + 1);
-        row_ptr.push(0u32);
-        let mut acc = 0usize;
-        for &k in &counts {
-            acc += k;
-            row_ptr.push(acc as u32);
-        }
+        let BsrPlan { row_ptr, col_idx } = plan(csr, params, T::BYTES as u64)?;
+        let nbrows = row_ptr.len() - 1;
         let bb = b.saturating_mul(b);
-        let mut col_idx = vec![0u32; nblocks];
-        let mut values = vec![T::zero(); slots];
-        let cuts = row_cuts(nbrows, nblocks, |br| row_ptr[br] as usize);
-        let pos: Vec<usize> = cuts.iter().map(|&br| row_ptr[br] as usize).collect();
-        let vpos: Vec<usize> = pos.iter().map(|&p| p * bb).collect();
-        split_at_cuts(&mut col_idx, &pos)
+        let mut values = vec![T::zero(); col_idx.len() * bb];
+        let cuts = row_cuts(nbrows, col_idx.len(), |br| row_ptr[br] as usize);
+        let vpos: Vec<usize> = cuts.iter().map(|&br| row_ptr[br] as usize * bb).collect();
+        split_at_cuts(&mut values, &vpos)
             .into_par_iter()
-            .zip(split_at_cuts(&mut values, &vpos))
             .zip(cuts.par_windows(2))
-            .for_each(|((cs, vs), w)| {
+            .for_each(|(vs, w)| {
                 let base = row_ptr[w[0]] as usize;
-                let mut blocks = Vec::new();
                 for br in w[0]..w[1] {
-                    block_columns(csr, b, br, &mut blocks);
-                    let first = row_ptr[br] as usize - base;
-                    cs[first..first + blocks.len()].copy_from_slice(&blocks);
+                    let first = row_ptr[br] as usize;
+                    let blocks = &col_idx[first..row_ptr[br + 1] as usize];
+                    let first = first - base;
                     for i in br * b..(br * b).saturating_add(b).min(nrows) {
                         let (c, v) = csr.row(i);
                         let mut q = 0;

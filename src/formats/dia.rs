@@ -204,6 +204,29 @@ impl Occupancy {
     }
 }
 
+/// The occupied diagonals of `csr`, refused as [`admit`] says before anything the size of the
+/// slots is allocated.
+fn admitted<T: Scalar>(csr: &Csr<T>, params: &FormatParams, value_bytes: u64) -> Result<Occupancy> {
+    rows32(FormatKind::Dia, csr.nrows as u64)?;
+    let occ = Occupancy::of(csr);
+    let mut s = Summary::of(csr, None);
+    s.counts.dia = Some(occ.summary());
+    admit(&s, params, value_bytes)?;
+    Ok(occ)
+}
+
+/// Where DIA puts every entry ([`Dia::from_csr`] fills it on the host, the CUDA backend on the
+/// device): the occupied diagonals' offsets (column − row, increasing); entry (i, j) goes to
+/// `values[d × nrows + i]`, d the position of `j − i` among them; every other slot is 0.
+pub(crate) fn plan<T: Scalar>(
+    csr: &Csr<T>,
+    params: &FormatParams,
+    value_bytes: u64,
+) -> Result<Vec<i32>> {
+    let occ = admitted(csr, params, value_bytes)?;
+    Ok(occ.offsets().into_iter().map(|o| o as i32).collect())
+}
+
 impl<T: Scalar> Dia<T> {
     /// Convert from CSR (which must satisfy [`Csr::validate`]).
     ///
@@ -212,11 +235,7 @@ impl<T: Scalar> Dia<T> {
     /// as [`admit`] says (fill beyond `params.dia.max_fill`, 32-bit offsets, the memory budget).
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let (nrows, nnz) = (csr.nrows, csr.nnz());
-        rows32(FormatKind::Dia, nrows as u64)?;
-        let occ = Occupancy::of(csr);
-        let mut s = Summary::of(csr, None);
-        s.counts.dia = Some(occ.summary());
-        admit(&s, params, T::BYTES as u64)?;
+        let occ = admitted(csr, params, T::BYTES as u64)?;
         let ndiag = occ.count();
         let slots = ndiag * nrows;
         let offsets = occ.offsets();

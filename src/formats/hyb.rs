@@ -3,7 +3,7 @@
 
 use super::refusal::{budget, offsets32, rows32};
 use super::summary::length_histogram;
-use super::util::{csr_from_rows, row_cuts, row_lengths, split_at_cuts};
+use super::util::{csr_from_rows, row_cuts, split_at_cuts};
 use super::{FormatKind, FormatParams, Missing, Reason, Refusal, SparseFormat, Summary};
 use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
@@ -123,6 +123,20 @@ pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(),
     budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
 }
 
+/// Where HYB's COO part puts every row's entries beyond `width` ([`Hyb::from_csr`] fills it on
+/// the host, the CUDA backend on the device): row `i`'s from `start[i]` on (`nrows + 1`
+/// offsets, the last the COO entries). Its ELL part is [`super::Ell`]'s layout of that width.
+pub(crate) fn remainder_starts<T: Scalar>(csr: &Csr<T>, width: usize) -> Vec<usize> {
+    let mut start = Vec::with_capacity(csr.nrows + 1);
+    start.push(0usize);
+    let mut acc = 0;
+    for w in csr.row_ptr.windows(2) {
+        acc += (w[1] - w[0]).saturating_sub(width);
+        start.push(acc);
+    }
+    start
+}
+
 impl<T: Scalar> Hyb<T> {
     /// Convert from CSR (which must satisfy [`Csr::validate`]). The width is `params.hyb.width`,
     /// or [`auto_width`] of the row lengths when that is `None`.
@@ -131,13 +145,12 @@ impl<T: Scalar> Hyb<T> {
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let s = Summary::of(csr, params.hyb.width);
         admit(&s, params, T::BYTES as u64)?;
-        let (width, coo_nnz) = (s.hyb_width as usize, s.hyb_coo_nnz as usize);
-        let rest: Vec<usize> = row_lengths(csr)
-            .par_iter()
-            .map(|&l| l.saturating_sub(width))
-            .collect();
+        let (width, start) = (
+            s.hyb_width as usize,
+            remainder_starts(csr, s.hyb_width as usize),
+        );
         let ell = Ell::build(csr, width);
-        let coo = Self::remainder(csr, width, &rest, coo_nnz);
+        let coo = Self::remainder(csr, width, &start);
         Ok(Hyb {
             nrows: csr.nrows,
             ncols: csr.ncols,
@@ -146,16 +159,10 @@ impl<T: Scalar> Hyb<T> {
         })
     }
 
-    /// The COO part: entries `width..` of every row, `rest[i]` of them in row `i`.
-    fn remainder(csr: &Csr<T>, width: usize, rest: &[usize], coo_nnz: usize) -> Coo<T> {
+    /// The COO part: entries `width..` of every row, row `i`'s from `start[i]` on.
+    fn remainder(csr: &Csr<T>, width: usize, start: &[usize]) -> Coo<T> {
         let nrows = csr.nrows;
-        let mut start = Vec::with_capacity(nrows + 1);
-        start.push(0usize);
-        let mut acc = 0;
-        for &r in rest {
-            acc += r;
-            start.push(acc);
-        }
+        let coo_nnz = start[nrows];
         let mut rows = vec![0u32; coo_nnz];
         let mut cols = vec![0u32; coo_nnz];
         let mut values = vec![T::zero(); coo_nnz];

@@ -76,6 +76,50 @@ fn jagged_pieces<'a, U>(
     out
 }
 
+/// Where JAD puts every row ([`Jad::from_csr`] fills it on the host, the CUDA backend on the
+/// device): sorted position k holds row `perm[k]`, its entry d at `jd_ptr[d] + k`.
+pub(crate) struct JadPlan {
+    /// Original row of each sorted position (by decreasing length, stably).
+    pub perm: Vec<u32>,
+    /// Offset of each jagged diagonal, `ndiag + 1` entries.
+    pub jd_ptr: Vec<u32>,
+    /// Rows of each length `0..=ndiag`.
+    pub hist: Vec<usize>,
+}
+
+/// The layout of rows of lengths `lens` (which must fit 32-bit offsets: [`admit`]).
+pub(crate) fn plan(lens: &[usize]) -> JadPlan {
+    let nrows = lens.len();
+    let ndiag = lens.par_iter().copied().max().unwrap_or(0);
+    // Stable counting sort by decreasing length (O(nrows + ndiag)): bucket L starts after
+    // every row longer than L; rows of one length keep their original order.
+    let mut hist = vec![0usize; ndiag + 1];
+    for &l in lens {
+        hist[l] += 1;
+    }
+    let mut next = vec![0usize; ndiag + 1];
+    let mut acc = 0usize;
+    for l in (0..=ndiag).rev() {
+        next[l] = acc;
+        acc += hist[l];
+    }
+    let mut perm = vec![0u32; nrows];
+    for (i, &l) in lens.iter().enumerate() {
+        perm[next[l]] = i as u32;
+        next[l] += 1;
+    }
+    // Diagonal d holds one entry per row longer than d.
+    let mut jd_ptr = Vec::with_capacity(ndiag + 1);
+    jd_ptr.push(0u32);
+    let (mut longer, mut acc) = (nrows, 0usize);
+    for &h in &hist[..ndiag] {
+        longer -= h;
+        acc += longer;
+        jd_ptr.push(acc as u32);
+    }
+    JadPlan { perm, jd_ptr, hist }
+}
+
 impl<T: Scalar> Jad<T> {
     /// Convert from CSR (which must satisfy [`Csr::validate`]): a stable counting sort of the rows
     /// by decreasing length, then a parallel fill of the diagonals by chunks of permuted rows.
@@ -84,34 +128,8 @@ impl<T: Scalar> Jad<T> {
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let (nrows, nnz) = (csr.nrows, csr.nnz());
         admit(&Summary::of(csr, None), params, T::BYTES as u64)?;
-        let lens = row_lengths(csr);
-        let ndiag = lens.par_iter().copied().max().unwrap_or(0);
-        // Stable counting sort by decreasing length (O(nrows + ndiag)): bucket L starts after
-        // every row longer than L; rows of one length keep their original order.
-        let mut hist = vec![0usize; ndiag + 1];
-        for &l in &lens {
-            hist[l] += 1;
-        }
-        let mut next = vec![0usize; ndiag + 1];
-        let mut acc = 0usize;
-        for l in (0..=ndiag).rev() {
-            next[l] = acc;
-            acc += hist[l];
-        }
-        let mut perm = vec![0u32; nrows];
-        for (i, &l) in lens.iter().enumerate() {
-            perm[next[l]] = i as u32;
-            next[l] += 1;
-        }
-        // Diagonal d holds one entry per row longer than d.
-        let mut jd_ptr = Vec::with_capacity(ndiag + 1);
-        jd_ptr.push(0u32);
-        let (mut longer, mut acc) = (nrows, 0usize);
-        for &h in &hist[..ndiag] {
-            longer -= h;
-            acc += longer;
-            jd_ptr.push(acc as u32);
-        }
+        let JadPlan { perm, jd_ptr, hist } = plan(&row_lengths(csr));
+        let ndiag = hist.len() - 1;
         // Entries before each sorted position, to cut the permuted rows into balanced chunks.
         let mut sorted_start = Vec::with_capacity(nrows + 1);
         sorted_start.push(0usize);

@@ -171,6 +171,47 @@ pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(),
     budget(kind, footprint(s, params, value_bytes)?, params.max_bytes)
 }
 
+/// Where SELL-C-σ puts every row ([`Sell::from_csr`] fills it on the host, the CUDA backend
+/// on the device): lane `p % C` of slice `p / C` holds row `perm[p]`, its entry k at
+/// `slice_ptr[p / C] + k × C + p % C`; every other slot is padding.
+pub(crate) struct SellPlan {
+    /// Original row of each sorted position.
+    pub perm: Vec<u32>,
+    /// Width of each slice.
+    pub widths: Vec<usize>,
+    /// Offset of each slice, `nslices + 1` entries (the last: the stored slots).
+    pub slice_ptr: Vec<u32>,
+}
+
+/// The layout of `csr` as SELL-C-σ with `params.sell`, refused as [`admit`] says before
+/// anything the size of the entries is allocated.
+pub(crate) fn plan<T: Scalar>(
+    csr: &Csr<T>,
+    params: &FormatParams,
+    value_bytes: u64,
+) -> Result<SellPlan> {
+    let p = &params.sell;
+    let kind = FormatKind::Sell;
+    check_params(p).map_err(|e| Refusal::new(kind, Reason::Param(e)))?;
+    rows32(kind, csr.nrows as u64)?;
+    let (perm, widths, count) = sorted_slices(csr, p);
+    let mut s = Summary::of(csr, None);
+    s.counts.sell = Some(count);
+    admit(&s, params, value_bytes)?;
+    let mut slice_ptr = Vec::with_capacity(widths.len() + 1);
+    slice_ptr.push(0u32);
+    let mut acc = 0usize;
+    for &w in &widths {
+        acc += w * p.c;
+        slice_ptr.push(acc as u32);
+    }
+    Ok(SellPlan {
+        perm,
+        widths,
+        slice_ptr,
+    })
+}
+
 /// SELL-C-σ. Device footprint: `(nslices+1) × 4 (slice_ptr) + nslices × 4 (slice_width) +
 /// nrows × 4 (perm) + stored × (4 + sizeof T)`.
 #[derive(Clone, Debug, PartialEq)]
@@ -207,24 +248,14 @@ impl<T: Scalar> Sell<T> {
     ///
     /// Refused, before the value arrays are allocated, as [`admit`] says.
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
-        let p = &params.sell;
-        let (c, sigma, nrows) = (p.c, p.sigma, csr.nrows);
-        let kind = FormatKind::Sell;
-        check_params(p).map_err(|e| Refusal::new(kind, Reason::Param(e)))?;
-        rows32(kind, nrows as u64)?;
-        let (perm, widths, count) = sorted_slices(csr, p);
-        let mut s = Summary::of(csr, None);
-        s.counts.sell = Some(count);
-        admit(&s, params, T::BYTES as u64)?;
+        let (c, nrows) = (params.sell.c, csr.nrows);
+        let SellPlan {
+            perm,
+            widths,
+            slice_ptr,
+        } = plan(csr, params, T::BYTES as u64)?;
         let nslices = widths.len();
-        let mut slice_ptr = Vec::with_capacity(nslices + 1);
-        slice_ptr.push(0u32);
-        let mut acc = 0usize;
-        for &w in &widths {
-            acc += w * c;
-            slice_ptr.push(acc as u32);
-        }
-        let stored = acc;
+        let stored = slice_ptr[nslices] as usize;
         let mut col_idx = vec![0u32; stored];
         let mut values = vec![T::zero(); stored];
         let cuts = row_cuts(nslices, stored, |s| slice_ptr[s] as usize);
@@ -270,7 +301,7 @@ impl<T: Scalar> Sell<T> {
             nrows,
             ncols: csr.ncols,
             c,
-            sigma,
+            sigma: params.sell.sigma,
             nnz: csr.nnz(),
             slice_ptr,
             slice_width: widths.iter().map(|&w| w as u32).collect(),

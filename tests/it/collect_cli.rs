@@ -66,3 +66,61 @@ fn a_configuration_subset_fills_in_another_table() {
         "{err}"
     );
 }
+
+/// Both precisions, stopped by its budget and resumed: the matrix made ready ahead of the one
+/// being measured (on a second thread) is neither lost nor written twice, a finished table is
+/// left alone, and the two precisions of a matrix carry the same features (one pass over the
+/// matrix serves both).
+#[test]
+fn a_stopped_collection_resumes_with_every_row_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("no-files");
+    std::fs::create_dir(&none).unwrap();
+    let out = dir.path().join("t.jsonl");
+    let run = |budget: &[&str]| {
+        bin()
+            .args(["collect", "--backend", "cpu", "--corpus"])
+            .arg(&none)
+            .args(["--generated", "3", "--mixtures", "0", "--seed", "11"])
+            .args(["--min-nnz", "2000", "--max-nnz", "20000"])
+            .args(["--configs", "csr-t4,ell", "--runs", "3"])
+            .args(["--warmup-ms", "0.5", "--batch-ms", "0.05", "--out"])
+            .arg(&out)
+            .args(budget)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--budget-s", "0"]);
+    let text = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("3 matrices left"), "{text}");
+    assert_eq!(table::read(&out).unwrap().len(), 0);
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = table::read(&out).unwrap();
+    assert_eq!(rows.len(), 6, "3 matrices × 2 precisions");
+    let mut names: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r.matrix.clone(), r.precision.to_string()))
+        .collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 6, "every matrix and precision once");
+    for pair in rows.chunks(2) {
+        assert_eq!(
+            pair[0].matrix, pair[1].matrix,
+            "a matrix's rows are written together"
+        );
+        assert_ne!(pair[0].precision, pair[1].precision);
+        let f = |r: &table::TableRow| serde_json::to_value(&r.features).unwrap();
+        assert_eq!(f(&pair[0]), f(&pair[1]), "{}", pair[0].matrix);
+        assert_eq!(pair[0].times.len(), 2);
+    }
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        table::read(&out).unwrap().len(),
+        6,
+        "nothing measured again"
+    );
+}

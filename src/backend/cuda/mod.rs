@@ -13,9 +13,14 @@
 //! [`timing`] (CUDA-event timing, L2 flush), [`cusparse`] (the vendor wrapper), `prepared`
 //! (conversion, upload and launch sequences), `synthetic` (benchmark matrices generated on the
 //! device), `rowdist` (the statistical models' benchmark matrices generated on the device) and
-//! [`rowdist_check`] (their check against the host-built ones, and timing), [`partition`] (green-context partitions of fewer SMs: [`CudaBackend::open_partition`]).
+//! [`rowdist_check`] (their check against the host-built ones, and timing), `convert` (formats
+//! converted on the device from the CSR arrays) and [`convert_check`] (the proof that they equal
+//! the host conversions, and that the check on the device equals the host's), [`partition`]
+//! (green-context partitions of fewer SMs: [`CudaBackend::open_partition`]).
 
 pub mod cache;
+pub(crate) mod convert;
+pub mod convert_check;
 pub mod cusparse;
 pub mod device;
 pub mod l2;
@@ -63,6 +68,11 @@ pub struct CudaBackend {
     flush: Mutex<Option<timing::L2Flush>>,
     /// The arrays kernels share while [`Backend::share_arrays`] is on (`prepared::shared`).
     shared: Mutex<Option<prepared::SharedArrays>>,
+    /// Convert every format on the host and upload it instead of converting on the device
+    /// ([`CudaBackend::set_host_conversion`]).
+    host_conversion: std::sync::atomic::AtomicBool,
+    /// The latest reference checked against, on the device (`prepared::check`).
+    reference: Mutex<Option<prepared::DeviceReference>>,
     /// The green context of a partition: the last field, so that it is destroyed after
     /// everything made in it (fields drop in declaration order).
     _green: Option<partition::Green>,
@@ -219,6 +229,8 @@ impl CudaBackend {
             cusparse: OnceLock::new(),
             flush: Mutex::new(None),
             shared: Mutex::new(None),
+            host_conversion: std::sync::atomic::AtomicBool::new(prepared::host_conversion_asked()),
+            reference: Mutex::new(None),
             _green: green,
         })
     }
@@ -242,6 +254,20 @@ impl CudaBackend {
             copy_bandwidth_gbs: self.copy_bw.get().copied().unwrap_or(f64::NAN),
             ..self.info.clone()
         }
+    }
+
+    /// Convert formats on the host and upload them (`true`), or convert them on the device from
+    /// the CSR arrays where the format allows (`false`, the default unless
+    /// `SPARSECAST_HOST_CONVERSION=1`): both give the same arrays (`selftest` checks it).
+    pub fn set_host_conversion(&self, on: bool) {
+        self.host_conversion
+            .store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether formats are converted on the host ([`CudaBackend::set_host_conversion`]).
+    pub fn host_conversion(&self) -> bool {
+        self.host_conversion
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Compile or load every kernel module now; returns (module, origin, NVRTC log).

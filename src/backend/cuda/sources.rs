@@ -148,7 +148,34 @@ pub const ROWDIST: KernelFile = KernelFile {
     ],
 };
 
-/// Every kernel file.
+/// Conversions of a CSR matrix on the device into COO, ELL, HYB, SELL-C-σ, JAD, DIA and BSR
+/// (`super::convert`).
+pub const CONVERT: KernelFile = KernelFile {
+    name: "convert",
+    source: include_str!("../../../kernels/convert.cu"),
+    entry_points: &[
+        "cv_coo_rows",
+        "cv_scatter_f32",
+        "cv_scatter_f64",
+        "cv_rest_f32",
+        "cv_rest_f64",
+        "cv_jad_f32",
+        "cv_jad_f64",
+        "cv_dia_f32",
+        "cv_dia_f64",
+        "cv_bsr_f32",
+        "cv_bsr_f64",
+    ],
+};
+
+/// The check of a kernel's result against the f64 reference, on the device
+/// (`prepared::check`).
+pub const CHECK: KernelFile = KernelFile {
+    name: "check",
+    source: include_str!("../../../kernels/check.cu"),
+    entry_points: &["ck_max_error_f32", "ck_max_error_f64"],
+};
+
 /// Device micro-benchmarks that are not SpMVs (the L2 read bandwidth).
 pub const MICRO: KernelFile = KernelFile {
     name: "micro",
@@ -156,8 +183,10 @@ pub const MICRO: KernelFile = KernelFile {
     entry_points: &["l2_read"],
 };
 
-pub const ALL: [KernelFile; 12] = [
-    CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, ELL_BRO, SYNTHETIC, ROWDIST, MICRO,
+/// Every kernel file.
+pub const ALL: [KernelFile; 14] = [
+    CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, ELL_BRO, SYNTHETIC, ROWDIST, MICRO, CONVERT,
+    CHECK,
 ];
 
 /// Items (path steps) per thread of the merge-path kernel; must match the `SC_MERGE(…)`

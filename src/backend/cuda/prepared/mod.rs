@@ -1,5 +1,6 @@
-//! A matrix prepared for one kernel on the device: conversion to the variant's format, the memory
-//! check, the upload, and the launch sequence of one SpMV.
+//! A matrix prepared for one kernel on the device: conversion to the variant's format (on the
+//! device where it can be, `on_device`), the memory check, the upload, and the launch sequence
+//! of one SpMV.
 //!
 //! Launch sequences (all in the backend's one stream):
 //! * CSR (1–32 threads per row), ELL, JAD, SELL, DIA, BSR, ELL-BRO: one kernel, which writes
@@ -25,11 +26,15 @@
 //! (set-up of our kernels), `merge.rs` (merge-path CSR: set-up and launches), `vendor.rs`
 //! (set-up of cuSPARSE), `synthetic.rs` (benchmark matrices generated on the device),
 //! `rowdist.rs` (the statistical models' benchmark matrices generated on the device; reading a
-//! kernel's arrays back).
+//! kernel's arrays back), `on_device.rs` (a format's arrays on the device: converted there or
+//! uploaded), `check.rs` (the check against the reference, on the device), `shared.rs` (the
+//! arrays kernels of one matrix share).
 
 mod args;
+mod check;
 mod kernel;
 mod merge;
+mod on_device;
 mod own;
 mod rowdist;
 mod shared;
@@ -41,12 +46,16 @@ use super::memory;
 use super::sources::MERGE_ITEMS_PER_THREAD;
 use super::timing::memset_u32;
 use super::{cuda, zeros, CudaBackend, CudaScalar};
+use crate::backend::cuda::convert::CsrOnDevice;
 use crate::backend::{KernelConfig, PreparedSpmv, Timing, TimingProtocol, Variant, VendorAlg};
 use crate::formats::{vector_bytes, AnyFormat, FormatKind, SparseFormat, Summary};
 use crate::{Csr, Error, Result};
 pub use args::Dumped;
+pub(crate) use check::DeviceReference;
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 use kernel::{launch_kernel, Kernel};
+pub(crate) use on_device::converts_on_device;
+use on_device::DevFormat;
 use own::own_kernel;
 pub(crate) use shared::SharedArrays;
 use shared::Uploader;
@@ -104,18 +113,22 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             )));
         }
         // While sharing is on, the cache holds this configuration's group (format and
-        // parameters) of this matrix: what it already holds is memory this kernel need not
-        // allocate.
+        // parameters) of this matrix and its CSR arrays: what it already holds is memory this
+        // kernel need not allocate.
         let mut guard = be.shared.lock().unwrap_or_else(|e| e.into_inner());
         let mut shared = guard.as_mut();
         let format_kind = variant.format();
         let params = adjusted_params(cfg);
         let group = format_kind.conversion_key(&params);
-        let held = shared.as_mut().map_or(0, |s| s.enter(csr, &group));
-        let free = be.free_memory()?.saturating_add(held);
+        let (held, base) = shared.as_mut().map_or((0, 0), |s| s.enter(csr, &group));
+        let reads_csr = format_kind == FormatKind::Csr;
+        let free = be
+            .free_memory()?
+            .saturating_add(held)
+            .saturating_add(if reads_csr { base } else { 0 });
         let xy_bytes = vector_bytes(csr.nrows as u64, csr.ncols as u64, T::BYTES as u64);
         // Formats whose footprint follows from the matrix summary (all but DIA, SELL, BSR and
-        // ELL-BRO, which need a pass over the entries) are checked before the host conversion
+        // ELL-BRO, which need a pass over the entries) are checked before the conversion
         // allocates anything.
         let summary = match shared.as_mut() {
             Some(s) => s.summary(csr, params.hyb.width),
@@ -124,38 +137,43 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         if let Ok(est) = format_kind.footprint(&summary, &params, T::BYTES as u64) {
             memory::check_fits(&variant.name(), est, xy_bytes, free)?;
         }
-        // CSR kernels use the CSR directly (no copy); every other format is converted.
+        let stream = &be.stream;
+        let mut up = Uploader { stream, shared };
+        // CSR kernels read the CSR arrays; every other format is converted (on the device
+        // where it can be, `on_device`), once per group while sharing is on.
         let converted = std::time::Instant::now();
-        let format = match (format_kind, shared.as_ref().and_then(|s| s.format::<T>())) {
+        let cached = up.shared.as_ref().and_then(|s| s.format::<DevFormat<T>>());
+        let format = match (format_kind, cached) {
             (FormatKind::Csr, _) => None,
             (_, Some(f)) => Some(f),
             (k, None) => {
-                let f = Arc::new(AnyFormat::convert(csr, k, &params)?);
-                if let Some(s) = shared.as_mut() {
-                    s.keep_format(f.clone());
+                let space = Space {
+                    what: variant.name(),
+                    free,
+                    xy_bytes,
+                };
+                let f = Arc::new(to_device(be, &mut up, csr, &summary, k, &params, &space)?);
+                if let Some(s) = up.shared.as_mut() {
+                    s.keep_format(f.clone(), f.footprint_bytes(false));
                 }
                 Some(f)
             }
         };
         crate::util::trace(|| format!("convert {}", format_kind.name()), converted);
+        let vendor_sell = variant == Variant::Vendor(VendorAlg::SellAlg1);
         let footprint = match format.as_deref() {
-            // cuSPARSE's sliced ELL has no permutation and no slice widths: only the slice
-            // offsets, columns and values are on the device.
-            Some(AnyFormat::Sell(m)) if variant.is_vendor() => m.sliced_ell_bytes(),
-            Some(f) => f.as_dyn().footprint_bytes(),
+            Some(f) => f.footprint_bytes(vendor_sell),
             None => SparseFormat::<T>::footprint_bytes(csr),
         };
         if let Some(f) = format.as_deref() {
-            let stored = f.as_dyn().stored_entries();
-            launch::check_index_range(csr.nrows, csr.ncols, stored)?;
+            launch::check_index_range(csr.nrows, csr.ncols, f.stored_entries())?;
         }
         let aux = aux_bytes(variant, csr, block, T::BYTES as u32)?;
+        // Allocated by now unless the format came from the cache (then `held` covers it).
         memory::check_fits(&variant.name(), footprint + aux, xy_bytes, free)?;
 
-        let stream = &be.stream;
         let set_up = std::time::Instant::now();
         let (x, y) = alloc_xy(stream, csr.nrows, csr.ncols)?;
-        let mut up = Uploader { stream, shared };
         let format = format.as_deref();
         let kernel = if csr.nrows == 0 {
             Kernel::Empty
@@ -203,6 +221,74 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
             &mut self.y,
         )
     }
+}
+
+/// The device memory a conversion may use: `free` bytes (with what the shared cache holds for
+/// the kernel), less x and y.
+struct Space {
+    what: String,
+    free: u64,
+    xy_bytes: u64,
+}
+
+impl Space {
+    fn fits(&self, bytes: u64) -> Result<()> {
+        memory::check_fits(&self.what, bytes, self.xy_bytes, self.free)
+    }
+}
+
+/// `csr` in format `kind` on the device: converted there from its CSR arrays (uploaded first if
+/// the shared cache does not hold them) when [`on_device::converts_on_device`] and host
+/// conversions are not asked for (`SPARSECAST_HOST_CONVERSION=1`), else converted on the host
+/// and uploaded — also when the CSR arrays would not fit beside the format.
+fn to_device<T: CudaScalar>(
+    be: &CudaBackend,
+    up: &mut Uploader,
+    csr: &Csr<T>,
+    summary: &Summary,
+    kind: FormatKind,
+    params: &crate::formats::FormatParams,
+    space: &Space,
+) -> Result<DevFormat<T>> {
+    if on_device::converts_on_device(kind) && !be.host_conversion() {
+        let resident = up.shared.as_ref().is_some_and(|s| {
+            s.array::<u32>("row_ptr").is_some()
+                && s.array::<u32>("col").is_some()
+                && s.array::<T>("val").is_some()
+        });
+        let csr_bytes = if resident {
+            0
+        } else {
+            SparseFormat::<T>::footprint_bytes(csr)
+        };
+        let scratch = on_device::scratch_bytes(kind, csr.nrows);
+        if space.fits(csr_bytes + scratch).is_ok() {
+            let row_ptr = up.up("row_ptr", || row_ptr_u32(&csr.row_ptr))?;
+            let col = up.up("col", || &csr.col_idx)?;
+            let val = up.up("val", || &csr.values)?;
+            let dev = CsrOnDevice {
+                nrows: csr.nrows as u32,
+                row_ptr: &row_ptr,
+                col: &col,
+                val: &val,
+            };
+            let fits = |bytes: u64| space.fits(bytes + csr_bytes);
+            match DevFormat::convert(be, csr, &dev, summary, kind, params, &fits) {
+                // Beside the CSR arrays it does not fit; alone it may.
+                Err(Error::Unsupported(_)) if csr_bytes > 0 => {}
+                r => return r,
+            }
+        }
+    }
+    let f = AnyFormat::convert(csr, kind, params)?;
+    space.fits(f.as_dyn().footprint_bytes())?;
+    DevFormat::upload(&be.stream, &f)
+}
+
+/// `SPARSECAST_HOST_CONVERSION=1`: convert every format on the host and upload it (the way
+/// before session 22; `selftest` compares the two ways).
+pub(crate) fn host_conversion_asked() -> bool {
+    std::env::var_os("SPARSECAST_HOST_CONVERSION").is_some_and(|v| v == "1")
 }
 
 /// The format parameters `cfg` is converted with: cuSPARSE's sliced ELL has no row permutation
@@ -316,6 +402,10 @@ impl<T: CudaScalar> PreparedSpmv<T> for CudaPrepared<'_, T> {
             .map_err(cuda("copying y to the host"))?;
         v.truncate(self.nrows);
         Ok(v)
+    }
+
+    fn check(&mut self, x: &[T], reference: &crate::backend::measure::Reference) -> Result<f64> {
+        self.check_on_device(x, reference)
     }
 
     fn enqueue(&mut self) -> Result<()> {

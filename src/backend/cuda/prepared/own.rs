@@ -1,21 +1,21 @@
-//! Set-up of our kernels (`kernels/*.cu`): uploads the format's arrays, picks the grid and
-//! builds the argument list (`args.rs`); merge-path CSR is set up in `merge.rs`.
+//! Set-up of our kernels (`kernels/*.cu`): uploads the CSR arrays (other formats are on the
+//! device already, `on_device`), picks the grid and builds the argument list (`args.rs`); merge-path CSR is set up in `merge.rs`.
 
 use super::args::{self, Launch};
 use super::kernel::Kernel;
 use super::merge::Merge;
+use super::on_device::{DevCoo, DevEll, DevFormat};
 use super::shared::Uploader;
 use super::{function, row_ptr_u32};
 use crate::backend::cuda::{launch, CudaBackend, CudaScalar};
 use crate::backend::Variant;
-use crate::formats::AnyFormat;
 use crate::{Csr, Error, Result};
 
 pub(super) fn own_kernel<T: CudaScalar>(
     be: &CudaBackend,
     up: &mut Uploader,
     csr: &Csr<T>,
-    format: Option<&AnyFormat<T>>,
+    format: Option<&DevFormat<T>>,
     variant: Variant,
     block: u32,
 ) -> Result<Kernel<T>> {
@@ -32,30 +32,48 @@ pub(super) fn own_kernel<T: CudaScalar>(
             ),
         }),
         (Variant::CsrMerge, _) => Kernel::Merge(Box::new(Merge::new(be, up, csr, block)?)),
-        (Variant::Coo, Some(AnyFormat::Coo(m))) => coo_kernel(be, up, m, block, true)?,
-        (Variant::Ell, Some(AnyFormat::Ell(m))) => ell_kernel(be, up, m, block)?,
-        (Variant::Hyb, Some(AnyFormat::Hyb(m))) => {
-            let ell = Box::new(ell_kernel(be, up, &m.ell, block)?);
-            let coo = if m.coo.values.is_empty() {
+        (Variant::Coo, Some(DevFormat::Coo(m))) => coo_kernel(be, m, block, true)?,
+        (Variant::Ell, Some(DevFormat::Ell(m))) => ell_kernel(be, m, block)?,
+        (Variant::Hyb, Some(DevFormat::Hyb { ell, coo })) => {
+            let ell = Box::new(ell_kernel(be, ell, block)?);
+            let coo = if coo.val.len == 0 {
                 None
             } else {
-                Some(Box::new(coo_kernel(be, up, &m.coo, block, false)?))
+                Some(Box::new(coo_kernel(be, coo, block, false)?))
             };
             Kernel::Hyb { ell, coo }
         }
-        (Variant::Jad, Some(AnyFormat::Jad(m))) => Kernel::Rows(Launch {
+        (
+            Variant::Jad,
+            Some(DevFormat::Jad {
+                perm,
+                jd_ptr,
+                col,
+                val,
+            }),
+        ) => Kernel::Rows(Launch {
             f: function::<T>(be, "jad", block)?,
             grid: launch::row_grid(nrows, block)?,
             args: args::jad(
                 nrows as u32,
-                m.jd_ptr.len().saturating_sub(1) as u32,
-                up.up("jad.perm", || &m.perm)?,
-                up.up("jad.jd_ptr", || &m.jd_ptr)?,
-                up.up("jad.col", || &m.col_idx)?,
-                up.up("jad.val", || &m.values)?,
+                jd_ptr.len.saturating_sub(1) as u32,
+                perm.dev.clone(),
+                jd_ptr.dev.clone(),
+                col.dev.clone(),
+                val.dev.clone(),
             ),
         }),
-        (Variant::Sell, Some(AnyFormat::Sell(m))) => Kernel::Rows(Launch {
+        (
+            Variant::Sell,
+            Some(DevFormat::Sell {
+                c,
+                slice_ptr,
+                slice_width,
+                perm,
+                col,
+                val,
+            }),
+        ) => Kernel::Rows(Launch {
             f: function::<T>(be, "sell", block)?,
             grid: launch::row_grid(nrows, block)?,
             // C is not limited to the block (a slice may span blocks: 002 uses C = 512) nor to
@@ -63,33 +81,40 @@ pub(super) fn own_kernel<T: CudaScalar>(
             // one slice, which u32::MAX (≥ nrows) describes as well.
             args: args::sell(
                 nrows as u32,
-                m.c.min(u32::MAX as usize) as u32,
-                up.up("sell.slice_ptr", || &m.slice_ptr)?,
-                up.up("sell.slice_width", || &m.slice_width)?,
-                up.up("sell.perm", || &m.perm)?,
-                up.up("sell.col", || &m.col_idx)?,
-                up.up("sell.val", || &m.values)?,
+                (*c).min(u32::MAX as usize) as u32,
+                slice_ptr.dev.clone(),
+                slice_width.dev.clone(),
+                perm.dev.clone(),
+                col.dev.clone(),
+                val.dev.clone(),
             ),
         }),
-        (Variant::Dia, Some(AnyFormat::Dia(m))) => Kernel::Rows(Launch {
+        (Variant::Dia, Some(DevFormat::Dia { offsets, val })) => Kernel::Rows(Launch {
             f: function::<T>(be, "dia", block)?,
             grid: launch::row_grid(nrows, block)?,
             args: args::dia(
                 nrows as u32,
                 ncols as u32,
-                m.offsets.len() as u32,
-                up.up("dia.offsets", || &m.offsets)?,
-                up.up("dia.val", || &m.values)?,
+                offsets.len as u32,
+                offsets.dev.clone(),
+                val.dev.clone(),
             ),
         }),
-        (Variant::Bsr, Some(AnyFormat::Bsr(m))) => {
-            if m.block == 0 || m.block > 32 {
+        (
+            Variant::Bsr,
+            Some(DevFormat::Bsr {
+                block: b,
+                row_ptr,
+                col,
+                val,
+            }),
+        ) => {
+            if *b == 0 || *b > 32 {
                 return Err(Error::Unsupported(format!(
-                    "the CUDA BSR kernel handles blocks of 1 to 32 rows, not {}",
-                    m.block
+                    "the CUDA BSR kernel handles blocks of 1 to 32 rows, not {b}"
                 )));
             }
-            let nbrows = m.row_ptr.len().saturating_sub(1);
+            let nbrows = row_ptr.len.saturating_sub(1);
             Kernel::Rows(Launch {
                 f: function::<T>(be, "bsr", block)?,
                 grid: launch::bsr_grid(nbrows, block)?,
@@ -97,25 +122,36 @@ pub(super) fn own_kernel<T: CudaScalar>(
                     nbrows as u32,
                     nrows as u32,
                     ncols as u32,
-                    m.block as u32,
-                    up.up("bsr.row_ptr", || &m.row_ptr)?,
-                    up.up("bsr.col", || &m.col_idx)?,
-                    up.up("bsr.val", || &m.values)?,
+                    *b as u32,
+                    row_ptr.dev.clone(),
+                    col.dev.clone(),
+                    val.dev.clone(),
                 ),
             })
         }
-        (Variant::EllBro, Some(AnyFormat::EllBro(m))) => Kernel::Rows(Launch {
+        (
+            Variant::EllBro,
+            Some(DevFormat::EllBro {
+                slice,
+                col_ptr,
+                sym_ptr,
+                bits,
+                symbols,
+                val,
+                ..
+            }),
+        ) => Kernel::Rows(Launch {
             f: function::<T>(be, "ell_bro", block)?,
             grid: launch::row_grid(nrows, block)?,
             // A slice taller than the matrix is one slice, as is one of u32::MAX rows.
             args: args::ell_bro(
                 nrows as u32,
-                m.slice.min(u32::MAX as usize) as u32,
-                up.up("bro.col_ptr", || &m.col_ptr)?,
-                up.up("bro.sym_ptr", || &m.sym_ptr)?,
-                up.up("bro.bits", || &m.bits)?,
-                up.up("bro.symbols", || &m.symbols)?,
-                up.up("bro.val", || &m.values)?,
+                (*slice).min(u32::MAX as usize) as u32,
+                col_ptr.dev.clone(),
+                sym_ptr.dev.clone(),
+                bits.dev.clone(),
+                symbols.dev.clone(),
+                val.dev.clone(),
             ),
         }),
         (v, _) => {
@@ -126,20 +162,15 @@ pub(super) fn own_kernel<T: CudaScalar>(
     })
 }
 
-fn ell_kernel<T: CudaScalar>(
-    be: &CudaBackend,
-    up: &mut Uploader,
-    m: &crate::formats::Ell<T>,
-    block: u32,
-) -> Result<Kernel<T>> {
+fn ell_kernel<T: CudaScalar>(be: &CudaBackend, m: &DevEll<T>, block: u32) -> Result<Kernel<T>> {
     Ok(Kernel::Rows(Launch {
         f: function::<T>(be, "ell", block)?,
         grid: launch::row_grid(m.nrows, block)?,
         args: args::ell(
             m.nrows as u32,
             m.width as u32,
-            up.up("ell.col", || &m.col_idx)?,
-            up.up("ell.val", || &m.values)?,
+            m.col.dev.clone(),
+            m.val.dev.clone(),
         ),
     }))
 }
@@ -147,24 +178,24 @@ fn ell_kernel<T: CudaScalar>(
 /// COO kernel; `zero_y` = zero y before adding (false for HYB's COO part).
 fn coo_kernel<T: CudaScalar>(
     be: &CudaBackend,
-    up: &mut Uploader,
-    m: &crate::formats::Coo<T>,
+    m: &DevCoo<T>,
     block: u32,
     zero_y: bool,
 ) -> Result<Kernel<T>> {
     let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
-    let chunks = launch::coo_chunks(m.values.len(), resident_warps);
+    let nnz = m.val.len;
+    let chunks = launch::coo_chunks(nnz, resident_warps);
     Ok(Kernel::Coo {
         zero_y,
         launch: Launch {
             f: function::<T>(be, "coo", block)?,
-            grid: launch::coo_grid(m.values.len(), chunks, block)?,
+            grid: launch::coo_grid(nnz, chunks, block)?,
             args: args::coo(
-                m.values.len() as u32,
+                nnz as u32,
                 chunks,
-                up.up("coo.rows", || &m.rows)?,
-                up.up("coo.cols", || &m.cols)?,
-                up.up("coo.val", || &m.values)?,
+                m.rows.dev.clone(),
+                m.cols.dev.clone(),
+                m.val.dev.clone(),
             ),
         },
     })

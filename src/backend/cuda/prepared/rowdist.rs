@@ -130,16 +130,44 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
         })
     }
 
-    /// The arguments of a one-launch kernel, arrays read back from the device (empty for a
-    /// matrix without rows); [`Error::Unsupported`] for the other launch sequences.
+    /// The arguments of the kernel's launches, arrays read back from the device (empty for a
+    /// matrix without rows): a one-launch kernel's, COO's, HYB's ELL then COO launch, and the
+    /// arrays handed to cuSPARSE; [`Error::Unsupported`] for merge-path CSR.
     pub fn arrays(&self) -> Result<Vec<Dumped<T>>> {
-        match &self.kernel {
-            Kernel::Empty => Ok(Vec::new()),
-            Kernel::Rows(l) => l.download(&self.be.stream),
-            _ => Err(Error::Unsupported(format!(
-                "{}: reading the arrays back covers one-launch kernels only",
-                self.cfg.variant
-            ))),
+        dump(&self.kernel, &self.be.stream, &self.cfg.variant)
+    }
+}
+
+fn dump<T: CudaScalar>(
+    k: &Kernel<T>,
+    s: &std::sync::Arc<cudarc::driver::CudaStream>,
+    variant: &crate::backend::Variant,
+) -> Result<Vec<Dumped<T>>> {
+    let err = |e| Error::Cuda(format!("reading kernel arrays back: {e:?}"));
+    match k {
+        Kernel::Empty => Ok(Vec::new()),
+        Kernel::Rows(l) | Kernel::Coo { launch: l, .. } => l.download(s),
+        Kernel::Hyb { ell, coo } => {
+            let mut out = dump(ell, s, variant)?;
+            if let Some(c) = coo {
+                out.extend(dump(c, s, variant)?);
+            }
+            Ok(out)
         }
+        Kernel::Vendor {
+            _index_arrays,
+            _values,
+            ..
+        } => {
+            let mut out = Vec::new();
+            for a in _index_arrays {
+                out.push(Dumped::Idx(s.clone_dtoh(&**a).map_err(err)?));
+            }
+            out.push(Dumped::Val(s.clone_dtoh(&**_values).map_err(err)?));
+            Ok(out)
+        }
+        Kernel::Merge(_) => Err(Error::Unsupported(format!(
+            "{variant}: reading the arrays back covers all but merge-path CSR"
+        ))),
     }
 }

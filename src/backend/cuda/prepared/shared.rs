@@ -12,6 +12,10 @@
 //! format's arrays are held beyond the kernels' own, and a caller that orders its
 //! configurations by group converts and uploads each format once).
 //!
+//! The matrix's CSR arrays (`row_ptr`, `col`, `val`) are kept across groups too: every CSR
+//! kernel reads them, and the other formats are converted from them on the device
+//! (`on_device`).
+//!
 //! The caller promises that every matrix prepared while sharing is on with the same shape,
 //! entry count and value storage is the same matrix; a matrix of another shape, entry count or
 //! value address drops the cache. Kernels only read the arrays, and every kernel still has its
@@ -20,7 +24,7 @@
 
 use super::upload;
 use crate::backend::cuda::CudaScalar;
-use crate::formats::{AnyFormat, Summary};
+use crate::formats::Summary;
 use crate::{Csr, Result};
 use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 use std::any::Any;
@@ -52,7 +56,10 @@ impl Identity {
     }
 }
 
-/// The converted format and device arrays of one group of one matrix.
+/// The names of the CSR arrays, kept across groups.
+const BASE: [&str; 3] = ["row_ptr", "col", "val"];
+
+/// The converted format and device arrays of one group of one matrix, and its CSR arrays.
 #[derive(Default)]
 pub(crate) struct SharedArrays {
     matrix: Option<Identity>,
@@ -60,26 +67,38 @@ pub(crate) struct SharedArrays {
     format: Option<Arc<dyn Any + Send + Sync>>,
     arrays: HashMap<&'static str, Box<dyn Any + Send + Sync>>,
     bytes: u64,
+    /// The CSR arrays (names in [`BASE`]) and their device bytes.
+    base: HashMap<&'static str, Box<dyn Any + Send + Sync>>,
+    base_bytes: u64,
     /// The matrix's summary at a HYB width (kept across groups: a pass over the rows that
     /// took 10 ms of every configuration's preparation at 10^6 rows).
     summary: Option<(Option<usize>, Summary)>,
 }
 
 impl SharedArrays {
-    /// Make the cache hold `csr`'s group `group`: anything else is dropped. Returns the device
-    /// bytes it already holds for that group (memory the new kernel need not allocate).
-    pub fn enter<T: CudaScalar>(&mut self, csr: &Csr<T>, group: &str) -> u64 {
+    /// Make the cache hold `csr`'s group `group`: any other group, and anything of another
+    /// matrix, is dropped. Returns the device bytes it already holds for that group and for the
+    /// matrix's CSR arrays (memory a new kernel need not allocate, if it reads them).
+    pub fn enter<T: CudaScalar>(&mut self, csr: &Csr<T>, group: &str) -> (u64, u64) {
         let id = Identity::of(csr);
         if self.matrix != Some(id) || self.group != group {
-            let summary = self.summary.take().filter(|_| self.matrix == Some(id));
+            let same = self.matrix == Some(id);
+            let summary = self.summary.take().filter(|_| same);
+            let (base, base_bytes) = if same {
+                (std::mem::take(&mut self.base), self.base_bytes)
+            } else {
+                (HashMap::new(), 0)
+            };
             *self = SharedArrays {
                 matrix: Some(id),
                 group: group.to_string(),
                 summary,
+                base,
+                base_bytes,
                 ..SharedArrays::default()
             };
         }
-        self.bytes
+        (self.bytes, self.base_bytes)
     }
 
     /// [`Summary::of`] the matrix entered last, computed once per HYB width.
@@ -94,25 +113,38 @@ impl SharedArrays {
         }
     }
 
-    /// The group's host conversion, if it was made.
-    pub fn format<T: CudaScalar>(&self) -> Option<Arc<AnyFormat<T>>> {
-        self.format.clone()?.downcast::<AnyFormat<T>>().ok()
+    /// The group's converted format, if it was made (`None` for another type: another
+    /// precision).
+    pub fn format<F: Any + Send + Sync>(&self) -> Option<Arc<F>> {
+        self.format.clone()?.downcast::<F>().ok()
     }
 
-    /// Keep the group's host conversion.
-    pub fn keep_format<T: CudaScalar>(&mut self, f: Arc<AnyFormat<T>>) {
+    /// Keep the group's converted format (`bytes` on the device).
+    pub fn keep_format<F: Any + Send + Sync>(&mut self, f: Arc<F>, bytes: u64) {
         self.format = Some(f);
+        self.bytes += bytes;
     }
 
-    /// The group's array `name`, if it was uploaded.
+    /// The array `name` (of the group, or one of the CSR arrays), if it was uploaded.
     pub fn array<U: 'static>(&self, name: &'static str) -> Option<Dev<U>> {
-        self.arrays.get(name)?.downcast_ref::<Dev<U>>().cloned()
+        let map = if BASE.contains(&name) {
+            &self.base
+        } else {
+            &self.arrays
+        };
+        map.get(name)?.downcast_ref::<Dev<U>>().cloned()
     }
 
-    /// Keep the group's array `name` (`bytes` on the device).
+    /// Keep the array `name` (of the group, or one of the CSR arrays).
     pub fn keep_array<U: Send + Sync + 'static>(&mut self, name: &'static str, a: Dev<U>) {
-        self.bytes += (a.len() * std::mem::size_of::<U>()) as u64;
-        self.arrays.insert(name, Box::new(a));
+        let bytes = (a.len() * std::mem::size_of::<U>()) as u64;
+        if BASE.contains(&name) {
+            self.base_bytes += bytes;
+            self.base.insert(name, Box::new(a));
+        } else {
+            self.bytes += bytes;
+            self.arrays.insert(name, Box::new(a));
+        }
     }
 }
 
@@ -144,34 +176,33 @@ impl Uploader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::{FormatKind, FormatParams};
+    use crate::formats::{AnyFormat, FormatKind, FormatParams};
 
     #[test]
     fn another_matrix_or_group_empties_the_cache() {
         let a = Csr::<f64>::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0, 2.0]).unwrap();
         let b = a.clone();
         let mut s = SharedArrays::default();
-        assert_eq!(s.enter(&a, "coo"), 0);
-        s.keep_format(Arc::new(
-            AnyFormat::convert(&a, FormatKind::Coo, &FormatParams::default()).unwrap(),
-        ));
-        assert!(s.format::<f64>().is_some());
+        type F64 = AnyFormat<f64>;
+        let coo =
+            || Arc::new(AnyFormat::convert(&a, FormatKind::Coo, &FormatParams::default()).unwrap());
+        assert_eq!(s.enter(&a, "coo"), (0, 0));
+        s.keep_format(coo(), 40);
+        assert!(s.format::<F64>().is_some());
         // The same matrix and group keeps it; the wrong precision finds nothing.
-        s.enter(&a, "coo");
-        assert!(s.format::<f64>().is_some());
-        assert!(s.format::<f32>().is_none());
+        assert_eq!(s.enter(&a, "coo"), (40, 0));
+        assert!(s.format::<F64>().is_some());
+        assert!(s.format::<AnyFormat<f32>>().is_none());
         // Another group, or a copy of the matrix elsewhere in memory, drops it.
         let sum = s.summary(&a, None);
         s.enter(&a, "ell");
-        assert!(s.format::<f64>().is_none());
+        assert!(s.format::<F64>().is_none());
         // The summary belongs to the matrix, not the group.
         assert_eq!(s.summary.as_ref().map(|x| &x.1), Some(&sum));
         s.enter(&a, "coo");
-        s.keep_format(Arc::new(
-            AnyFormat::convert(&a, FormatKind::Coo, &FormatParams::default()).unwrap(),
-        ));
+        s.keep_format(coo(), 40);
         s.enter(&b, "coo");
-        assert!(s.format::<f64>().is_none());
+        assert!(s.format::<F64>().is_none());
         assert!(s.summary.is_none());
     }
 }

@@ -1,12 +1,12 @@
 //! Set-up of a cuSPARSE SpMV: uploads the arrays cuSPARSE reads and prepares its descriptors.
 
 use super::kernel::Kernel;
+use super::on_device::DevFormat;
 use super::row_ptr_u32;
 use super::shared::{Dev, Uploader};
 use crate::backend::cuda::cusparse::{VendorMatrix, VendorSpmv};
 use crate::backend::cuda::{CudaBackend, CudaScalar};
 use crate::backend::VendorAlg;
-use crate::formats::AnyFormat;
 use crate::{Csr, Error, Result};
 use cudarc::driver::{CudaSlice, DevicePtr};
 
@@ -14,7 +14,7 @@ pub(super) fn vendor_kernel<T: CudaScalar>(
     be: &CudaBackend,
     up: &mut Uploader,
     csr: &Csr<T>,
-    format: Option<&AnyFormat<T>>,
+    format: Option<&DevFormat<T>>,
     alg: VendorAlg,
     x: &CudaSlice<T>,
     y: &CudaSlice<T>,
@@ -22,7 +22,7 @@ pub(super) fn vendor_kernel<T: CudaScalar>(
     // cuSPARSE is used through its 32-bit index API (our arrays are u32), which takes at most
     // i32::MAX rows, columns and non-zeros (counting stored entries, padding included):
     // refuse before uploading anything rather than fail inside cuSPARSE.
-    let stored = format.map_or(csr.nnz(), |f| f.as_dyn().stored_entries());
+    let stored = format.map_or(csr.nnz(), |f| f.stored_entries());
     let largest = csr.nrows.max(csr.ncols).max(stored);
     if largest > i32::MAX as usize {
         return Err(Error::Unsupported(format!(
@@ -45,12 +45,9 @@ pub(super) fn vendor_kernel<T: CudaScalar>(
             0u8,
         ),
         VendorAlg::CooAlg1 | VendorAlg::CooAlg2 => match format {
-            Some(AnyFormat::Coo(m)) => (
-                vec![
-                    up.up("coo.rows", || &m.rows)?,
-                    up.up("coo.cols", || &m.cols)?,
-                ],
-                up.up("coo.val", || &m.values)?,
+            Some(DevFormat::Coo(m)) => (
+                vec![m.rows.dev.clone(), m.cols.dev.clone()],
+                m.val.dev.clone(),
                 1u8,
             ),
             _ => {
@@ -60,12 +57,14 @@ pub(super) fn vendor_kernel<T: CudaScalar>(
             }
         },
         VendorAlg::SellAlg1 => match format {
-            Some(AnyFormat::Sell(m)) => (
-                vec![
-                    up.up("sell.slice_ptr", || &m.slice_ptr)?,
-                    up.up("sell.col", || &m.col_idx)?,
-                ],
-                up.up("sell.val", || &m.values)?,
+            Some(DevFormat::Sell {
+                slice_ptr,
+                col,
+                val,
+                ..
+            }) => (
+                vec![slice_ptr.dev.clone(), col.dev.clone()],
+                val.dev.clone(),
                 2u8,
             ),
             _ => {
@@ -95,12 +94,12 @@ pub(super) fn vendor_kernel<T: CudaScalar>(
                 val: v,
             },
             _ => {
-                let Some(AnyFormat::Sell(m)) = format else {
+                let Some(DevFormat::Sell { c, val, .. }) = format else {
                     unreachable!("checked above")
                 };
                 VendorMatrix::SlicedEll {
-                    slice_size: m.c,
-                    stored: m.values.len(),
+                    slice_size: *c,
+                    stored: val.len,
                     slice_ptr: a0,
                     col: a1,
                     val: v,
