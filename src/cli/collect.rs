@@ -20,6 +20,11 @@ use std::path::PathBuf;
 /// (or stopped by --budget-s) continues where it stopped when started again. Compress the table
 /// with gzip to commit it; `sparsecast train` reads both.
 ///
+/// How long: on an H100, a draw spread evenly over 10^3–10^8 non-zeros took 1.6 s a matrix on
+/// average, both precisions (342 matrices in 541 s; ≈ 0.35 s below 10^6 non-zeros, ≈ 6 s from
+/// 10^7 on). On CUDA the formats are converted and every result is checked on the device, and
+/// the next matrix is built while the current one is measured.
+///
 /// Examples:
 ///   sparsecast collect --list --corpus ../shared/matrices/suitesparse --generated 400
 ///   sparsecast collect --backend cuda --corpus mats --generated 400 --out h200.jsonl
@@ -97,7 +102,7 @@ pub struct Args {
     #[arg(long, default_value_t = corpus::collect::corpus_protocol().batch_ms)]
     batch_ms: f64,
     /// Memory placements per configuration (see `bench --help`); the committed tables were
-    /// measured in one, which keeps a corpus of thousands of matrices in minutes.
+    /// measured in one (more multiply the measuring time).
     #[arg(long, default_value_t = 1)]
     placements: usize,
     /// A configuration whose one SpMV takes longer than this many milliseconds is timed short:
