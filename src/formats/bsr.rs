@@ -172,10 +172,11 @@ pub(crate) struct BsrPlan {
     pub col_idx: Vec<u32>,
 }
 
-/// The layout of `csr` as BSR with `params.bsr.block`, refused as [`admit`] says before anything
-/// the size of the slots is allocated.
+/// The layout of `csr` (summarized by `s`) as BSR with `params.bsr.block`, refused as [`admit`]
+/// says before anything the size of the slots is allocated.
 pub(crate) fn plan<T: Scalar>(
     csr: &Csr<T>,
+    s: &Summary,
     params: &FormatParams,
     value_bytes: u64,
 ) -> Result<BsrPlan> {
@@ -186,7 +187,7 @@ pub(crate) fn plan<T: Scalar>(
     }
     rows32(kind, csr.nrows as u64)?;
     let (counts, count) = count(csr, b);
-    let mut s = Summary::of(csr, None);
+    let mut s = s.clone();
     s.counts.bsr = Some(count);
     admit(&s, params, value_bytes)?;
     let mut row_ptr = Vec::with_capacity(counts.len() + 1);
@@ -224,7 +225,8 @@ impl<T: Scalar> Bsr<T> {
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let b = params.bsr.block;
         let nrows = csr.nrows;
-        let BsrPlan { row_ptr, col_idx } = plan(csr, params, T::BYTES as u64)?;
+        let BsrPlan { row_ptr, col_idx } =
+            plan(csr, &Summary::of(csr, None), params, T::BYTES as u64)?;
         let nbrows = row_ptr.len() - 1;
         let bb = b.saturating_mul(b);
         let mut values = vec![T::zero(); col_idx.len() * bb];

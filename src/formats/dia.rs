@@ -204,12 +204,17 @@ impl Occupancy {
     }
 }
 
-/// The occupied diagonals of `csr`, refused as [`admit`] says before anything the size of the
-/// slots is allocated.
-fn admitted<T: Scalar>(csr: &Csr<T>, params: &FormatParams, value_bytes: u64) -> Result<Occupancy> {
+/// The occupied diagonals of `csr` (summarized by `s`), refused as [`admit`] says before
+/// anything the size of the slots is allocated.
+fn admitted<T: Scalar>(
+    csr: &Csr<T>,
+    s: &Summary,
+    params: &FormatParams,
+    value_bytes: u64,
+) -> Result<Occupancy> {
     rows32(FormatKind::Dia, csr.nrows as u64)?;
     let occ = Occupancy::of(csr);
-    let mut s = Summary::of(csr, None);
+    let mut s = s.clone();
     s.counts.dia = Some(occ.summary());
     admit(&s, params, value_bytes)?;
     Ok(occ)
@@ -220,10 +225,11 @@ fn admitted<T: Scalar>(csr: &Csr<T>, params: &FormatParams, value_bytes: u64) ->
 /// `values[d × nrows + i]`, d the position of `j − i` among them; every other slot is 0.
 pub(crate) fn plan<T: Scalar>(
     csr: &Csr<T>,
+    s: &Summary,
     params: &FormatParams,
     value_bytes: u64,
 ) -> Result<Vec<i32>> {
-    let occ = admitted(csr, params, value_bytes)?;
+    let occ = admitted(csr, s, params, value_bytes)?;
     Ok(occ.offsets().into_iter().map(|o| o as i32).collect())
 }
 
@@ -235,7 +241,7 @@ impl<T: Scalar> Dia<T> {
     /// as [`admit`] says (fill beyond `params.dia.max_fill`, 32-bit offsets, the memory budget).
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let (nrows, nnz) = (csr.nrows, csr.nnz());
-        let occ = admitted(csr, params, T::BYTES as u64)?;
+        let occ = admitted(csr, &Summary::of(csr, None), params, T::BYTES as u64)?;
         let ndiag = occ.count();
         let slots = ndiag * nrows;
         let offsets = occ.offsets();

@@ -87,8 +87,9 @@ pub(crate) struct JadPlan {
     pub hist: Vec<usize>,
 }
 
-/// The layout of rows of lengths `lens` (which must fit 32-bit offsets: [`admit`]).
-pub(crate) fn plan(lens: &[usize]) -> JadPlan {
+/// The layout of `csr`'s rows (which must fit 32-bit offsets: [`admit`]).
+pub(crate) fn plan<T: Scalar>(csr: &Csr<T>) -> JadPlan {
+    let lens = &row_lengths(csr);
     let nrows = lens.len();
     let ndiag = lens.par_iter().copied().max().unwrap_or(0);
     // Stable counting sort by decreasing length (O(nrows + ndiag)): bucket L starts after
@@ -128,7 +129,7 @@ impl<T: Scalar> Jad<T> {
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let (nrows, nnz) = (csr.nrows, csr.nnz());
         admit(&Summary::of(csr, None), params, T::BYTES as u64)?;
-        let JadPlan { perm, jd_ptr, hist } = plan(&row_lengths(csr));
+        let JadPlan { perm, jd_ptr, hist } = plan(csr);
         let ndiag = hist.len() - 1;
         // Entries before each sorted position, to cut the permuted rows into balanced chunks.
         let mut sorted_start = Vec::with_capacity(nrows + 1);

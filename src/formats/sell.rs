@@ -183,10 +183,11 @@ pub(crate) struct SellPlan {
     pub slice_ptr: Vec<u32>,
 }
 
-/// The layout of `csr` as SELL-C-σ with `params.sell`, refused as [`admit`] says before
-/// anything the size of the entries is allocated.
+/// The layout of `csr` (summarized by `s`) as SELL-C-σ with `params.sell`, refused as
+/// [`admit`] says before anything the size of the entries is allocated.
 pub(crate) fn plan<T: Scalar>(
     csr: &Csr<T>,
+    s: &Summary,
     params: &FormatParams,
     value_bytes: u64,
 ) -> Result<SellPlan> {
@@ -195,7 +196,7 @@ pub(crate) fn plan<T: Scalar>(
     check_params(p).map_err(|e| Refusal::new(kind, Reason::Param(e)))?;
     rows32(kind, csr.nrows as u64)?;
     let (perm, widths, count) = sorted_slices(csr, p);
-    let mut s = Summary::of(csr, None);
+    let mut s = s.clone();
     s.counts.sell = Some(count);
     admit(&s, params, value_bytes)?;
     let mut slice_ptr = Vec::with_capacity(widths.len() + 1);
@@ -253,7 +254,7 @@ impl<T: Scalar> Sell<T> {
             perm,
             widths,
             slice_ptr,
-        } = plan(csr, params, T::BYTES as u64)?;
+        } = plan(csr, &Summary::of(csr, None), params, T::BYTES as u64)?;
         let nslices = widths.len();
         let stored = slice_ptr[nslices] as usize;
         let mut col_idx = vec![0u32; stored];

@@ -10,7 +10,7 @@
 //! [`Reference::id`]): `collect` and `evaluate` check every configuration of a matrix and
 //! precision against one reference.
 
-use super::{cuda, zeros, CudaPrepared};
+use super::{cuda, upload, zeros, CudaPrepared};
 use crate::backend::cuda::synthetic::fill_config;
 use crate::backend::cuda::timing::memset_u32;
 use crate::backend::cuda::{CudaBackend, CudaScalar};
@@ -33,23 +33,11 @@ pub(crate) struct DeviceReference {
 impl DeviceReference {
     fn new<T: CudaScalar>(be: &CudaBackend, x: &[T], r: &Reference) -> Result<Self> {
         let s = &be.stream;
-        let up = |what: &str, v: &[f64]| -> Result<CudaSlice<f64>> {
-            if v.is_empty() {
-                zeros(s, 1, what)
-            } else {
-                s.clone_htod(v).map_err(cuda(what))
-            }
-        };
-        let x: CudaSlice<T> = if x.is_empty() {
-            zeros(s, 1, "allocating x")?
-        } else {
-            s.clone_htod(x).map_err(cuda("copying x to the device"))?
-        };
         Ok(DeviceReference {
             id: r.id(),
-            x: Box::new(x),
-            y: up("copying the reference to the device", r.y())?,
-            scale: up("copying the row scales to the device", r.scale())?,
+            x: Box::new(upload(s, x)?),
+            y: upload(s, r.y())?,
+            scale: upload(s, r.scale())?,
             worst: zeros(s, 1, "allocating the check's result")?,
         })
     }

@@ -315,7 +315,7 @@ impl<T: CudaScalar> DevFormat<T> {
                 }
             }
             FormatKind::Sell => {
-                let plan = formats::sell::plan(csr, params, vb)?;
+                let plan = formats::sell::plan(csr, summary, params, vb)?;
                 let c = params.sell.c;
                 let slots = *plan.slice_ptr.last().unwrap_or(&0) as usize;
                 let nslices = plan.widths.len() as u64;
@@ -357,8 +357,7 @@ impl<T: CudaScalar> DevFormat<T> {
             }
             FormatKind::Jad => {
                 formats::jad::admit(summary, params, vb)?;
-                let lens: Vec<usize> = csr.row_ptr.windows(2).map(|w| w[1] - w[0]).collect();
-                let plan = formats::jad::plan(&lens);
+                let plan = formats::jad::plan(csr);
                 fits(slots_bytes(nnz) + (nrows + plan.jd_ptr.len()) as u64 * 4 + scratch)?;
                 let mut pos = vec![0u32; nrows];
                 for (k, &r) in plan.perm.iter().enumerate() {
@@ -377,7 +376,7 @@ impl<T: CudaScalar> DevFormat<T> {
                 }
             }
             FormatKind::Dia => {
-                let offsets = formats::dia::plan(csr, params, vb)?;
+                let offsets = formats::dia::plan(csr, summary, params, vb)?;
                 let slots = offsets.len() * nrows;
                 fits(offsets.len() as u64 * 4 + slots as u64 * vb)?;
                 let offsets = up(s, &offsets)?;
@@ -389,7 +388,7 @@ impl<T: CudaScalar> DevFormat<T> {
                 }
             }
             FormatKind::Bsr => {
-                let plan = formats::bsr::plan(csr, params, vb)?;
+                let plan = formats::bsr::plan(csr, summary, params, vb)?;
                 let b = params.bsr.block;
                 let slots = plan.col_idx.len() * b * b;
                 fits(((plan.row_ptr.len() + plan.col_idx.len()) * 4) as u64 + slots as u64 * vb)?;
