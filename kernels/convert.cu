@@ -145,6 +145,66 @@ __device__ __forceinline__ void cv_bsr(u32 nrows, u32 b, const u32* __restrict__
     }
 }
 
+// ELL-BRO with slices of h rows: one thread per row (the lanes of a warp are consecutive rows of
+// one slice, so the interleaved symbols and values are written coalesced). Row i = s·h + r packs
+// its deltas (first column + 1, then differences) in the slice columns' bit widths into 64-bit
+// symbols, least significant bit first (src/formats/ell_bro/codec.rs `pack`), symbol j at
+// h·sym_ptr[s] + j·lanes + r, and writes value k at h·col_ptr[s] + k·lanes + r. Padding
+// (deltas 0, values 0) is already in place, so the row stops after its last entry.
+template <typename T>
+__device__ __forceinline__ void cv_ell_bro(u32 nrows, const u32* __restrict__ row_ptr,
+                                           const u32* __restrict__ col, const T* __restrict__ val,
+                                           u32 h, const u32* __restrict__ col_ptr,
+                                           const u32* __restrict__ sym_ptr,
+                                           const unsigned char* __restrict__ bits,
+                                           u64* __restrict__ symbols, T* __restrict__ out_val) {
+    const u64 step = (u64)gridDim.x * (u64)blockDim.x;
+    for (u64 i = global_thread(); i < nrows; i += step) {
+        const u32 s = (u32)(i / h);
+        const u32 r = (u32)(i - (u64)s * h);
+        const u32 rest = nrows - s * h;
+        const u64 lanes = rest < h ? rest : h;
+        const u64 vbase = (u64)h * col_ptr[s] + r;
+        const u64 sbase = (u64)h * sym_ptr[s] + r;
+        const unsigned char* w = bits + col_ptr[s];
+        const u32 a = row_ptr[i];
+        const u32 n = row_ptr[i + 1] - a;
+        u64 cur = 0, j = 0;
+        u32 used = 0, prev = 0;
+        for (u32 k = 0; k < n; ++k) {
+            const u32 c = col[a + k];
+            const u64 d = k == 0 ? (u64)c + 1 : (u64)(c - prev);
+            prev = c;
+            const u32 b = w[k];
+            cur |= d << used;
+            used += b;
+            if (used >= 64) {
+                symbols[sbase + j * lanes] = cur;
+                ++j;
+                used -= 64;
+                cur = used == 0 ? 0 : d >> (b - used);
+            }
+            out_val[vbase + (u64)k * lanes] = val[a + k];
+        }
+        if (used > 0) {
+            symbols[sbase + j * lanes] = cur;
+        }
+    }
+}
+
+// The inverse of a permutation of n: pos[perm[k]] = k (JAD's sorted position of every row).
+__device__ __forceinline__ void cv_inverse_of(u32 n, const u32* __restrict__ perm,
+                                              u32* __restrict__ pos) {
+    const u64 step = (u64)gridDim.x * (u64)blockDim.x;
+    for (u64 k = global_thread(); k < n; k += step) {
+        pos[perm[k]] = (u32)k;
+    }
+}
+
+#define SC_CV_INVERSE(NAME)                                                                    \
+    extern "C" __global__ void SC_BOUNDS NAME(u32 n, const u32* perm, u32* pos) {              \
+        cv_inverse_of(n, perm, pos);                                                           \
+    }
 #define SC_CV_COO_ROWS(NAME)                                                                   \
     extern "C" __global__ void SC_BOUNDS NAME(u32 nrows, const u32* row_ptr, u32* rows) {      \
         cv_rows_of(nrows, row_ptr, rows);                                                      \
@@ -181,8 +241,16 @@ __device__ __forceinline__ void cv_bsr(u32 nrows, u32 b, const u32* __restrict__
                                               const u32* brow_ptr, const u32* bcol, T* out) {  \
         cv_bsr<T>(nrows, b, row_ptr, col, val, brow_ptr, bcol, out);                           \
     }
+#define SC_CV_ELL_BRO(NAME, T)                                                                 \
+    extern "C" __global__ void SC_BOUNDS NAME(u32 nrows, const u32* row_ptr, const u32* col,   \
+                                              const T* val, u32 h, const u32* col_ptr,         \
+                                              const u32* sym_ptr, const unsigned char* bits,   \
+                                              u64* symbols, T* out_val) {                      \
+        cv_ell_bro<T>(nrows, row_ptr, col, val, h, col_ptr, sym_ptr, bits, symbols, out_val);  \
+    }
 
 SC_CV_COO_ROWS(cv_coo_rows)
+SC_CV_INVERSE(cv_inverse)
 SC_CV_SCATTER(cv_scatter_f32, float)
 SC_CV_SCATTER(cv_scatter_f64, double)
 SC_CV_REST(cv_rest_f32, float)
@@ -193,3 +261,5 @@ SC_CV_DIA(cv_dia_f32, float)
 SC_CV_DIA(cv_dia_f64, double)
 SC_CV_BSR(cv_bsr_f32, float)
 SC_CV_BSR(cv_bsr_f64, double)
+SC_CV_ELL_BRO(cv_ell_bro_f32, float)
+SC_CV_ELL_BRO(cv_ell_bro_f64, double)

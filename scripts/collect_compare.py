@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Compare two `sparsecast collect` tables of the same draw (issue 13, docs/ACCURACY.md session 22).
 
-    python3 scripts/collect_compare.py BEFORE.jsonl.gz AFTER.jsonl.gz
+    python3 scripts/collect_compare.py BEFORE.jsonl.gz AFTER.jsonl.gz [--measure-only]
 
 For the matrix × precision rows both hold: the measuring cost per decade of non-zeros (AFTER's
 `measure_s`; BEFORE's `measure_s + build_s`, since before session 22 the host built each matrix
-between measurements, and after it builds the next one while the device measures), whether every
+between measurements, and after it builds the next one while the device measures; with
+--measure-only, when both tables were made by session 22 or later, BEFORE's `measure_s` alone),
+whether every
 configuration got the same status, and how the medians agree (AFTER / BEFORE).
 """
 import collections
@@ -21,7 +23,7 @@ def rows(path):
         return [json.loads(line) for line in f]
 
 
-def main(before_path, after_path):
+def main(before_path, after_path, measure_only=False):
     before = {(r["matrix"], r["precision"]): r for r in rows(before_path)}
     after = rows(after_path)
     by_decade = collections.defaultdict(lambda: [set(), 0.0, 0.0])
@@ -34,7 +36,7 @@ def main(before_path, after_path):
         d = by_decade[min(7, int(math.log10(max(r["features"]["nnz"], 1))))]
         d[0].add(r["matrix"])
         d[1] += r["cost"]["measure_s"]
-        d[2] += b["cost"]["measure_s"] + b["cost"]["build_s"]
+        d[2] += b["cost"]["measure_s"] + (0.0 if measure_only else b["cost"]["build_s"])
         old = {t["config"]: t for t in b["times"]}
         for t in r["times"]:
             u = old.get(t["config"])
@@ -67,4 +69,4 @@ def main(before_path, after_path):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(sys.argv[1], sys.argv[2], "--measure-only" in sys.argv[3:])

@@ -20,10 +20,12 @@ use std::path::PathBuf;
 /// (or stopped by --budget-s) continues where it stopped when started again. Compress the table
 /// with gzip to commit it; `sparsecast train` reads both.
 ///
-/// How long: on an H100, a draw spread evenly over 10^3–10^8 non-zeros took 1.6 s a matrix on
-/// average, both precisions (342 matrices in 541 s; ≈ 0.35 s below 10^6 non-zeros, ≈ 6 s from
-/// 10^7 on). On CUDA the formats are converted and every result is checked on the device, and
-/// the next matrix is built while the current one is measured.
+/// How long: on an H100 or H200, a draw spread evenly over 10^3–10^8 non-zeros takes 1.1 s a
+/// matrix on average, both precisions (H100 282 matrices in 321 s, H200 274 in 301 s; ≈ 0.3 s
+/// below 10^6 non-zeros, ≈ 3.3 s from 10^7 on): 1,000 matrices in about 19 minutes. On CUDA the
+/// formats are converted and every result is checked on the device, and the next matrix is
+/// built (with the passes over its entries that --max-blowup needs) while the current one is
+/// measured.
 ///
 /// Examples:
 ///   sparsecast collect --list --corpus ../shared/matrices/suitesparse --generated 400
@@ -110,7 +112,9 @@ pub struct Args {
     /// matrix with a row of 10^5 entries takes 0.1–0.2 s, and the full protocol spent 4–6 s on
     /// each such configuration. 1 ms since session 22 (5 ms before): configurations of 1–5 ms
     /// timed short agree with the full protocol's times as two full runs agree with each other
-    /// (median ratio 1.001, 5–95 % 0.996–1.009 on 163 of them; docs/ACCURACY.md).
+    /// (median ratio 1.001, 5–95 % 0.996–1.009 on 163 of them; docs/ACCURACY.md). Shorter
+    /// limits do not: at 0.25 ms the configurations of 0.25–1 ms moved by 1.1 % median, p90
+    /// 6.6 %, where the unchanged ones moved 0.4 %, p90 2.6 % (session 23).
     #[arg(long, default_value_t = 1.0)]
     slow_ms: f64,
     /// A configuration of ours whose arrays would exceed this many times the CSR arrays' bytes

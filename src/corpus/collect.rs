@@ -89,15 +89,27 @@ pub fn too_big<T: crate::Scalar>(
     cfg: &KernelConfig,
     max_blowup: f64,
 ) -> Option<String> {
-    use crate::formats::{FormatKind, Summary};
-    if cfg.variant.is_vendor() || cfg.variant.format() == FormatKind::Csr {
+    let s = crate::formats::Summary::for_format(a, cfg.variant.format(), &cfg.params);
+    too_big_for(&s, cfg, T::BYTES as u64, max_blowup)
+}
+
+/// Whether `cfg` is one of ours whose footprint on the matrix summarized by `s` (with its count
+/// for `cfg`'s format) would exceed `max_blowup` × the CSR footprint, values of `value_bytes`
+/// bytes ([`too_big`]).
+fn too_big_for(
+    s: &crate::formats::Summary,
+    cfg: &KernelConfig,
+    value_bytes: u64,
+    max_blowup: f64,
+) -> Option<String> {
+    use crate::formats::FormatKind;
+    if !judged_by_footprint(cfg) {
         return None;
     }
     let kind = cfg.variant.format();
-    let s = Summary::for_format(a, kind, &cfg.params);
-    let bytes = kind.footprint(&s, &cfg.params, T::BYTES as u64).ok()?;
+    let bytes = kind.footprint(s, &cfg.params, value_bytes).ok()?;
     let csr = FormatKind::Csr
-        .footprint(&s, &cfg.params, T::BYTES as u64)
+        .footprint(s, &cfg.params, value_bytes)
         .ok()?
         .max(1);
     let ratio = bytes as f64 / csr as f64;
@@ -108,6 +120,33 @@ pub fn too_big<T: crate::Scalar>(
         )
     })
 }
+
+/// Whether `--max-blowup` applies to `cfg`: one of our formats other than CSR.
+fn judged_by_footprint(cfg: &KernelConfig) -> bool {
+    !cfg.variant.is_vendor() && cfg.variant.format() != crate::formats::FormatKind::Csr
+}
+
+/// The summary, with its count, of every format and parameter set among `configs` that
+/// `--max-blowup` judges: a pass over the entries each (ELL-BRO's bit widths, BSR's blocks,
+/// SELL-C-σ's slices), the same in both precisions, so made once per matrix with the matrix.
+fn blowup_summaries<T: crate::Scalar>(a: &Csr<T>, configs: &[KernelConfig]) -> Vec<Judged> {
+    let mut out: Vec<Judged> = Vec::new();
+    for cfg in configs.iter().filter(|c| judged_by_footprint(c)) {
+        let kind = cfg.variant.format();
+        if !out.iter().any(|(k, p, _)| *k == kind && *p == cfg.params) {
+            let s = crate::formats::Summary::for_format(a, kind, &cfg.params);
+            out.push((kind, cfg.params.clone(), s));
+        }
+    }
+    out
+}
+
+/// A format, its parameters and the matrix's summary with that format's count.
+type Judged = (
+    crate::formats::FormatKind,
+    crate::formats::FormatParams,
+    crate::formats::Summary,
+);
 
 /// What a run did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -232,14 +271,18 @@ struct Ready {
     source: SourceInfo,
     /// Seconds to build it, its features and references.
     build_s: f64,
+    /// The summaries `--max-blowup` judges the configurations by ([`blowup_summaries`]).
+    judged: Vec<Judged>,
     f64: Option<Side<f64>>,
     f32: Option<Side<f32>>,
 }
 
 /// Build `item` and everything the host computes before its kernels are measured.
-fn make_ready(item: &Item, todo: &[Precision], seed: u64) -> Result<Ready> {
+fn make_ready(item: &Item, todo: &[Precision], opts: &CollectOptions) -> Result<Ready> {
+    let seed = opts.seed;
     let built = std::time::Instant::now();
     let (a, spec) = item.build.build(crate::formats::default_max_bytes())?;
+    crate::util::trace(|| "build".into(), built);
     let source = match (&item.build, spec) {
         (_, Some(s)) => SourceInfo::Generated(s),
         (Build::File(p), None) => SourceInfo::File(p.clone()),
@@ -250,6 +293,12 @@ fn make_ready(item: &Item, todo: &[Precision], seed: u64) -> Result<Ready> {
     let started = std::time::Instant::now();
     let features = Features::compute(&a);
     crate::util::trace(|| "features".into(), started);
+    let started = std::time::Instant::now();
+    let judged = match opts.max_blowup {
+        Some(_) => blowup_summaries(&a, &opts.configs),
+        None => Vec::new(),
+    };
+    crate::util::trace(|| "summaries".into(), started);
     let f32 = todo.contains(&Precision::F32).then(|| {
         let a32 = a.cast::<f32>();
         let mut f = features.clone();
@@ -262,6 +311,7 @@ fn make_ready(item: &Item, todo: &[Precision], seed: u64) -> Result<Ready> {
     Ok(Ready {
         source,
         build_s: built.elapsed().as_secs_f64(),
+        judged,
         f64,
         f32,
     })
@@ -304,7 +354,7 @@ pub fn collect(
         scope.spawn(move || {
             for (n, item) in items.iter().enumerate() {
                 let todo = todo_of(item);
-                let ready = (!todo.is_empty()).then(|| make_ready(item, &todo, opts.seed));
+                let ready = (!todo.is_empty()).then(|| make_ready(item, &todo, opts));
                 if tx.send((n, ready)).is_err() {
                     return;
                 }
@@ -365,7 +415,7 @@ fn measure_timed<T: EvalScalar>(
     side: &Side<T>,
 ) -> TableRow {
     let measured = std::time::Instant::now();
-    let mut row = measure_row(opts, runner, item, &ready.source, device, side);
+    let mut row = measure_row(opts, runner, item, ready, device, side);
     row.cost = Some(table::RowCost {
         build_s: ready.build_s,
         measure_s: measured.elapsed().as_secs_f64(),
@@ -378,18 +428,12 @@ fn measure_row<T: EvalScalar>(
     opts: &CollectOptions,
     runner: &Runner,
     item: &Item,
-    source: &SourceInfo,
+    ready: &Ready,
     device: &str,
     side: &Side<T>,
 ) -> TableRow {
     let backend = T::backend(runner);
     let (a, x, reference) = (&side.a, &side.x, &side.reference);
-    // Block-size variants share their format and parameters: judge each pair once.
-    let mut judged: Vec<(
-        crate::formats::FormatKind,
-        &crate::formats::FormatParams,
-        Option<String>,
-    )> = Vec::new();
     let share = opts.share_arrays && opts.protocol.placements == 1;
     backend.share_arrays(share);
     let order = if share {
@@ -405,21 +449,20 @@ fn measure_row<T: EvalScalar>(
             let cfg = &opts.configs[i];
             let kind = cfg.variant.format();
             let skip = opts.max_blowup.and_then(|b| {
-                if let Some((.., why)) = judged
+                let (.., s) = ready
+                    .judged
                     .iter()
-                    .find(|(k, p, _)| *k == kind && **p == cfg.params)
-                {
-                    return why.clone();
-                }
-                let why = too_big(a, cfg, b);
-                judged.push((kind, &cfg.params, why.clone()));
-                why
+                    .find(|(k, p, _)| *k == kind && *p == cfg.params)?;
+                too_big_for(s, cfg, T::BYTES as u64, b)
             });
             let m = match skip {
                 Some(why) => KernelMeasurement::skipped(why),
                 None => {
                     let protocol = opts.protocol.with_fastest(fastest);
-                    measure_kernel(backend, a, x, reference, cfg, &protocol)
+                    let started = std::time::Instant::now();
+                    let m = measure_kernel(backend, a, x, reference, cfg, &protocol);
+                    crate::util::trace(|| "whole measurement".into(), started);
+                    m
                 }
             };
             let ok = m.status == Status::Ok;
@@ -445,7 +488,7 @@ fn measure_row<T: EvalScalar>(
         schema: TABLE_SCHEMA,
         matrix: item.id.clone(),
         family: item.family.clone(),
-        source: source.clone(),
+        source: ready.source.clone(),
         precision: T::PRECISION,
         backend: opts.backend.name().to_string(),
         device: device.to_string(),
@@ -521,6 +564,30 @@ mod tests {
         let why = too_big(&a, &ell, 16.0).expect("ELL is ~330× the CSR here");
         assert!(why.contains("--max-blowup 16"), "{why}");
         assert!(too_big(&a, &ell, 1000.0).is_none());
+        // The summaries made once per matrix judge both precisions as the matrix itself does:
+        // one per format and parameter set (ELL at two block sizes is one), none for CSR.
+        let mut ell64 = ell.clone();
+        ell64.block_size = 64;
+        let configs = [
+            ell.clone(),
+            ell64,
+            KernelConfig::new(Variant::Csr { threads_per_row: 1 }),
+            KernelConfig::new(Variant::EllBro),
+        ];
+        let judged = blowup_summaries(&a, &configs);
+        assert_eq!(judged.len(), 2);
+        let a32 = a.cast::<f32>();
+        for cfg in &configs {
+            for max in [1.5, 16.0, 1000.0] {
+                let s = judged
+                    .iter()
+                    .find(|(k, p, _)| *k == cfg.variant.format() && *p == cfg.params)
+                    .map(|(.., s)| s);
+                let by_summary = |vb| s.and_then(|s| too_big_for(s, cfg, vb, max));
+                assert_eq!(by_summary(8), too_big(&a, cfg, max), "{cfg:?} {max}");
+                assert_eq!(by_summary(4), too_big(&a32, cfg, max), "{cfg:?} {max}");
+            }
+        }
         // CSR and cuSPARSE are always measured; COO never pads (a row index more: 1.33×).
         for v in [
             Variant::Csr { threads_per_row: 1 },

@@ -186,32 +186,48 @@ pub(crate) fn plan<T: Scalar>(
         return Err(Refusal::new(kind, Reason::Param(ParamError::BsrBlock)).into());
     }
     rows32(kind, csr.nrows as u64)?;
-    let (counts, count) = count(csr, b);
+    // One parallel pass over chunks of block rows (balanced by entries) finds every block row's
+    // block columns; the blocks are at most the entries, so holding them before the admission
+    // allocates nothing the size of the slots.
+    let nbrows = csr.nrows.div_ceil(b);
+    let entries_before = |br: usize| csr.row_ptr[br.saturating_mul(b).min(csr.nrows)];
+    let cuts = row_cuts(nbrows, csr.nnz(), entries_before);
+    let parts: Vec<(Vec<u32>, Vec<u32>)> = cuts
+        .par_windows(2)
+        .map(|w| {
+            let (mut lens, mut cols, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+            for br in w[0]..w[1] {
+                block_columns(csr, b, br, &mut scratch);
+                lens.push(scratch.len() as u32);
+                cols.extend_from_slice(&scratch);
+            }
+            (lens, cols)
+        })
+        .collect();
+    let blocks: usize = parts.iter().map(|p| p.1.len()).sum();
     let mut s = s.clone();
-    s.counts.bsr = Some(count);
+    s.counts.bsr = Some(BsrCount {
+        block: b,
+        blocks: blocks as u64,
+    });
     admit(&s, params, value_bytes)?;
-    let mut row_ptr = Vec::with_capacity(counts.len() + 1);
+    let mut row_ptr = Vec::with_capacity(nbrows + 1);
     row_ptr.push(0u32);
-    let mut acc = 0usize;
-    for &k in &counts {
+    let mut acc = 0u32;
+    for &k in parts.iter().flat_map(|p| &p.0) {
         acc += k;
-        row_ptr.push(acc as u32);
+        row_ptr.push(acc);
     }
-    let mut col_idx = vec![0u32; acc];
-    let nbrows = counts.len();
-    let cuts = row_cuts(nbrows, acc, |br| row_ptr[br] as usize);
-    let pos: Vec<usize> = cuts.iter().map(|&br| row_ptr[br] as usize).collect();
+    let mut col_idx = vec![0u32; blocks];
+    let mut pos = vec![0usize];
+    pos.extend(parts.iter().scan(0, |at, p| {
+        *at += p.1.len();
+        Some(*at)
+    }));
     split_at_cuts(&mut col_idx, &pos)
         .into_par_iter()
-        .zip(cuts.par_windows(2))
-        .for_each_init(Vec::new, |blocks, (cs, w)| {
-            let base = row_ptr[w[0]] as usize;
-            for (br, &start) in (w[0]..w[1]).zip(&row_ptr[w[0]..w[1]]) {
-                block_columns(csr, b, br, blocks);
-                let first = start as usize - base;
-                cs[first..first + blocks.len()].copy_from_slice(blocks);
-            }
-        });
+        .zip(&parts)
+        .for_each(|(out, p)| out.copy_from_slice(&p.1));
     Ok(BsrPlan { row_ptr, col_idx })
 }
 

@@ -216,23 +216,69 @@ fn start(h: usize, ptr: &[u32], s: usize, total: usize) -> usize {
     }
 }
 
+/// Where ELL-BRO puts every entry ([`EllBro::from_csr`] fills it on the host, the CUDA backend on
+/// the device): the slice offsets and the bit width of every slice column. Entry `k` of row `i`
+/// (slice `s = i / h`, lane `r = i mod h`) has its value at `h × col_ptr[s] + k × lanes(s) + r`
+/// and its delta packed into the row's symbols `h × sym_ptr[s] + j × lanes(s) + r`.
+pub(crate) struct EllBroPlan {
+    /// First slice column of each slice; `nslices + 1` entries.
+    pub col_ptr: Vec<u32>,
+    /// Symbols per row before each slice; `nslices + 1` entries.
+    pub sym_ptr: Vec<u32>,
+    /// Bit width of every slice column (slice `s`'s at `col_ptr[s]..col_ptr[s + 1]`).
+    pub bits: Vec<u8>,
+    /// The sizes the rules read.
+    pub count: EllBroCount,
+}
+
+/// The layout of `csr` (summarized by `s`) as ELL-BRO with slices of `params.ell_bro.slice`
+/// rows, refused as [`admit`] says before anything the size of the entries is allocated.
+pub(crate) fn plan<T: Scalar>(
+    csr: &Csr<T>,
+    s: &Summary,
+    params: &FormatParams,
+    value_bytes: u64,
+) -> Result<EllBroPlan> {
+    let h = slice(params)?;
+    rows32(FormatKind::EllBro, csr.nrows as u64)?;
+    let (per_slice, count) = analyze(csr, h);
+    let mut s = s.clone();
+    s.counts.ell_bro = Some(count);
+    admit(&s, params, value_bytes)?;
+    let (mut col_ptr, mut sym_ptr) = (vec![0u32], vec![0u32]);
+    let mut bits = Vec::with_capacity(count.columns as usize);
+    for b in &per_slice {
+        col_ptr.push(col_ptr[col_ptr.len() - 1] + b.len() as u32);
+        sym_ptr.push(sym_ptr[sym_ptr.len() - 1] + row_symbols(b) as u32);
+        bits.extend_from_slice(b);
+    }
+    Ok(EllBroPlan {
+        col_ptr,
+        sym_ptr,
+        bits,
+        count,
+    })
+}
+
+impl EllBroPlan {
+    /// The footprint of the format laid out so, with values of `value_bytes` bytes.
+    pub(crate) fn footprint(&self, value_bytes: u64) -> u64 {
+        bytes_for(self.col_ptr.len() as u64 - 1, &self.count, value_bytes)
+    }
+}
+
 impl<T: Scalar> EllBro<T> {
     /// Convert from CSR (which must satisfy [`Csr::validate`]) with slices of
     /// `params.ell_bro.slice` rows. Refused, before the arrays are allocated, as [`admit`] says.
     pub fn from_csr(csr: &Csr<T>, params: &FormatParams) -> Result<Self> {
         let h = slice(params)?;
-        rows32(FormatKind::EllBro, csr.nrows as u64)?;
-        let (bits, n) = analyze(csr, h);
-        let mut s = Summary::of(csr, None);
-        s.counts.ell_bro = Some(n);
-        admit(&s, params, T::BYTES as u64)?;
-        let nslices = bits.len();
-        let (mut col_ptr, mut sym_ptr) = (vec![0u32], vec![0u32]);
-        for b in &bits {
-            col_ptr.push(col_ptr[col_ptr.len() - 1] + b.len() as u32);
-            sym_ptr.push(sym_ptr[sym_ptr.len() - 1] + row_symbols(b) as u32);
-        }
-        let mut flat = vec![0u8; n.columns as usize];
+        let EllBroPlan {
+            col_ptr,
+            sym_ptr,
+            bits,
+            count: n,
+        } = plan(csr, &Summary::of(csr, None), params, T::BYTES as u64)?;
+        let nslices = col_ptr.len() - 1;
         let mut symbols = vec![0u64; n.symbols as usize];
         let mut values = vec![T::zero(); n.slots as usize];
         let vstart = |s| start(h, &col_ptr, s, values.len());
@@ -241,22 +287,15 @@ impl<T: Scalar> EllBro<T> {
             cuts.iter().map(|&s| start(h, ptr, s, total)).collect()
         };
         let (vpos, spos) = (at(&col_ptr, values.len()), at(&sym_ptr, symbols.len()));
-        let bpos: Vec<usize> = cuts.iter().map(|&s| col_ptr[s] as usize).collect();
         split_at_cuts(&mut symbols, &spos)
             .into_par_iter()
             .zip(split_at_cuts(&mut values, &vpos))
-            .zip(split_at_cuts(&mut flat, &bpos))
             .zip(cuts.par_windows(2))
-            .for_each(|(((ss, vs), bs), w)| {
+            .for_each(|((ss, vs), w)| {
                 let mut words = Vec::new();
-                let (s0, v0, b0) = (
-                    h * sym_ptr[w[0]] as usize,
-                    h * col_ptr[w[0]] as usize,
-                    col_ptr[w[0]] as usize,
-                );
+                let (s0, v0) = (h * sym_ptr[w[0]] as usize, h * col_ptr[w[0]] as usize);
                 for s in w[0]..w[1] {
-                    let b = &bits[s];
-                    bs[col_ptr[s] as usize - b0..][..b.len()].copy_from_slice(b);
+                    let b = &bits[col_ptr[s] as usize..col_ptr[s + 1] as usize];
                     let lane_rows = rows(csr.nrows, h, s);
                     let lanes = lane_rows.len();
                     let (so, vo) = (h * sym_ptr[s] as usize - s0, h * col_ptr[s] as usize - v0);
@@ -279,7 +318,7 @@ impl<T: Scalar> EllBro<T> {
             nnz: csr.nnz(),
             col_ptr,
             sym_ptr,
-            bits: flat,
+            bits,
             symbols,
             values,
         })

@@ -124,6 +124,25 @@ pub(crate) fn rest<T: CudaScalar>(
     }
 }
 
+/// The inverse of the permutation `perm` of `0..n`: `pos[perm[k]] = k`.
+pub(crate) fn inverse(
+    be: &CudaBackend,
+    n: u32,
+    perm: &CudaSlice<u32>,
+    pos: &mut CudaSlice<u32>,
+) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let f = be.function("cv_inverse")?;
+    let cfg = fill_config(be, n as u64)?;
+    let mut l = be.stream.launch_builder(&f);
+    l.arg(&n).arg(perm).arg(pos);
+    // SAFETY: cv_inverse(n, perm, pos); perm holds a permutation of 0..n, pos n entries.
+    unsafe { l.launch(cfg) }.map_err(cuda("launching the permutation inverse"))?;
+    Ok(())
+}
+
 /// JAD: entry d of row r at `jd_ptr[d] + pos[r]`.
 pub(crate) fn jad<T: CudaScalar>(
     be: &CudaBackend,
@@ -188,5 +207,39 @@ pub(crate) fn bsr<T: CudaScalar>(
     // SAFETY: cv_bsr(nrows, b, row_ptr, col, val, brow_ptr, bcol, out); brow_ptr holds the
     // block rows + 1 offsets, bcol every block, out every block's b² values.
     unsafe { l.launch(cfg) }.map_err(cuda("launching the BSR fill"))?;
+    Ok(())
+}
+
+/// ELL-BRO with slices of `h` rows: row r's deltas packed into its symbols and its values written
+/// where `col_ptr`, `sym_ptr` and `bits` (the host's `formats::ell_bro::plan`) put them.
+pub(crate) fn ell_bro<T: CudaScalar>(
+    be: &CudaBackend,
+    csr: &CsrOnDevice<'_, T>,
+    h: u32,
+    layout: (&CudaSlice<u32>, &CudaSlice<u32>, &CudaSlice<u8>),
+    symbols: &mut CudaSlice<u64>,
+    val: &mut CudaSlice<T>,
+) -> Result<()> {
+    let f = entry::<T>(be, "cv_ell_bro")?;
+    if csr.nrows == 0 {
+        return Ok(());
+    }
+    let (col_ptr, sym_ptr, bits) = layout;
+    let cfg = fill_config(be, csr.nrows as u64)?;
+    let mut l = be.stream.launch_builder(&f);
+    l.arg(&csr.nrows)
+        .arg(csr.row_ptr)
+        .arg(csr.col)
+        .arg(csr.val)
+        .arg(&h)
+        .arg(col_ptr)
+        .arg(sym_ptr)
+        .arg(bits)
+        .arg(symbols)
+        .arg(val);
+    // SAFETY: cv_ell_bro(nrows, row_ptr, col, val, h, col_ptr, sym_ptr, bits, symbols, out);
+    // col_ptr and sym_ptr hold a slice's offsets + 1, bits every slice column, symbols and out
+    // every slot the layout addresses.
+    unsafe { l.launch(cfg) }.map_err(cuda("launching the ELL-BRO fill"))?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //!
 //! Every test matrix of the self-test, in each precision, is prepared twice for each kernel of a
 //! format converted on the device (COO, ELL, HYB, SELL-C-σ with each tested parameter set, JAD,
-//! DIA, BSR, and cuSPARSE's COO and sliced ELL, σ = 1): once converted on the device, once
+//! DIA, BSR, ELL-BRO, and cuSPARSE's COO and sliced ELL, σ = 1): once converted on the device, once
 //! converted on the host and uploaded ([`CudaBackend::set_host_conversion`]). The case passes
 //! when both ways refuse the matrix alike (a skip, with the reason), or when both prepare it with
 //! the same footprint and every array the kernel (or cuSPARSE) reads is the same, element for

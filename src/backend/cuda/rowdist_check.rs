@@ -221,7 +221,9 @@ pub fn compare<T: CudaScalar>(
             (Dumped::Val(x), Dumped::Val(y)) => first(x.len(), y.len(), &|i| {
                 x[i].as_f64().to_bits() == y[i].as_f64().to_bits()
             }),
-            (Dumped::Other, Dumped::Other) => None,
+            (Dumped::Offsets(x), Dumped::Offsets(y)) => first(x.len(), y.len(), &|i| x[i] == y[i]),
+            (Dumped::Bytes(x), Dumped::Bytes(y)) => first(x.len(), y.len(), &|i| x[i] == y[i]),
+            (Dumped::Words(x), Dumped::Words(y)) => first(x.len(), y.len(), &|i| x[i] == y[i]),
             _ => Some(format!("argument {a}: of another kind on the device")),
         };
         if let Some(d) = diff {

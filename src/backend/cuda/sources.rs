@@ -148,13 +148,15 @@ pub const ROWDIST: KernelFile = KernelFile {
     ],
 };
 
-/// Conversions of a CSR matrix on the device into COO, ELL, HYB, SELL-C-σ, JAD, DIA and BSR
+/// Conversions of a CSR matrix on the device into COO, ELL, HYB, SELL-C-σ, JAD, DIA, BSR and
+/// ELL-BRO
 /// (`super::convert`).
 pub const CONVERT: KernelFile = KernelFile {
     name: "convert",
     source: include_str!("../../../kernels/convert.cu"),
     entry_points: &[
         "cv_coo_rows",
+        "cv_inverse",
         "cv_scatter_f32",
         "cv_scatter_f64",
         "cv_rest_f32",
@@ -165,6 +167,8 @@ pub const CONVERT: KernelFile = KernelFile {
         "cv_dia_f64",
         "cv_bsr_f32",
         "cv_bsr_f64",
+        "cv_ell_bro_f32",
+        "cv_ell_bro_f64",
     ],
 };
 

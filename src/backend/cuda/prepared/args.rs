@@ -221,12 +221,16 @@ pub enum Dumped<T> {
     Idx(Vec<u32>),
     /// A value array.
     Val(Vec<T>),
-    /// An array of another kind (not read back).
-    Other,
+    /// A signed offset array (DIA's diagonals).
+    Offsets(Vec<i32>),
+    /// A byte array (ELL-BRO's bit widths).
+    Bytes(Vec<u8>),
+    /// A 64-bit word array (ELL-BRO's symbols).
+    Words(Vec<u64>),
 }
 
 impl<T: DeviceRepr + Clone + Default> Launch<T> {
-    /// Every argument before x and y, index and value arrays copied to the host.
+    /// Every argument before x and y, arrays copied to the host.
     pub fn download(&self, s: &Arc<CudaStream>) -> crate::Result<Vec<Dumped<T>>> {
         let err = |e: DriverError| crate::Error::Cuda(format!("reading kernel arrays back: {e:?}"));
         self.args
@@ -236,7 +240,9 @@ impl<T: DeviceRepr + Clone + Default> Launch<T> {
                     Arg::U32(v) => Dumped::U32(*v),
                     Arg::Idx(a) => Dumped::Idx(s.clone_dtoh(&**a).map_err(err)?),
                     Arg::Val(a) => Dumped::Val(s.clone_dtoh(&**a).map_err(err)?),
-                    _ => Dumped::Other,
+                    Arg::Offsets(a) => Dumped::Offsets(s.clone_dtoh(&**a).map_err(err)?),
+                    Arg::Bytes(a) => Dumped::Bytes(s.clone_dtoh(&**a).map_err(err)?),
+                    Arg::Words(a) => Dumped::Words(s.clone_dtoh(&**a).map_err(err)?),
                 })
             })
             .collect()

@@ -1,7 +1,7 @@
 //! A format's arrays on the device ([`DevFormat`]), made one of two ways:
 //! * [`DevFormat::upload`]: the host conversion (`AnyFormat`) copied to the device — every format;
 //! * [`DevFormat::convert`]: converted on the device from the CSR arrays already there — COO,
-//!   ELL, HYB, SELL-C-σ, JAD, DIA and BSR. The host computes the layout (`formats::*::plan`,
+//!   ELL, HYB, SELL-C-σ, JAD, DIA, BSR and ELL-BRO. The host computes the layout (`formats::*::plan`,
 //!   which also admits or refuses the conversion exactly as `from_csr` does) and the fill kernels
 //!   of `kernels/convert.cu` move the entries ([`crate::backend::cuda::convert`]).
 //!
@@ -148,6 +148,7 @@ pub(crate) fn converts_on_device(kind: FormatKind) -> bool {
             | FormatKind::Jad
             | FormatKind::Dia
             | FormatKind::Bsr
+            | FormatKind::EllBro
     )
 }
 
@@ -359,17 +360,16 @@ impl<T: CudaScalar> DevFormat<T> {
                 formats::jad::admit(summary, params, vb)?;
                 let plan = formats::jad::plan(csr);
                 fits(slots_bytes(nnz) + (nrows + plan.jd_ptr.len()) as u64 * 4 + scratch)?;
-                let mut pos = vec![0u32; nrows];
-                for (k, &r) in plan.perm.iter().enumerate() {
-                    pos[r as usize] = k as u32;
-                }
-                let pos = up(s, &pos)?;
+                // Every row's sorted position, the inverse of the permutation, on the device.
+                let perm = up(s, &plan.perm)?;
+                let mut pos = filled::<u32>(s, nrows, 0, "allocating JAD positions")?;
+                convert::inverse(be, nrows as u32, &perm.dev, &mut pos)?;
                 let jd_ptr = up(s, &plan.jd_ptr)?;
                 let mut col = filled::<u32>(s, nnz, 0, "allocating JAD columns")?;
                 let mut val = filled::<T>(s, nnz, 0, "allocating JAD values")?;
-                convert::jad(be, dev, &pos.dev, &jd_ptr.dev, &mut col, &mut val)?;
+                convert::jad(be, dev, &pos, &jd_ptr.dev, &mut col, &mut val)?;
                 DevFormat::Jad {
-                    perm: up(s, &plan.perm)?,
+                    perm,
                     jd_ptr,
                     col: done(col, nnz),
                     val: done(val, nnz),
@@ -401,6 +401,37 @@ impl<T: CudaScalar> DevFormat<T> {
                     row_ptr,
                     col,
                     val: done(val, slots),
+                }
+            }
+            FormatKind::EllBro => {
+                let plan = formats::ell_bro::plan(csr, summary, params, vb)?;
+                let footprint = plan.footprint(vb);
+                fits(footprint)?;
+                let n = plan.count;
+                let col_ptr = up(s, &plan.col_ptr)?;
+                let sym_ptr = up(s, &plan.sym_ptr)?;
+                let bits = up(s, &plan.bits)?;
+                let nsym = n.symbols as usize;
+                let slots = n.slots as usize;
+                let mut symbols = filled::<u64>(s, nsym, 0, "allocating ELL-BRO symbols")?;
+                let mut val = filled::<T>(s, slots, 0, "allocating ELL-BRO values")?;
+                convert::ell_bro(
+                    be,
+                    dev,
+                    // A slice taller than the matrix is one slice (as the SpMV kernel reads it).
+                    params.ell_bro.slice.min(u32::MAX as usize) as u32,
+                    (&col_ptr.dev, &sym_ptr.dev, &bits.dev),
+                    &mut symbols,
+                    &mut val,
+                )?;
+                DevFormat::EllBro {
+                    slice: params.ell_bro.slice,
+                    col_ptr,
+                    sym_ptr,
+                    bits,
+                    symbols: done(symbols, nsym),
+                    val: done(val, slots),
+                    footprint,
                 }
             }
             k => {
