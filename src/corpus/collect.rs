@@ -269,7 +269,7 @@ impl<T: EvalScalar> Side<T> {
 /// A matrix made ready on the host for the precisions it still needs.
 struct Ready {
     source: SourceInfo,
-    /// Seconds to build it, its features and references.
+    /// Seconds to build it, its features, its `--max-blowup` summaries and its references.
     build_s: f64,
     /// The summaries `--max-blowup` judges the configurations by ([`blowup_summaries`]).
     judged: Vec<Judged>,
@@ -319,10 +319,10 @@ fn make_ready(item: &Item, todo: &[Precision], opts: &CollectOptions) -> Result<
 
 /// Measure `items` into the table; `on_item` is called after each matrix (progress).
 ///
-/// The host makes the next matrix ready (builds it, computes its features and references) on a
-/// second thread while the device measures the current one: on matrices of 10⁷–10⁸ entries
-/// that host work is a fifth of the time (docs/ACCURACY.md, session 22). At most one matrix
-/// waits ready.
+/// The host makes the next matrix ready (builds it, computes its features, the summaries
+/// `--max-blowup` judges by, and its references) on a second thread while the device measures
+/// the current one: on matrices of 10⁷–10⁸ entries that host work is a fifth of the time
+/// (docs/ACCURACY.md, session 22). At most one matrix waits ready.
 pub fn collect(
     opts: &CollectOptions,
     items: &[Item],
