@@ -386,11 +386,11 @@ pub fn collect(
                     Precision::F64 => ready
                         .f64
                         .as_ref()
-                        .map(|s| measure_timed(opts, &runner, item, &ready, &device, s)),
+                        .map(|s| measure_row(opts, &runner, item, &ready, &device, s)),
                     Precision::F32 => ready
                         .f32
                         .as_ref()
-                        .map(|s| measure_timed(opts, &runner, item, &ready, &device, s)),
+                        .map(|s| measure_row(opts, &runner, item, &ready, &device, s)),
                 };
                 let Some(row) = row else { continue };
                 file.write_all(table::line(&row)?.as_bytes())
@@ -405,25 +405,7 @@ pub fn collect(
     Ok(out)
 }
 
-/// [`measure_row`] with its cost.
-fn measure_timed<T: EvalScalar>(
-    opts: &CollectOptions,
-    runner: &Runner,
-    item: &Item,
-    ready: &Ready,
-    device: &str,
-    side: &Side<T>,
-) -> TableRow {
-    let measured = std::time::Instant::now();
-    let mut row = measure_row(opts, runner, item, ready, device, side);
-    row.cost = Some(table::RowCost {
-        build_s: ready.build_s,
-        measure_s: measured.elapsed().as_secs_f64(),
-    });
-    row
-}
-
-/// Every configuration of one matrix in precision `T`.
+/// Every configuration of one matrix in precision `T`, with what building and measuring cost.
 fn measure_row<T: EvalScalar>(
     opts: &CollectOptions,
     runner: &Runner,
@@ -432,6 +414,7 @@ fn measure_row<T: EvalScalar>(
     device: &str,
     side: &Side<T>,
 ) -> TableRow {
+    let measured = std::time::Instant::now();
     let backend = T::backend(runner);
     let (a, x, reference) = (&side.a, &side.x, &side.reference);
     let share = opts.share_arrays && opts.protocol.placements == 1;
@@ -495,7 +478,10 @@ fn measure_row<T: EvalScalar>(
         protocol: opts.protocol.clone(),
         features: side.features.clone(),
         times,
-        cost: None,
+        cost: Some(table::RowCost {
+            build_s: ready.build_s,
+            measure_s: measured.elapsed().as_secs_f64(),
+        }),
     }
 }
 
