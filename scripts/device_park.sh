@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Park the training tables outside the working tree for device calls, and bring them back.
+#
+# A device call carries the whole working tree (tracked files included) and refuses more than
+# 64 MiB; the training tables data/corpus/*.jsonl.gz (≈ 45 MB by session 25) are not needed on
+# the device (collect, selftest, bench and instrument read matrices, not tables), so they wait
+# in $PARK while the device works:
+#
+#   bash scripts/device_park.sh park      # before the device calls (git status shows them deleted)
+#   …  device run calls, carry [".dev/ne", ".dev/table"] …
+#   bash scripts/device_park.sh restore   # after them, before any commit
+#   bash scripts/device_park.sh status    # what is parked, and the tree's size as a call sees it
+#
+# Never commits anything; refuses to overwrite a file on either side, so a table collected
+# meanwhile (e.g. a new data/corpus/h200-s12.jsonl.gz) is never clobbered.
+set -eu
+cd "$(git rev-parse --show-toplevel)"
+PARK=${PARK:-/tmp/sparsecast-park}
+what=${1:-status}
+tree_mib() {
+    # Tracked files present plus untracked ones git does not ignore: what a call carries
+    # besides its `carry` paths.
+    { git ls-files -z; git ls-files -z --others --exclude-standard; } |
+        xargs -0 -r stat -c %s 2>/dev/null | awk '{s += $1} END {printf "%.1f MiB\n", s / 1048576}'
+}
+case "$what" in
+park)
+    mkdir -p "$PARK"
+    n=0
+    for f in data/corpus/*.jsonl.gz; do
+        [ -f "$f" ] || continue
+        if [ -e "$PARK/$(basename "$f")" ]; then
+            echo "error: $PARK/$(basename "$f") exists already (restore first?)" >&2
+            exit 1
+        fi
+        mv "$f" "$PARK/" && n=$((n + 1))
+    done
+    echo "parked $n tables in $PARK; the tree a device call carries: $(tree_mib)"
+    ;;
+restore)
+    n=0
+    for f in "$PARK"/*.jsonl.gz; do
+        [ -f "$f" ] || continue
+        if [ -e "data/corpus/$(basename "$f")" ]; then
+            echo "error: data/corpus/$(basename "$f") exists in the tree; left $f parked" >&2
+            continue
+        fi
+        mv "$f" data/corpus/ && n=$((n + 1))
+    done
+    echo "restored $n tables; the tree: $(tree_mib)"
+    git status --short data/corpus
+    ;;
+status)
+    echo "parked in $PARK: $(ls "$PARK" 2>/dev/null | wc -l) files"
+    echo "the tree a device call carries (without its carry paths): $(tree_mib)"
+    ;;
+*)
+    echo "usage: $0 park|restore|status" >&2
+    exit 2
+    ;;
+esac
