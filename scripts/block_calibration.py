@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How well `optimize`'s row blocks are predicted, and what a factor on their sigma would have
-adopted: reads recorded device runs (opt-*.json of scripts/device_optimizer.sh).
+adopted: reads recorded device runs (opt-*.json of scripts/device_optimizer.sh, or .json.gz).
 
 1. Every measured block of a plan of >= 2 blocks: ln(predicted / measured), and |that| / sigma
    (a calibrated sigma gives a median of 0.67), by the block's share of the rows.
@@ -11,12 +11,26 @@ adopted: reads recorded device runs (opt-*.json of scripts/device_optimizer.sh).
 
     python3 scripts/block_calibration.py 'docs/h*/optimizer/session12/opt-*.json'
 """
-import glob, json, math, re, statistics as st, sys
+import glob, gzip, json, math, re, statistics as st, sys
+
+def jglob(pattern, **kw):
+    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
+    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
+    fs = set(glob.glob(pattern, **kw))
+    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
+    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
+
+
+def jload(path):
+    """json.load of a .json or a .json.gz file."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
+
 
 UNIT = {"µs": 1e-6, "ms": 1e-3, "ns": 1e-9, "s": 1.0}
 runs = []
-for f in sorted(glob.glob(sys.argv[1] if len(sys.argv) > 1 else "docs/h*/optimizer/**/opt-*.json", recursive=True)):
-    for r in json.load(open(f)).get("results", []):
+for f in jglob(sys.argv[1] if len(sys.argv) > 1 else "docs/h*/optimizer/**/opt-*.json", recursive=True):
+    for r in jload(f).get("results", []):
         m, plan = r.get("measured") or {}, r.get("plan") or []
         if len(plan) < 2 or not m.get("plan_seconds") or not r.get("best_single"):
             continue

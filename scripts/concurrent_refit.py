@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Replay the concurrent plan-time rule on measured plans (offline, no GPU).
 
-Reads the conc-*.json of `scripts/device_concurrent.sh` (one folder per GPU) and compares, on
+Reads the conc-*.json(.gz) of `scripts/device_concurrent.sh` (one folder per GPU) and compares, on
 every plan timed concurrently, the measured time with
   * the rule as recorded (`predicted_concurrent_seconds`), and
   * the work chain `floor + Σ w_b + (blocks − 1)·c` (w_b = T_b − floor, the block's predicted
@@ -14,18 +14,32 @@ records have it.
   python3 scripts/concurrent_refit.py docs/h200/optimizer/concurrent docs/h100/optimizer/concurrent
 """
 import glob
+import gzip
 import json
 import statistics as st
 import sys
 
 SERIAL_FLOORS = 5.0
 
+def jglob(pattern, **kw):
+    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
+    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
+    fs = set(glob.glob(pattern, **kw))
+    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
+    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
+
+
+def jload(path):
+    """json.load of a .json or a .json.gz file."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
+
 
 def load(folder):
     rows = []
-    for f in sorted(glob.glob(folder + "/conc-*.json")):
-        tag = f.split("conc-")[1][:-5]
-        for r in json.load(open(f))["results"]:
+    for f in jglob(folder + "/conc-*.json"):
+        tag = f.split("conc-")[1].removesuffix(".gz")[:-5]
+        for r in jload(f)["results"]:
             fl = r["rule"]["floor_s"]
             for o in (r.get("measured") or {}).get("overlap", []):
                 if o.get("concurrent_seconds") is None or not o.get("overlapped"):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The serial-vs-concurrent table of scripts/device_concurrent.sh from its conc-*.json files
-(`optimize --measure --overlap-splits`): one row per plan timed both ways. Re-run it offline on
-the unpacked tarball:
+(or .json.gz; `optimize --measure --overlap-splits`): one row per plan timed both ways. Re-run it
+offline on the unpacked tarball:
 
     python3 scripts/concurrent_table.py DIR h200 > DIR/concurrent-h200.md
 
@@ -11,15 +11,29 @@ equal non-zeros), blocks, measured serial and concurrent µs (warm mean), serial
 single configuration measured µs, predicted µs by the serial and the concurrent rule, whether the
 concurrent run overlapped (a fork/join graph), and the largest error of y against the f64
 reference over both runs (poisoned y first)."""
-import json, sys, glob, os, math
+import json, sys, glob, gzip, os, math
+
+def jglob(pattern, **kw):
+    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
+    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
+    fs = set(glob.glob(pattern, **kw))
+    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
+    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
+
+
+def jload(path):
+    """json.load of a .json or a .json.gz file."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
+
 short = "--short" in sys.argv  # compact fixed-width rows, summary last (the device script's output)
 args = [a for a in sys.argv[1:] if a != "--short"]
 w, gpu = args[0], args[1]
 us = lambda s: "-" if s is None or (isinstance(s, float) and math.isnan(s)) else f"{s*1e6:.1f}"
 rows, fits = [], []
-for f in sorted(glob.glob(os.path.join(w, "conc-*.json"))):
-    d = json.load(open(f))
-    _, st, rule, p = os.path.basename(f)[:-5].split("-")
+for f in jglob(os.path.join(w, "conc-*.json")):
+    d = jload(f)
+    _, st, rule, p = os.path.basename(f).removesuffix(".gz")[:-5].split("-")
     s = d.get("summary", {})
     if s.get("fitted_concurrent_block_s") is not None:
         fits.append((st, rule, p, s["fitted_concurrent_block_s"], s["concurrent_samples"]))

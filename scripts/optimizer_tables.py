@@ -1,18 +1,33 @@
 #!/usr/bin/env python3
-"""The tables of docs/OPTIMIZER.md from the opt-<set>-<precision>.json files of one GPU's run of
-scripts/device_optimizer.sh (the script calls it; re-run it offline on the unpacked tarball):
+"""The tables of docs/OPTIMIZER.md from the opt-<set>-<precision>.json files (or .json.gz) of one
+GPU's run of scripts/device_optimizer.sh (the script calls it; re-run it offline on the unpacked
+tarball):
 
     python3 scripts/optimizer_tables.py DIR h200 > DIR/optimizer-h200.md
 """
-import json, sys, glob, os, math
+import json, sys, glob, gzip, os, math
+
+def jglob(pattern, **kw):
+    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
+    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
+    fs = set(glob.glob(pattern, **kw))
+    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
+    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
+
+
+def jload(path):
+    """json.load of a .json or a .json.gz file."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
+
 w, gpu = sys.argv[1], sys.argv[2]
 us = lambda s: "-" if s is None else f"{s*1e6:.1f}"
 print(f"## Optimizer on the {gpu.upper()} (sparsecast model, `scripts/device_optimizer.sh`)\n")
 print("| set | prec | matrices | plan adopted | answer ≤ 1.02× best single | answer ≥ 1.15× faster | DP plans ≥ 1.15× | geomean vs best single | worst | geomean vs best cuSPARSE | median pred. error | per-block cost | tuned: ≤ 1.02× / geomean (worst) / vs cuSPARSE | tuned ≥ 1.15× | tuned vs best single again: ≤ 1.02× / geomean (worst) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 rows = []
-for f in sorted(glob.glob(os.path.join(w, "opt-*.json"))):
-    d = json.load(open(f)); s = d["summary"]; _, st, p = os.path.basename(f)[:-5].split("-")
+for f in jglob(os.path.join(w, "opt-*.json")):
+    d = jload(f); s = d["summary"]; _, st, p = os.path.basename(f).removesuffix(".gz")[:-5].split("-")
     x = lambda v: "-" if v is None else f"{v:.3f}×"
     err = "-" if s["median_answer_error"] is None else f"{100 * s['median_answer_error']:.1f} %"
     cal = "-" if s["fitted_block_s"] is None else f"{s['fitted_block_s'] * 1e6:.2f} µs ({s['calibration_samples']})"

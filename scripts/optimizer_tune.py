@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The tuned answer of `optimize` replayed on `optimize --measure` output (docs/OPTIMIZER.md).
+"""The tuned answer of `optimize` replayed on `optimize --measure` output (docs/OPTIMIZER.md;
+.json or .json.gz).
 
 `optimize --tune N` times the DP's plan (two blocks or more, adopted or not), the N
 predicted-fastest single configurations and the predicted-fastest cuSPARSE algorithm, and
@@ -12,10 +13,24 @@ Per file: matrices, the answer (untuned / tuned) within 1.02x of the best measur
 configuration, the geometric mean and worst of best single / answer, and best cuSPARSE / answer.
 """
 import glob
+import gzip
 import json
 import math
 import os
 import sys
+
+def jglob(pattern, **kw):
+    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
+    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
+    fs = set(glob.glob(pattern, **kw))
+    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
+    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
+
+
+def jload(path):
+    """json.load of a .json or a .json.gz file."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
 
 
 def tuned(r, k):
@@ -44,11 +59,11 @@ def main():
         del args[i : i + 2]
     files = []
     for a in args:
-        files += sorted(glob.glob(os.path.join(a, "opt-*.json"))) if os.path.isdir(a) else [a]
+        files += jglob(os.path.join(a, "opt-*.json")) if os.path.isdir(a) else [a]
     print(f"| file | n | answer ≤1.02× best single (untuned / tuned) | geomean vs best single (worst) untuned | tuned | geomean vs best cuSPARSE untuned / tuned |")
     print("|---|---|---|---|---|---|")
     for f in files:
-        rs = [r for r in json.load(open(f))["results"] if r.get("measured")]
+        rs = [r for r in jload(f)["results"] if r.get("measured")]
         rows = []
         for r in rs:
             ms = r["measured"]
@@ -67,7 +82,7 @@ def main():
         vt = [x[3] for x in rows if x[3]]
         ok = lambda xs: sum(1 for x in xs if x >= 1 / 1.02)
         print(
-            f"| {os.path.basename(os.path.dirname(os.path.abspath(f)))}/{os.path.basename(f)} | {len(rows)} "
+            f"| {os.path.basename(os.path.dirname(os.path.abspath(f)))}/{os.path.basename(f).removesuffix('.gz')} | {len(rows)} "
             f"| {ok(u)} / {ok(tt)} | {gm(u):.3f}× ({min(u):.3f}×) | {gm(tt):.3f}× ({min(tt):.3f}×) "
             f"| {gm(vu):.3f}× / {gm(vt):.3f}× |"
         )

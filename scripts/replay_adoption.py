@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replay the adoption rule of `optimize` on recorded device runs (opt-*.json of
+"""Replay the adoption rule of `optimize` on recorded device runs (opt-*.json or .json.gz of
 scripts/device_optimizer.sh): for every measured result whose DP plan has >= 2 blocks, recompute
 the plan's predicted time with a per-block cost of K launch floors and adopt it when
 (T_single - T_plan) > z * (u_single + u_plan), u = the recorded one-sigma uncertainties. Prints,
@@ -10,13 +10,27 @@ upper bound of the new optimum's).
 
     python3 scripts/replay_adoption.py docs/h200/optimizer docs/h100/optimizer
 """
-import glob, json, os, re, sys
+import glob, gzip, json, os, re, sys
+
+def jglob(pattern, **kw):
+    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
+    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
+    fs = set(glob.glob(pattern, **kw))
+    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
+    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
+
+
+def jload(path):
+    """json.load of a .json or a .json.gz file."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
+
 
 dirs = sys.argv[1:] or ["docs/h200/optimizer", "docs/h100/optimizer"]
 cases = []
 for d in dirs:
-    for f in sorted(glob.glob(os.path.join(d, "opt-*.json"))):
-        for r in json.load(open(f))["results"]:
+    for f in jglob(os.path.join(d, "opt-*.json")):
+        for r in jload(f)["results"]:
             m = r.get("measured") or {}
             if len(r["plan"]) < 2 or not m.get("plan_seconds") or not m.get("best_single"):
                 continue
@@ -25,7 +39,7 @@ for d in dirs:
                 continue
             u_total = float(u.group(1)) * 1e-6
             cases.append(dict(
-                name=f"{os.path.basename(f)[4:-5]} {r['input'][-44:]}",
+                name=f"{os.path.basename(f).removesuffix('.gz')[4:-5]} {r['input'][-44:]}",
                 floor=r["rule"]["floor_s"],
                 times=[b["predicted_seconds"] for b in r["plan"]],
                 u_plan=r["plan_uncertainty"],
