@@ -54,9 +54,9 @@ for f in acc_real1 acc_real2 acc_gen; do
 done
 # 4. H200 only: before (old model, recorded in docs/h200) vs after (new profile) on the same times.
 if [ "$GPU" = h200 ]; then
-    for f in acc_real acc_big acc_gen; do
-        echo "== docs/h200/$f.json replayed with the new profile"
-        "$BIN" accuracy --profile "$P" "docs/h200/$f.json" 2>&1 | tee "$DIR/replay_$f.txt"
+    for f in acc_real.json.gz acc_big.json acc_gen.json.gz; do
+        echo "== docs/h200/$f replayed with the new profile"
+        "$BIN" accuracy --profile "$P" "docs/h200/$f" 2>&1 | tee "$DIR/replay_${f%%.*}.txt"
     done
 fi
 # 5. The papers' claim that the column count does not matter (000 §III-C): same rows and P_NZ,

@@ -15,8 +15,8 @@ use std::path::PathBuf;
 /// kernel is within 5 % of the fastest measured one, among the kernels both cover.
 ///
 /// Examples:
-///   sparsecast accuracy docs/h200/acc_real.json
-///   sparsecast accuracy --profile profiles/h200.json.gz --models analytical docs/h200/acc_gen.json
+///   sparsecast accuracy docs/h200/acc_real.json.gz
+///   sparsecast accuracy --profile profiles/h200.json.gz --models analytical docs/h200/acc_gen.json.gz
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -34,7 +34,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let (pname, profile) = a.profile.load(false, 0)?;
     let mut recorded = Vec::new();
     for p in &a.inputs {
-        let text = std::fs::read_to_string(p).map_err(|e| crate::Error::io(p, e))?;
+        // Plain or gzip-compressed (`predict --json … | gzip`), as profiles and tables are.
+        let text = crate::util::read_json_text(p, "predict --measure --json report")?;
         recorded.extend(read_report(&p.display().to_string(), &text)?);
     }
     let names: Vec<String> = match &a.models {

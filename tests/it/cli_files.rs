@@ -399,3 +399,45 @@ fn predict_shows_the_recommendation_first_with_its_share_of_the_bandwidth() {
     let kernels = v["results"][0]["kernels"].as_array().unwrap();
     assert!(!kernels.is_empty() && kernels.iter().all(|k| k.get("in_sample").is_none()));
 }
+
+/// `accuracy` reads a recorded `predict --measure --json` report plain or gzip-compressed (the
+/// reports in docs/ are kept compressed) and reads both the same; compressed data that is not a
+/// report is an error that names the file.
+#[test]
+fn accuracy_reads_plain_and_gzip_reports() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let gz = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/h200/acc_gen.json.gz");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&gz).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    assert!(text.trim_start().starts_with('{') || text.trim_start().starts_with('['));
+    let plain = dir.path().join("acc_gen.json");
+    std::fs::write(&plain, &text).unwrap();
+    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/cpu-example.json");
+    let run = |input: &Path| {
+        bin()
+            .arg("accuracy")
+            .arg("--profile")
+            .arg(&profile)
+            .arg(input)
+            .output()
+            .unwrap()
+    };
+    let (a, b) = (run(&gz), run(&plain));
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert!(b.status.success(), "{}", stderr(&b));
+    assert!(!a.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&a.stdout),
+        String::from_utf8_lossy(&b.stdout)
+    );
+    let bad = dir.path().join("bad.json.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(b"not a report").unwrap();
+    std::fs::write(&bad, enc.finish().unwrap()).unwrap();
+    let o = run(&bad);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("bad.json.gz"), "{}", stderr(&o));
+}
