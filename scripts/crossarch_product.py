@@ -5,7 +5,7 @@ training table measured on the target (the truth) and one measured on the refere
 the reference's time unchanged).
 
     python3 scripts/crossarch_product.py TRUTH.jsonl.gz REFERENCE.jsonl.gz \
-        NAME=PREDICT.json:MODEL ...
+        NAME=PREDICT.json[.gz]:MODEL ...
 
 Matrices are matched by generator-spec name (the tables' `gen/sNN-NNNNN-` prefix removed).
 Prints per precision and size (all, >= 1e6, < 1e6 non-zeros) the median and mean difference
@@ -27,7 +27,7 @@ preds={'same':{k:dict(v) for k,v in ref.items()}}
 SIG={}
 for a in sys.argv[3:]:
     n,p=a.split('=',1); p,model=p.split(':'); d=collections.defaultdict(dict)
-    for r in json.load(open(p))['results']:
+    for r in json.load(gzip.open(p,'rt') if p.endswith('.gz') else open(p))['results']:
         for k in r['kernels']:
             if k.get('seconds') and k['model']==model:
                 d[(r['input'],r['precision'])][k['variant']]=k['seconds']
