@@ -19,7 +19,7 @@
 # (ONLY: the draw's ids to measure, here every expansion and mixture but not the files, which
 #  the seed-1 table holds; made with `collect --list` on the same arguments.)
 #
-# The working tree (68 MiB by session 25) exceeds a device call's 64 MiB: park the training tables
+# The working tree (65 MiB by session 25) exceeds a device call's 64 MiB: park the training tables
 # first (`bash scripts/device_park.sh park`, then `restore`).
 #
 # Writes $OUT/corpus-$GPU$TAG.jsonl.gz (the whole table so far) and $OUT/collect-$GPU$TAG.log.gz

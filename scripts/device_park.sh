@@ -2,9 +2,9 @@
 # Park the training tables outside the working tree for device calls, and bring them back.
 #
 # A device call carries the whole working tree (tracked files included) and refuses more than
-# 64 MiB; the training tables data/corpus/*.jsonl.gz (≈ 45 MB by session 25) are not needed on
-# the device (collect, selftest, bench and instrument read matrices, not tables), so they wait
-# in $PARK while the device works:
+# 64 MiB; the training tables data/corpus/*.jsonl.gz (26 MiB of the 65 MiB tree by session 25)
+# are not needed on the device (collect, selftest, bench and instrument read matrices, not
+# tables), so they wait in $PARK while the device works:
 #
 #   bash scripts/device_park.sh park      # before the device calls (git status shows them deleted)
 #   …  device run calls, carry [".dev/ne", ".dev/table"] …
