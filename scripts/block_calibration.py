@@ -11,21 +11,9 @@ adopted: reads recorded device runs (opt-*.json of scripts/device_optimizer.sh, 
 
     python3 scripts/block_calibration.py 'docs/h*/optimizer/session12/opt-*.json'
 """
-import glob, gzip, json, math, re, statistics as st, sys
+import math, re, statistics as st, sys
 
-def jglob(pattern, **kw):
-    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
-    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
-    fs = set(glob.glob(pattern, **kw))
-    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
-    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
-
-
-def jload(path):
-    """json.load of a .json or a .json.gz file."""
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        return json.load(f)
-
+from jsonio import jglob, jload
 
 UNIT = {"µs": 1e-6, "ms": 1e-3, "ns": 1e-9, "s": 1.0}
 runs = []

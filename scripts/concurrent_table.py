@@ -11,20 +11,9 @@ equal non-zeros), blocks, measured serial and concurrent µs (warm mean), serial
 single configuration measured µs, predicted µs by the serial and the concurrent rule, whether the
 concurrent run overlapped (a fork/join graph), and the largest error of y against the f64
 reference over both runs (poisoned y first)."""
-import json, sys, glob, gzip, os, math
+import sys, os, math
 
-def jglob(pattern, **kw):
-    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
-    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
-    fs = set(glob.glob(pattern, **kw))
-    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
-    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
-
-
-def jload(path):
-    """json.load of a .json or a .json.gz file."""
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        return json.load(f)
+from jsonio import jglob, jload
 
 short = "--short" in sys.argv  # compact fixed-width rows, summary last (the device script's output)
 args = [a for a in sys.argv[1:] if a != "--short"]

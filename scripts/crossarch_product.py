@@ -14,6 +14,7 @@ predicted ones) is within 5 % of the fastest of them measured, and (`in 1σ`) th
 predictions within the uncertainty `predict` states (|ln(p/m)| ≤ σ/p; σ being a median
 |ln error|, a calibrated one covers ≈ 50 %)."""
 import json,gzip,sys,collections,math
+from jsonio import jload
 # usage: score_unseen.py TRUTH_TABLE REF_TABLE name=pred.json ...
 truth=collections.defaultdict(dict); ref=collections.defaultdict(dict)
 def name(m): return m.split('/',1)[1].split('-',2)[2]
@@ -27,7 +28,7 @@ preds={'same':{k:dict(v) for k,v in ref.items()}}
 SIG={}
 for a in sys.argv[3:]:
     n,p=a.split('=',1); p,model=p.split(':'); d=collections.defaultdict(dict)
-    for r in json.load(gzip.open(p,'rt') if p.endswith('.gz') else open(p))['results']:
+    for r in jload(p)['results']:
         for k in r['kernels']:
             if k.get('seconds') and k['model']==model:
                 d[(r['input'],r['precision'])][k['variant']]=k['seconds']

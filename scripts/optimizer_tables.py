@@ -5,20 +5,9 @@ tarball):
 
     python3 scripts/optimizer_tables.py DIR h200 > DIR/optimizer-h200.md
 """
-import json, sys, glob, gzip, os, math
+import sys, os, math
 
-def jglob(pattern, **kw):
-    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
-    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
-    fs = set(glob.glob(pattern, **kw))
-    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
-    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
-
-
-def jload(path):
-    """json.load of a .json or a .json.gz file."""
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        return json.load(f)
+from jsonio import jglob, jload
 
 w, gpu = sys.argv[1], sys.argv[2]
 us = lambda s: "-" if s is None else f"{s*1e6:.1f}"

@@ -12,26 +12,11 @@ prediction order, so the same rule is replayed here on it, beside the untuned an
 Per file: matrices, the answer (untuned / tuned) within 1.02x of the best measured single
 configuration, the geometric mean and worst of best single / answer, and best cuSPARSE / answer.
 """
-import glob
-import gzip
-import json
 import math
 import os
 import sys
 
-def jglob(pattern, **kw):
-    """The files of `pattern` (ending in .json) and their gzip-compressed twins (.json.gz, as docs/
-    keeps the large ones), sorted as if uncompressed; a .json shadows its .json.gz."""
-    fs = set(glob.glob(pattern, **kw))
-    fs |= {f for f in glob.glob(pattern + ".gz", **kw) if f[:-3] not in fs}
-    return sorted(fs, key=lambda f: f[:-3] if f.endswith(".gz") else f)
-
-
-def jload(path):
-    """json.load of a .json or a .json.gz file."""
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        return json.load(f)
-
+from jsonio import jglob, jload
 
 def tuned(r, k):
     ms = r["measured"]
