@@ -1,7 +1,8 @@
-//! Experiment, not part of the product (docs/ACCURACY.md, session 24): would a second stage
-//! that reads every configuration's held-out prediction of a matrix at once — and what the
-//! corpus measured on the most similar matrices — pick better than the argmin of the predicted
-//! times?
+//! Experiment (docs/ACCURACY.md, session 24): would a second stage that reads every
+//! configuration's held-out prediction of a matrix at once — and what the corpus measured on
+//! the most similar matrices — pick better than the argmin of the predicted times? Its `regret`
+//! mode with `KNN=5` is what the product now does (`src/learn/stage.rs`, session 26); the other
+//! modes stay here as the alternatives measured.
 //!
 //! ```sh
 //! sparsecast train … --models sparsecast --folds 5 --quick-cv --records cv.jsonl   # the input

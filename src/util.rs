@@ -247,6 +247,22 @@ pub fn gunzip_capped(bytes: &[u8], cap: u64) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Open a JSON Lines file, plain or gzip-compressed (by content), for reading line by line.
+pub fn open_lines(path: &Path) -> Result<Box<dyn std::io::BufRead>> {
+    use std::io::{BufRead, BufReader};
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::Invalid(format!("{}: cannot open: {e}", path.display())))?;
+    let mut head = BufReader::new(file);
+    let gz = head
+        .fill_buf()
+        .map(|b| b.starts_with(&[0x1f, 0x8b]))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(match gz {
+        true => Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(head))),
+        false => Box::new(head),
+    })
+}
+
 /// Whether `path` names a gzip file (ends in `.gz`): writers compress it.
 pub fn wants_gzip(path: &Path) -> bool {
     path.extension()

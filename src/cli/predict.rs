@@ -4,25 +4,28 @@ use super::common;
 use super::instrument::PrecisionArg;
 use crate::backend::cpu::CpuBackend;
 use crate::backend::cuda::CudaBackend;
-use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol, Variant};
+use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol};
 use crate::features::Features;
 use crate::formats::{EllParams, FormatParams, HybParams};
 use crate::instrument::{synthetic, Statistic};
 use crate::matrix::generate::GeneratorSpec;
 use crate::model::accuracy::{difference_rate, summarize, Sample};
-use crate::model::{rank, Model, Ranked};
+use crate::model::{rank_with, Coverage, Model, Ranked};
 use crate::{Csr, Precision, Scalar};
 use anyhow::bail;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// Predict, rank and optionally measure every modeled kernel for matrices.
+/// Predict, rank and optionally measure every modeled configuration for matrices.
 ///
-/// Predict the SpMV time of every modeled kernel for a matrix with a device profile's model
-/// (default: `sparsecast`, our own, covering every kernel and cuSPARSE algorithm; the papers'
-/// models with --models), rank them (the recommendation first) and show the
-/// predicted effective bandwidth. With --measure, run each kernel on the backend and show the
+/// Predict the SpMV time of every configuration a device profile's model covers (default:
+/// `sparsecast`, our own, covering every kernel at each CUDA block size, SELL-C-σ's parameter
+/// sets and every cuSPARSE algorithm; the papers' models with --models), rank them by
+/// predicted time and show the predicted effective bandwidth. The recommendation is rank 1,
+/// unless the model's second stage (trained into `sparsecast` by `train --folds`) picks another
+/// of the predicted-fastest from what was measured on the most similar training matrices: the
+/// output then says so. With --measure, run each kernel on the backend and show the
 /// measured time and the difference rate |predicted − measured| / measured.
 ///
 /// Without --profile the profile built into the binary is used (and named). Inputs are Matrix
@@ -388,7 +391,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                             k.difference_rate?;
                             Some(Sample {
                                 input: r.input.clone(),
-                                variant: k.ranked.variant,
+                                variant: k.ranked.config.variant,
+                                label: k.ranked.config.label(),
                                 precision: r.precision,
                                 predicted: k.ranked.seconds?,
                                 measured: k.measured_seconds?,
@@ -506,7 +510,7 @@ fn one<T: Scalar>(
     let x = synthetic::x_vector::<T>(a.ncols);
     let reference = backend.map(|_| crate::backend::measure::Reference::new(a, &x));
     let mut predict_seconds = 0.0;
-    let mut measured: Vec<(Variant, Option<f64>, Option<String>)> = Vec::new();
+    let mut measured: Vec<(String, Option<f64>, Option<String>)> = Vec::new();
     let mut kernels = Vec::new();
     let mut tuned = Vec::new();
     // Which models trained on this matrix's family (their predictions here are in-sample).
@@ -531,20 +535,33 @@ fn one<T: Scalar>(
             }
             _ => model,
         };
-        let ranking = rank(model, &features, params);
+        let ranking = rank_with(model, &features, params, Coverage::Configs, Some(family));
         predict_seconds += ranking.predict_seconds;
-        // With --tune only the shortlist is timed; otherwise every configuration (--measure).
-        let timed: Option<Vec<Variant>> = tune.map(|k| {
-            crate::model::shortlist(&ranking.rows, k, |r| r.seconds, |r| r.variant.is_vendor())
-                .into_iter()
-                .map(|i| ranking.rows[i].variant)
-                .collect()
+        // With --tune only the shortlist is timed (and the second stage's pick); otherwise
+        // every configuration (--measure).
+        let timed: Option<Vec<String>> = tune.map(|k| {
+            let mut t: Vec<String> = crate::model::shortlist(
+                &ranking.rows,
+                k,
+                |r| r.seconds,
+                |r| r.config.variant.is_vendor(),
+            )
+            .into_iter()
+            .map(|i| ranking.rows[i].config.label())
+            .collect();
+            if let Some(p) = ranking.rows.iter().find(|r| r.picked) {
+                if !t.contains(&p.config.label()) {
+                    t.push(p.config.label());
+                }
+            }
+            t
         });
         let first_kernel = kernels.len();
         for ranked in ranking.rows {
-            let time_it = timed.as_ref().map_or(true, |t| t.contains(&ranked.variant));
+            let label = ranked.config.label();
+            let time_it = timed.as_ref().map_or(true, |t| t.contains(&label));
             // Each configuration is measured once, whatever the number of models.
-            let (m, err) = match measured.iter().find(|(v, ..)| *v == ranked.variant) {
+            let (m, err) = match measured.iter().find(|(v, ..)| *v == label) {
                 Some((_, m, e)) => (*m, e.clone()),
                 None if !time_it => (None, None),
                 None => {
@@ -552,17 +569,13 @@ fn one<T: Scalar>(
                         None => (None, None),
                         Some(be) => {
                             let reference = reference.as_ref().expect("built with the backend");
-                            let cfg = KernelConfig {
-                                params: params.clone(),
-                                ..KernelConfig::new(ranked.variant)
-                            };
-                            match measure(be, a, &cfg, &x, reference, protocol, stat) {
+                            match measure(be, a, &ranked.config, &x, reference, protocol, stat) {
                                 Ok(t) => (Some(t), None),
                                 Err(e) => (None, Some(e.to_string())),
                             }
                         }
                     };
-                    measured.push((ranked.variant, m, e.clone()));
+                    measured.push((label, m, e.clone()));
                     (m, e)
                 }
             };
@@ -580,7 +593,10 @@ fn one<T: Scalar>(
         }
         if let Some(timed) = &timed {
             let ks = &kernels[first_kernel..];
-            let of = |v: &Variant| ks.iter().find(|k: &&KernelResult| k.ranked.variant == *v);
+            let of = |v: &String| {
+                ks.iter()
+                    .find(|k: &&KernelResult| k.ranked.config.label() == *v)
+            };
             let best = timed
                 .iter()
                 .filter_map(|v| of(v).and_then(|k| k.measured_seconds.map(|m| (m, k))))
@@ -588,12 +604,12 @@ fn one<T: Scalar>(
             if let Some((m, k)) = best {
                 tuned.push(Tuned {
                     model: model.name().to_string(),
-                    recommendation: k.ranked.variant.name(),
+                    recommendation: k.ranked.config.label(),
                     measured_seconds: m,
                     predicted_seconds: k.ranked.seconds,
                     timed: timed
                         .iter()
-                        .map(|v| (v.name(), of(v).and_then(|k| k.measured_seconds)))
+                        .map(|v| (v.clone(), of(v).and_then(|k| k.measured_seconds)))
                         .collect(),
                 });
             }
@@ -649,11 +665,11 @@ fn print_result(r: &MatrixResult) {
         .kernels
         .iter()
         .any(|k| k.measured_seconds.is_some() || k.measure_error.is_some());
-    // The recommendation of each model, to flag the configurations within its uncertainty.
+    // The recommendation of each model (its second stage's pick, else rank 1), to flag the
+    // configurations within its uncertainty.
     let first = |model: &str| {
-        r.kernels
-            .iter()
-            .find(|k| k.model == model && k.ranked.rank == Some(1))
+        let of: Vec<&KernelResult> = r.kernels.iter().filter(|k| k.model == model).collect();
+        crate::model::recommended(&of, |k| &k.ranked).copied()
     };
     let within = |k: &KernelResult| match first(&k.model) {
         Some(f) => match (
@@ -661,7 +677,9 @@ fn print_result(r: &MatrixResult) {
             f.ranked.uncertainty_seconds,
             k.ranked.seconds,
         ) {
-            (Some(b), Some(u), Some(p)) => k.ranked.rank.is_some_and(|r| r > 1) && p - b <= u,
+            (Some(b), Some(u), Some(p)) => {
+                !std::ptr::eq(f, k) && k.ranked.seconds.is_some() && (p - b).abs() <= u
+            }
             _ => false,
         },
         None => false,
@@ -687,15 +705,22 @@ fn print_result(r: &MatrixResult) {
             .map(|k| {
                 format!(
                     "{} ({})",
-                    k.ranked.variant.name(),
+                    k.ranked.config.label(),
                     common::fmt_seconds(k.ranked.seconds.unwrap_or(f64::NAN))
                 )
             })
             .collect();
         println!(
-            "recommendation ({m}): {} — {}{}{}",
-            f.ranked.variant.name(),
+            "recommendation ({m}): {} — {}{}{}{}",
+            f.ranked.config.label(),
             predicted_text(&f.ranked),
+            match (f.ranked.picked, f.ranked.rank) {
+                (true, Some(k)) => format!(
+                    " (rank {k}: the second stage picks it over the predicted-fastest, from what \
+                     was measured on the most similar training matrices)"
+                ),
+                _ => String::new(),
+            },
             match (f.ranked.effective_gbs, f.bandwidth_share, &f.ceiling) {
                 (Some(g), Some(s), Some(c)) => format!(
                     ", {g:.0} GB/s effective = {:.0} % of the {:.0} GB/s {} ceiling",
@@ -752,14 +777,15 @@ fn print_result(r: &MatrixResult) {
     let mut refused: Vec<String> = Vec::new();
     for k in &r.kernels {
         let x = &k.ranked;
-        let tie = match within(k) {
-            true => "within the uncertainty of rank 1".to_string(),
-            false => String::new(),
+        let tie = match (x.picked, within(k)) {
+            (true, _) => "recommended (second stage)".to_string(),
+            (false, true) => "within the uncertainty of the recommendation".to_string(),
+            (false, false) => String::new(),
         };
         let mut row = vec![
             k.model.clone(),
             x.rank.map_or("—".into(), |r| r.to_string()),
-            x.variant.name(),
+            x.config.label(),
             predicted_text(x),
             x.effective_gbs.map_or("—".into(), |g| format!("{g:.1}")),
             k.bandwidth_share
@@ -779,7 +805,7 @@ fn print_result(r: &MatrixResult) {
         // A refusal's reason is a sentence: under the table, not in it.
         let input = match x.seconds {
             None => {
-                refused.push(format!("{} ({}): {}", x.variant.name(), k.model, x.note));
+                refused.push(format!("{} ({}): {}", x.config.label(), k.model, x.note));
                 "refused: see below".to_string()
             }
             Some(_) => x.note.clone(),
@@ -797,7 +823,9 @@ fn print_result(r: &MatrixResult) {
     }
     println!("{t}");
     println!(
-        "rank 1 is the recommendation; predicted = time of one SpMV (median of back-to-back runs) \
+        "rank = order of the predicted times; the recommendation is rank 1 unless marked \
+         \"recommended (second stage)\"; kernel = format and thread mapping, @N its CUDA block \
+         size where not 256; predicted = time of one SpMV (median of back-to-back runs) \
          ± the model's one-sigma held-out error for that configuration and size of matrix; pred. GB/s = bytes the \
          format must move (arrays, x, y) / predicted time; of BW = that against the device's \
          measured ceiling (L2 when the bytes fit in it, else DRAM)"
@@ -847,7 +875,7 @@ fn print_summary(s: &[ModelSummary]) {
     for ModelSummary { model, summary: x } in s {
         t.add_row(vec![
             model.clone(),
-            x.variant.name(),
+            x.label.clone(),
             x.precision.to_string(),
             x.count.to_string(),
             format!("{:.1} %", 100.0 * x.mean),

@@ -61,6 +61,13 @@ pub struct Args {
     /// profile trained before models carried them, on the same tables.
     #[arg(long, conflicts_with_all = ["report", "records"])]
     calibration_only: bool,
+    /// Fit no first stage: read the held-out records of an earlier `train --folds …
+    /// --records RECORDS` on the same tables, fit the second stage of the recommendation on
+    /// them into --base's `sparsecast` models (cross-validated by the same --folds family
+    /// folds: --report) and write --out. `train --folds` with `sparsecast` among --models
+    /// fits it anyway; this refits it alone.
+    #[arg(long, value_name = "RECORDS", conflicts_with_all = ["records", "calibration_only"])]
+    stage_from: Option<PathBuf>,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -161,6 +168,24 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if a.calibration_only {
         return calibration_only(profile, &refs, &a.out);
     }
+    if let Some(records) = &a.stage_from {
+        let cases = crate::learn::stage::read_records(records, "sparsecast")
+            .with_context(|| format!("reading {}", records.display()))?;
+        let md = stage(&mut profile, &cases, a.folds.max(2))?;
+        profile
+            .save(&a.out)
+            .with_context(|| format!("writing {}", a.out.display()))?;
+        if let Some(path) = &a.report {
+            crate::util::write_atomic(path, |w| w.write_all(md.as_bytes()))?;
+        }
+        println!(
+            "wrote {} with the second stage fitted on {}",
+            a.out.display(),
+            records.display()
+        );
+        print!("{md}");
+        return Ok(());
+    }
     let learned: Vec<&str> = learn::learners().iter().map(|l| l.name()).collect();
 
     // The base profile's other models, as they were (before the new ones replace any).
@@ -232,7 +257,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     profile
         .save(&a.out)
         .with_context(|| format!("writing {}", a.out.display()))?;
-    let profile_bytes = std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0);
 
     let rep = if a.folds > 0 {
         let outcome = cv::run(&rows, &learners, &sections, a.folds, a.quick_cv, &|m| {
@@ -247,12 +271,40 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 Ok(())
             })?;
         }
-        Some(report::summarize(&outcome, a.folds.max(2)))
+        // The second stage of the recommendation, on the held-out predictions of `sparsecast`.
+        let stage_md = match learners.iter().any(|l| l.name() == "sparsecast") {
+            true => {
+                bar.tick("the second stage of the recommendation");
+                let mut cases = crate::learn::stage::Cases::default();
+                for r in &outcome.records {
+                    cases.add(r, "sparsecast");
+                }
+                let md = stage(&mut profile, &cases.finish(), a.folds.max(2))?;
+                profile
+                    .save(&a.out)
+                    .with_context(|| format!("writing {}", a.out.display()))?;
+                Some(md)
+            }
+            false => None,
+        };
+        Some((report::summarize(&outcome, a.folds.max(2)), stage_md))
     } else {
         None
     };
     bar.bar.finish_and_clear();
-    let md = rep.as_ref().map(report::markdown);
+    let profile_bytes = std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0);
+    let (rep, stage_md) = match rep {
+        Some((r, s)) => (Some(r), s),
+        None => (None, None),
+    };
+    let md = rep.as_ref().map(|r| {
+        let mut md = report::markdown(r);
+        if let Some(s) = &stage_md {
+            md.push('\n');
+            md.push_str(s);
+        }
+        md
+    });
     if let (Some(path), Some(md)) = (&a.report, &md) {
         crate::util::write_atomic(path, |w| w.write_all(md.as_bytes()))?;
     }
@@ -302,6 +354,34 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         print!("{md}");
     }
     Ok(())
+}
+
+/// Fit the second stage of the recommendation ([`learn::stage`]) on `cases` into every
+/// `sparsecast` model of `profile` (each precision its library), cross-validate it by `folds`
+/// family folds, and return the report's section.
+fn stage(
+    profile: &mut Profile,
+    cases: &[learn::stage::Case],
+    folds: usize,
+) -> anyhow::Result<String> {
+    let scores =
+        learn::stage::cross_validate(cases, folds).context("cross-validating the second stage")?;
+    let stages = learn::stage::fit(cases).context("fitting the second stage")?;
+    let mut stored = 0;
+    for s in &mut profile.precisions {
+        for m in &mut s.models {
+            if let crate::model::StoredModel::Sparsecast(o) = &mut m.model {
+                if o.cross.is_none() {
+                    o.pick = stages[(o.precision == Precision::F64) as usize].clone();
+                    stored += o.pick.is_some() as usize;
+                }
+            }
+        }
+    }
+    if stored == 0 {
+        bail!("the profile has no sparsecast model to store the second stage in");
+    }
+    Ok(learn::stage::markdown(&scores, folds))
 }
 
 /// `--calibration-only` (see [`Args`]).

@@ -113,19 +113,7 @@ impl TableRow {
 /// Read a table (`.jsonl` or `.jsonl.gz`, by content); a bad line is an error naming the file
 /// and line. Rows of another schema are refused.
 pub fn read(path: &Path) -> Result<Vec<TableRow>> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| Error::Invalid(format!("{}: cannot open: {e}", path.display())))?;
-    let mut head = BufReader::new(file);
-    let gz = head
-        .fill_buf()
-        .map(|b| b.starts_with(&[0x1f, 0x8b]))
-        .map_err(|e| Error::io(path, e))?;
-    let reader: Box<dyn BufRead> = if gz {
-        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(head)))
-    } else {
-        Box::new(head)
-    };
-    parse(reader, path)
+    parse(crate::util::open_lines(path)?, path)
 }
 
 fn parse(reader: Box<dyn BufRead>, path: &Path) -> Result<Vec<TableRow>> {

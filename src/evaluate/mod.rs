@@ -149,6 +149,7 @@ pub fn report_again(dir: &Path, repredict: Option<(&Profile, Option<&[String]>)>
             by_precision.insert(p, models::models(Some(profile), p, names)?);
         }
         let params = crate::formats::FormatParams::default();
+        let mut picks = std::collections::BTreeMap::new();
         for r in records
             .iter_mut()
             .filter(|r| r.kind != record::ConfigKind::Plan)
@@ -159,7 +160,14 @@ pub fn report_again(dir: &Path, repredict: Option<(&Profile, Option<&[String]>)>
             r.predictions.clear();
             let family = record::family_of(&r.matrix, &r.source);
             for m in &by_precision[&r.precision] {
-                if let Some(pr) = run::predict(m, &family, f, v, &params) {
+                if let Some(mut pr) = run::predict(m, &family, f, v, &params) {
+                    // The second stage's pick, from this record's features (every record of a
+                    // matrix holds the same): computed once per matrix, model and precision.
+                    let key = (r.matrix.clone(), r.precision, m.model.name().to_string());
+                    let pick = picks
+                        .entry(key)
+                        .or_insert_with(|| run::stage_pick(m, &family, f, &params));
+                    pr.picked = pick.as_deref() == Some(r.config.as_str());
                     r.predictions.insert(m.model.name().to_string(), pr);
                 }
             }

@@ -68,6 +68,11 @@ pub struct Prediction {
     /// of every score ([`Record::predicted`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_sample: bool,
+    /// The model's second stage recommends this configuration of the matrix over its
+    /// predicted-fastest ([`crate::model::Model::pick`]); the reports' pick of the model is then
+    /// this one ([`crate::evaluate::stats::pick`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub picked: bool,
 }
 
 /// The matrix family of a record's matrix, as the training tables name it

@@ -713,6 +713,7 @@ mod tests {
                         statistic: Statistic::WarmMean,
                         note: None,
                         in_sample: false,
+                        picked: false,
                     },
                 )]
                 .into()

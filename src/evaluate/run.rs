@@ -319,7 +319,28 @@ pub(super) fn predict(
         statistic: m.statistic,
         note,
         in_sample: m.trained_on(family),
+        picked: false,
     })
+}
+
+/// The configuration (its name) that `m`'s second stage recommends for the matrix of
+/// `features` over its predicted-fastest ([`Model::pick`]), among every kernel it covers at
+/// `params`; `None` where it has no second stage or keeps its predicted-fastest.
+pub(super) fn stage_pick(
+    m: &EvalModel,
+    family: &str,
+    features: &Features,
+    params: &FormatParams,
+) -> Option<String> {
+    let model: &dyn Model = m.model.as_ref();
+    let mut preds: Vec<(String, f64)> = model
+        .variants()
+        .into_iter()
+        .filter_map(|v| Some((v.name(), model.predict(features, v, params).ok()?)))
+        .collect();
+    preds.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let i = model.pick(features, &preds, Some(family))?;
+    (i > 0).then(|| preds.swap_remove(i).0)
 }
 
 /// Measure the configurations `todo` of one matrix in precision `T`.
@@ -338,6 +359,20 @@ fn run_precision<T: EvalScalar>(
     let planners = models::planners::<T>(ctx.profile, p, &ctx.opts.params);
     let backend = T::backend(ctx.runner);
     let (mut ok, mut not_ok) = (0, 0);
+    // Each model's second-stage pick of this matrix, over every kernel it covers (not only
+    // those left to measure, so that a resumed run marks the same one).
+    let family = super::record::family_of(&entry.id, source);
+    let picks: Vec<(String, String)> = ctx
+        .models
+        .get(&p)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            let pick = stage_pick(m, &family, &features, &ctx.opts.params)?;
+            Some((m.model.name().to_string(), pick))
+        })
+        .collect();
+    let picked = |model: &str, cfg: &str| picks.iter().any(|(m, c)| m == model && c == cfg);
     for (i, cfg) in todo.iter().enumerate() {
         ctx.pb.set_message(format!(
             "{} {p} {} ({}/{})",
@@ -348,7 +383,6 @@ fn run_precision<T: EvalScalar>(
         ));
         let mut rec = ctx.base_record(entry, source, p, cfg);
         rec.features = Some(features.clone());
-        let family = super::record::family_of(&rec.matrix, &rec.source);
         // Whether the model named `name` trained on this matrix's family (a plan's prediction).
         let in_sample = |name: &str| {
             ctx.models
@@ -360,7 +394,8 @@ fn run_precision<T: EvalScalar>(
         match cfg.variant {
             Some(v) => {
                 for m in ctx.models.get(&p).into_iter().flatten() {
-                    if let Some(pr) = predict(m, &family, &features, v, &ctx.opts.params) {
+                    if let Some(mut pr) = predict(m, &family, &features, v, &ctx.opts.params) {
+                        pr.picked = picked(m.model.name(), &cfg.name);
                         rec.predictions.insert(m.model.name().to_string(), pr);
                     }
                 }
@@ -396,6 +431,7 @@ fn run_precision<T: EvalScalar>(
                                         statistic: planned.statistic,
                                         note: None,
                                         in_sample: in_sample(pl.model()),
+                                        picked: false,
                                     },
                                 );
                                 rec.plan = Some(planned.info.clone());

@@ -229,15 +229,20 @@ pub fn model_statistic(records: &[Record], model: &str) -> Statistic {
         .unwrap_or_default()
 }
 
-/// A model's pick for one matrix: the configuration it predicts fastest among those measured —
-/// ours or a cuSPARSE algorithm, whatever a user could call (a model that predicts no cuSPARSE
-/// algorithm picks among ours).
+/// A model's pick for one matrix: the configuration its second stage recommends where it made
+/// one ([`super::record::Prediction::picked`]), else the one it predicts fastest — among those
+/// measured, ours or a cuSPARSE algorithm, whatever a user could call (a model that predicts no
+/// cuSPARSE algorithm picks among ours).
 pub fn pick<'a>(group: &[&'a Record], model: &str) -> Option<&'a Record> {
-    group
-        .iter()
-        .filter(|r| r.kind != ConfigKind::Plan && r.status == Status::Ok)
-        .filter_map(|r| r.predicted(model).map(|p| (p, *r)))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
+    let measured = || {
+        group
+            .iter()
+            .filter(|r| r.kind != ConfigKind::Plan && r.status == Status::Ok)
+            .filter_map(|r| r.predicted(model).map(|p| (p, *r)))
+    };
+    measured()
+        .find(|(_, r)| r.predictions.get(model).is_some_and(|p| p.picked))
+        .or_else(|| measured().min_by(|a, b| a.0.total_cmp(&b.0)))
         .map(|(_, r)| r)
 }
 
@@ -276,6 +281,12 @@ pub fn tuned_pick<'a>(
         .filter(|r| r.kind != ConfigKind::Plan && r.status == Status::Ok)
         .filter(|r| r.predicted(model).is_some() && r.measured(statistic).is_some())
         .collect();
+    // The shortlist, and the second stage's pick where it made one (`predict --tune` times it
+    // too).
+    let picked = measured
+        .iter()
+        .copied()
+        .filter(|r| r.predictions.get(model).is_some_and(|p| p.picked));
     crate::model::shortlist(
         &measured,
         crate::model::SHORTLIST,
@@ -284,6 +295,7 @@ pub fn tuned_pick<'a>(
     )
     .into_iter()
     .map(|i| measured[i])
+    .chain(picked)
     .min_by(|a, b| {
         let t = |r: &Record| r.measured(statistic).unwrap_or(f64::INFINITY);
         t(a).total_cmp(&t(b))
@@ -629,6 +641,7 @@ mod tests {
                     statistic: Statistic::WarmMean,
                     note: None,
                     in_sample: false,
+                    picked: false,
                 },
             );
         }
@@ -636,6 +649,25 @@ mod tests {
         r.backend = "cpu".into();
         r.predictions = predictions;
         r
+    }
+
+    #[test]
+    fn a_second_stage_pick_is_the_models_pick_where_it_was_measured() {
+        let mut g = vec![
+            r("m", "csr-scalar", Some(3.0), Some(1.0)),
+            r("m", "ell", Some(1.0), Some(2.0)),
+            r("m", "coo", None, Some(1.5)),
+        ];
+        fn refs(g: &[Record]) -> Vec<&Record> {
+            g.iter().collect()
+        }
+        assert_eq!(pick(&refs(&g), "analytical").unwrap().config, "csr-scalar");
+        g[1].predictions.get_mut("analytical").unwrap().picked = true;
+        assert_eq!(pick(&refs(&g), "analytical").unwrap().config, "ell");
+        // A picked configuration that was not measured leaves the argmin of the measured.
+        g[1].predictions.get_mut("analytical").unwrap().picked = false;
+        g[2].predictions.get_mut("analytical").unwrap().picked = true;
+        assert_eq!(pick(&refs(&g), "analytical").unwrap().config, "csr-scalar");
     }
 
     #[test]

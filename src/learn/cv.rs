@@ -125,6 +125,7 @@ fn predict_row(
                     note: None,
                     // Held out: the fold's model never saw this family.
                     in_sample: false,
+                    picked: false,
                 },
             );
         }

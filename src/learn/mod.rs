@@ -39,6 +39,7 @@ pub mod lr;
 pub mod own;
 pub mod report;
 pub mod select;
+pub mod stage;
 pub mod transfer;
 
 use crate::backend::{KernelConfig, Variant};
@@ -222,7 +223,22 @@ macro_rules! learned_model {
                     params: params.clone(),
                     block_size: $crate::backend::KernelConfig::DEFAULT_BLOCK_SIZE,
                 };
-                let label = $crate::learn::label_of($family, &cfg)?;
+                self.predict_detail_config(features, &cfg)
+            }
+            fn pick(
+                &self,
+                features: &$crate::features::Features,
+                predicted: &[(String, f64)],
+                family: Option<&str>,
+            ) -> Option<usize> {
+                $crate::learn::Uncertain::pick(self, features, predicted, family)
+            }
+            fn predict_detail_config(
+                &self,
+                features: &$crate::features::Features,
+                cfg: &$crate::backend::KernelConfig,
+            ) -> $crate::Result<$crate::model::Prediction> {
+                let label = $crate::learn::label_of($family, cfg)?;
                 let (seconds, uncertainty) =
                     match $crate::learn::Uncertain::detail_label(self, features, &label) {
                         Some(d) => d.map(|(t, u)| (t, Some(u)))?,
@@ -275,6 +291,17 @@ pub trait Uncertain {
         let _ = (f, label);
         None
     }
+    /// The model's second-stage recommendation ([`crate::model::Model::pick`]); none by
+    /// default.
+    fn pick(
+        &self,
+        f: &crate::features::Features,
+        predicted: &[(String, f64)],
+        family: Option<&str>,
+    ) -> Option<usize> {
+        let _ = (f, predicted, family);
+        None
+    }
 }
 
 impl Uncertain for lr::LrModel {}
@@ -290,6 +317,14 @@ impl Uncertain for own::OwnModel {
         label: &str,
     ) -> Option<crate::Result<(f64, f64)>> {
         Some(self.detail(f, label).map(|(t, s)| (t, t * s)))
+    }
+    fn pick(
+        &self,
+        f: &crate::features::Features,
+        predicted: &[(String, f64)],
+        family: Option<&str>,
+    ) -> Option<usize> {
+        self.pick.as_ref()?.pick(f, predicted, family)
     }
 }
 

@@ -197,6 +197,12 @@ pub struct OwnModel {
     /// reference, for times measured there (`predict --measured-on`, [`super::cross_own`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross: Option<super::cross_own::ReferenceSide>,
+    /// The second stage of the recommendation ([`super::stage`]): which of the predicted-fastest
+    /// configurations to recommend, from the held-out predictions of the cross-validation and
+    /// what the corpus measured on similar matrices. `None`: the fastest predicted (models
+    /// trained without `--folds`, or stored before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<super::stage::PickStage>,
 }
 
 impl super::ConfigEntry for OwnConfig {
@@ -488,6 +494,9 @@ impl OwnModel {
         OwnModel {
             device,
             trained_on: Some(self.trained_on.unwrap_or(self.device)),
+            // The second stage learned how this device's predictions miss, and its library
+            // holds what this device measured: not carried to another.
+            pick: None,
             ..self.clone()
         }
     }
@@ -815,6 +824,7 @@ pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Resul
         reference,
         calibration: None,
         cross: None,
+        pick: None,
     })
 }
 

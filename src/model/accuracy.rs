@@ -16,6 +16,10 @@ pub struct Sample {
     /// Which kernel.
     #[serde(serialize_with = "variant_name")]
     pub variant: Variant,
+    /// The configuration's label (the variant's name, and its block size or parameters where
+    /// not the defaults): what the statistics are grouped by.
+    #[serde(skip)]
+    pub label: String,
     /// Value precision.
     pub precision: Precision,
     /// Predicted seconds.
@@ -42,6 +46,9 @@ pub struct Summary {
     /// Kernel.
     #[serde(serialize_with = "variant_name")]
     pub variant: Variant,
+    /// The configuration's label ([`Sample::label`]).
+    #[serde(rename = "config")]
+    pub label: String,
     /// Precision.
     pub precision: Precision,
     /// Matrices.
@@ -76,6 +83,7 @@ pub fn benchmark_samples(
             Ok(Sample {
                 input: format!("benchmark R={} P_NZ={}", m.rows, m.pnz),
                 variant: m.kernel,
+                label: m.kernel.name(),
                 precision: model.precision(),
                 predicted: model.predict_shape(&shape, m.kernel, &params)?,
                 measured: m.time(statistic),
@@ -86,17 +94,17 @@ pub fn benchmark_samples(
 
 /// Statistics per (kernel, precision), in order of first appearance.
 pub fn summarize(samples: &[Sample]) -> Vec<Summary> {
-    let mut keys: Vec<(Variant, Precision)> = Vec::new();
+    let mut keys: Vec<(Variant, &str, Precision)> = Vec::new();
     for s in samples {
-        if !keys.contains(&(s.variant, s.precision)) {
-            keys.push((s.variant, s.precision));
+        if !keys.contains(&(s.variant, s.label.as_str(), s.precision)) {
+            keys.push((s.variant, &s.label, s.precision));
         }
     }
     keys.into_iter()
-        .map(|(variant, precision)| {
+        .map(|(variant, label, precision)| {
             let mut d: Vec<f64> = samples
                 .iter()
-                .filter(|s| s.variant == variant && s.precision == precision)
+                .filter(|s| s.label == label && s.precision == precision)
                 .map(Sample::difference_rate)
                 .collect();
             d.sort_by(f64::total_cmp);
@@ -108,6 +116,7 @@ pub fn summarize(samples: &[Sample]) -> Vec<Summary> {
             };
             Summary {
                 variant,
+                label: label.to_string(),
                 precision,
                 count: n,
                 mean: d.iter().sum::<f64>() / n as f64,
@@ -128,6 +137,7 @@ mod tests {
         Sample {
             input: "m".into(),
             variant: v,
+            label: v.name(),
             precision: Precision::F32,
             predicted: p,
             measured: m,

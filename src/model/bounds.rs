@@ -212,6 +212,28 @@ impl<M: Model> Model for Bounded<M> {
     ) -> Option<f64> {
         self.model.uncertainty_config(features, cfg)
     }
+    fn predict_detail_config(
+        &self,
+        features: &Features,
+        cfg: &crate::backend::KernelConfig,
+    ) -> Result<Prediction> {
+        let raw = self.model.predict_detail_config(features, cfg)?;
+        let shape = Shape::for_params(features, &cfg.params);
+        let (seconds, clamped) = self.checked(&shape, cfg.variant, &cfg.params, raw.seconds);
+        Ok(Prediction {
+            seconds,
+            uncertainty: raw.uncertainty,
+            clamped: clamped.or(raw.clamped),
+        })
+    }
+    fn pick(
+        &self,
+        features: &Features,
+        predicted: &[(String, f64)],
+        family: Option<&str>,
+    ) -> Option<usize> {
+        self.model.pick(features, predicted, family)
+    }
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use crate::{Error, Precision, Result};
 pub use analytical::AnalyticalModel;
 pub use bounds::{Bounded, DeviceBounds};
 pub use cross::CrossModel;
-pub use rank::{rank, shortlist, Ranked, Ranking, SHORTLIST};
+pub use rank::{rank, rank_with, recommended, shortlist, Coverage, Ranked, Ranking, SHORTLIST};
 pub use registry::{NamedModel, StoredModel};
 pub use statistical::StatisticalModel;
 
@@ -134,6 +134,33 @@ pub trait Model: Send + Sync {
         }
         self.predict(features, cfg.variant, &cfg.params)
     }
+    /// [`Model::predict_detail`] of a full configuration: by default that of the variant at
+    /// the default block size, else [`Model::predict_config`] with
+    /// [`Model::uncertainty_config`].
+    fn predict_detail_config(&self, features: &Features, cfg: &KernelConfig) -> Result<Prediction> {
+        if cfg.block_size == KernelConfig::DEFAULT_BLOCK_SIZE {
+            return self.predict_detail(features, cfg.variant, &cfg.params);
+        }
+        Ok(Prediction {
+            seconds: self.predict_config(features, cfg)?,
+            uncertainty: self.uncertainty_config(features, cfg),
+            clamped: None,
+        })
+    }
+    /// A second stage's recommendation among the model's own predictions of one matrix,
+    /// `predicted` = `(configuration label, seconds)` fastest first: the index of the one to
+    /// recommend, or `None` to recommend the fastest predicted (the default; see
+    /// [`crate::learn::stage`] for the one `sparsecast` has). `family` is the matrix's family
+    /// as the training tables name it, if known.
+    fn pick(
+        &self,
+        features: &Features,
+        predicted: &[(String, f64)],
+        family: Option<&str>,
+    ) -> Option<usize> {
+        let _ = (features, predicted, family);
+        None
+    }
 }
 
 /// A reference to a model is a model (so that [`Bounded`] can wrap a model of a profile).
@@ -183,6 +210,17 @@ impl<M: Model + ?Sized> Model for &M {
     }
     fn uncertainty_config(&self, features: &Features, cfg: &KernelConfig) -> Option<f64> {
         (**self).uncertainty_config(features, cfg)
+    }
+    fn predict_detail_config(&self, features: &Features, cfg: &KernelConfig) -> Result<Prediction> {
+        (**self).predict_detail_config(features, cfg)
+    }
+    fn pick(
+        &self,
+        features: &Features,
+        predicted: &[(String, f64)],
+        family: Option<&str>,
+    ) -> Option<usize> {
+        (**self).pick(features, predicted, family)
     }
 }
 

@@ -2,7 +2,7 @@
 //! bandwidth, rank (1 = the recommendation).
 
 use super::{Model, Shape};
-use crate::backend::Variant;
+use crate::backend::KernelConfig;
 use crate::features::Features;
 use crate::formats::FormatParams;
 use serde::Serialize;
@@ -11,9 +11,11 @@ use std::time::Instant;
 /// One kernel's line of a ranking.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Ranked {
-    /// Kernel name (`csr-vector`, `ell`, …).
-    #[serde(serialize_with = "variant_name")]
-    pub variant: Variant,
+    /// The configuration: kernel, format parameters, CUDA block size. Serialized as its label
+    /// under the key `variant` (`csr-vector`, `ell@128`, `sell-c512-s2048`, …), the name the
+    /// training tables and the evaluation records give it.
+    #[serde(rename = "variant", serialize_with = "config_label")]
+    pub config: KernelConfig,
     /// Predicted seconds, `None` if the model refused.
     pub seconds: Option<f64>,
     /// Bytes one SpMV must move (format arrays + x + y).
@@ -24,6 +26,10 @@ pub struct Ranked {
     pub rank: Option<usize>,
     /// What the model used (strips, P_NZ, HYB split …) or why it refused.
     pub note: String,
+    /// The model's own recommendation where it is not rank 1: a second stage
+    /// ([`Model::pick`]) chose it among the predicted-fastest.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub picked: bool,
     /// The model's uncertainty of `seconds` (one standard deviation), if it gives one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uncertainty_seconds: Option<f64>,
@@ -42,29 +48,90 @@ pub struct Ranking {
 }
 
 impl Ranking {
-    /// The recommended kernel, if any was predicted.
+    /// The recommended kernel, if any was predicted: the model's second-stage pick where it
+    /// made one, else rank 1.
     pub fn best(&self) -> Option<&Ranked> {
-        self.rows.first().filter(|r| r.rank == Some(1))
+        recommended(&self.rows, |r| r)
     }
 }
 
-fn variant_name<S: serde::Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&v.name())
+/// The recommendation among `items` (each holding a [`Ranked`], in ranking order): the picked
+/// one, else the one of rank 1. Generic so that `predict`'s results, which wrap each row, find
+/// it by the same rule.
+pub fn recommended<T>(items: &[T], ranked: impl Fn(&T) -> &Ranked) -> Option<&T> {
+    items
+        .iter()
+        .find(|x| ranked(x).picked)
+        .or_else(|| items.iter().find(|x| ranked(x).rank == Some(1)))
 }
 
-/// Predict every kernel of `model` for the matrix of `features` and rank them.
+fn config_label<S: serde::Serializer>(c: &KernelConfig, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&c.label())
+}
+
+/// Which configurations a ranking covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// Each kernel of [`Model::variants`] once, at the default block size with the caller's
+    /// format parameters (the optimizer's single formats, whose plans name a kernel, not a
+    /// block size).
+    Variants,
+    /// Every configuration of [`Model::configs`] — block sizes and SELL-C-σ parameter sets
+    /// included — what `predict` ranks and recommends from (issue 14: the recommendation is
+    /// the predicted-fastest of everything a user could call). A configuration with default
+    /// format parameters takes the caller's.
+    Configs,
+}
+
+/// Predict every kernel of `model` for the matrix of `features` and rank them
+/// ([`Coverage::Variants`]; see [`rank_with`]).
 pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ranking {
+    rank_with(model, features, params, Coverage::Variants, None)
+}
+
+/// Predict the configurations of `coverage` for the matrix of `features`, rank them by
+/// predicted time, and let the model's second stage ([`Model::pick`]) mark its recommendation
+/// where it has one. `family` names the matrix's family as the training tables do, so that a
+/// second stage leaves the matrix's own family out of what it compares with.
+pub fn rank_with(
+    model: &dyn Model,
+    features: &Features,
+    params: &FormatParams,
+    coverage: Coverage,
+    family: Option<&str>,
+) -> Ranking {
     let start = Instant::now();
-    // The access counts size the padded formats (SELL-C-σ, BSR, DIA) from the features alone.
-    let shape = Shape::for_params(features, params);
+    let configs: Vec<KernelConfig> = match coverage {
+        Coverage::Variants => model
+            .variants()
+            .into_iter()
+            .map(|v| KernelConfig {
+                params: params.clone(),
+                ..KernelConfig::new(v)
+            })
+            .collect(),
+        Coverage::Configs => model
+            .configs()
+            .into_iter()
+            .map(|c| match c.params == FormatParams::default() {
+                true => KernelConfig {
+                    params: params.clone(),
+                    ..c
+                },
+                false => c,
+            })
+            .collect(),
+    };
     let value_bytes = model.precision().bytes() as u64;
-    let mut rows: Vec<Ranked> = model
-        .variants()
+    let mut rows: Vec<Ranked> = configs
         .into_iter()
-        .map(|v| {
+        .map(|cfg| {
+            let (v, params) = (cfg.variant, &cfg.params);
+            // The access counts size the padded formats (SELL-C-σ, BSR, DIA) from the features.
+            let shape = Shape::for_params(features, params);
             // A format that refuses the matrix is refused; bytes the summary cannot size (a
             // cuSPARSE algorithm's own layout) are only left blank.
-            let res = model.predict_detail(features, v, params).and_then(|p| {
+            let res = model.predict_detail_config(features, &cfg).and_then(|p| {
                 let b = match shape.working_set_bytes(v, params, value_bytes) {
                     Ok(b) => Some(b),
                     Err(crate::Error::Unsupported(_)) => None,
@@ -74,7 +141,7 @@ pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ra
             });
             match res {
                 Ok((p, b)) => Ranked {
-                    variant: v,
+                    config: cfg.clone(),
                     seconds: Some(p.seconds),
                     bytes: b,
                     effective_gbs: b.map(|b| b as f64 / p.seconds / 1e9),
@@ -85,9 +152,10 @@ pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ra
                     },
                     uncertainty_seconds: p.uncertainty,
                     clamped: p.clamped,
+                    picked: false,
                 },
                 Err(e) => Ranked {
-                    variant: v,
+                    config: cfg.clone(),
                     seconds: None,
                     bytes: None,
                     effective_gbs: None,
@@ -95,6 +163,7 @@ pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ra
                     note: e.to_string(),
                     uncertainty_seconds: None,
                     clamped: None,
+                    picked: false,
                 },
             }
         })
@@ -108,6 +177,16 @@ pub fn rank(model: &dyn Model, features: &Features, params: &FormatParams) -> Ra
     });
     for (i, r) in rows.iter_mut().filter(|r| r.seconds.is_some()).enumerate() {
         r.rank = Some(i + 1);
+    }
+    let predicted: Vec<(String, f64)> = rows
+        .iter()
+        .filter_map(|r| r.seconds.map(|s| (r.config.label(), s)))
+        .collect();
+    if let Some(i) = model.pick(features, &predicted, family) {
+        // `predicted` is the ranked prefix of `rows`; a pick of rank 1 marks nothing.
+        if i > 0 && i < predicted.len() {
+            rows[i].picked = true;
+        }
     }
     Ranking {
         rows,
@@ -155,6 +234,7 @@ pub fn shortlist<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Variant;
     use crate::{Error, Precision, Result};
 
     /// Times by kernel: CSR 3 µs, COO 1 µs, ELL refused, HYB 2 µs.
@@ -193,18 +273,97 @@ mod tests {
         let a = crate::Csr::<f64>::from_triplets(100, 100, &rows, &cols, &[1.0; 200]).unwrap();
         assert_eq!(a.row_lengths(), lens);
         let r = rank(&Fixed, &Features::compute(&a), &FormatParams::default());
-        let order: Vec<String> = r.rows.iter().map(|x| x.variant.name()).collect();
+        let order: Vec<String> = r.rows.iter().map(|x| x.config.label()).collect();
         assert_eq!(order, ["coo", "hyb", "csr-vector", "ell"]);
         assert_eq!(
             r.rows.iter().map(|x| x.rank).collect::<Vec<_>>(),
             [Some(1), Some(2), Some(3), None]
         );
-        assert_eq!(r.best().unwrap().variant, Variant::Coo);
+        assert_eq!(r.best().unwrap().config.variant, Variant::Coo);
         assert!(r.rows[3].note.contains("too wide"));
         // COO: 200 entries × 16 B + (100 + 100) × 8 B in 1 µs.
         let coo = &r.rows[0];
         assert_eq!(coo.bytes, Some(200 * 16 + 200 * 8));
         assert!((coo.effective_gbs.unwrap() - 4800.0 / 1e-6 / 1e9).abs() < 1e-9);
+    }
+
+    /// COO at block sizes 256 (2 µs) and 128 (1 µs), ELL 3 µs; its second stage picks the
+    /// configuration named `pick`, from the family `other` only.
+    struct Staged {
+        pick: &'static str,
+    }
+    impl Model for Staged {
+        fn name(&self) -> &str {
+            "staged"
+        }
+        fn precision(&self) -> Precision {
+            Precision::F64
+        }
+        fn variants(&self) -> Vec<Variant> {
+            vec![Variant::Coo, Variant::Ell]
+        }
+        fn configs(&self) -> Vec<KernelConfig> {
+            let mut c = KernelConfig::new(Variant::Coo);
+            c.block_size = 128;
+            vec![
+                KernelConfig::new(Variant::Coo),
+                c,
+                KernelConfig::new(Variant::Ell),
+            ]
+        }
+        fn predict(&self, _: &Features, v: Variant, _: &FormatParams) -> Result<f64> {
+            Ok(if v == Variant::Coo { 2e-6 } else { 3e-6 })
+        }
+        fn predict_config(&self, f: &Features, cfg: &KernelConfig) -> Result<f64> {
+            match cfg.block_size {
+                128 => Ok(1e-6),
+                _ => self.predict(f, cfg.variant, &cfg.params),
+            }
+        }
+        fn pick(&self, _: &Features, p: &[(String, f64)], family: Option<&str>) -> Option<usize> {
+            if family != Some("other") {
+                return None;
+            }
+            p.iter().position(|(l, _)| l == self.pick)
+        }
+    }
+
+    #[test]
+    fn configs_cover_block_sizes_and_the_second_stage_marks_its_pick() {
+        let a = crate::Csr::<f64>::from_triplets(4, 4, &[0, 1, 2, 3], &[0, 1, 2, 3], &[1.0; 4])
+            .unwrap();
+        let f = Features::compute(&a);
+        let p = FormatParams::default();
+        let m = Staged { pick: "ell" };
+        let labels = |r: &Ranking| r.rows.iter().map(|x| x.config.label()).collect::<Vec<_>>();
+        // Variants: one line per kernel at the default block size.
+        let r = rank(&m, &f, &p);
+        assert_eq!(labels(&r), ["coo", "ell"]);
+        // Configs: the block size too, ranked by predicted time.
+        let r = rank_with(&m, &f, &p, Coverage::Configs, None);
+        assert_eq!(labels(&r), ["coo@128", "coo", "ell"]);
+        assert_eq!(r.best().unwrap().config.label(), "coo@128");
+        assert!(r.rows.iter().all(|x| !x.picked));
+        // The second stage's pick (rank 3) is the recommendation; the ranks stay by time.
+        let r = rank_with(&m, &f, &p, Coverage::Configs, Some("other"));
+        assert_eq!(r.best().unwrap().config.label(), "ell");
+        assert_eq!(r.best().unwrap().rank, Some(3));
+        assert_eq!(r.rows.iter().filter(|x| x.picked).count(), 1);
+        let json = serde_json::to_value(&r.rows[2]).unwrap();
+        assert_eq!(
+            (json["variant"].as_str(), json["picked"].as_bool()),
+            (Some("ell"), Some(true))
+        );
+        // A pick of rank 1 marks nothing: rank 1 is the recommendation anyway.
+        let r = rank_with(
+            &Staged { pick: "coo@128" },
+            &f,
+            &p,
+            Coverage::Configs,
+            Some("other"),
+        );
+        assert!(r.rows.iter().all(|x| !x.picked));
+        assert_eq!(r.best().unwrap().rank, Some(1));
     }
 
     #[test]
@@ -228,12 +387,12 @@ mod tests {
         for x in &r.rows {
             let b = x
                 .bytes
-                .unwrap_or_else(|| panic!("{} not sized", x.variant.name()));
+                .unwrap_or_else(|| panic!("{} not sized", x.config.label()));
             // At least the value of every non-zero, x and y.
             assert!(
                 b >= a.nnz() as u64 * 8 + 2 * 64 * 8,
                 "{}: {b}",
-                x.variant.name()
+                x.config.label()
             );
             assert!(x.effective_gbs.is_some());
         }

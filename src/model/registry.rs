@@ -183,6 +183,28 @@ impl Model for StoredModel {
     ) -> Result<f64> {
         self.model().predict_config(features, cfg)
     }
+    fn uncertainty_config(
+        &self,
+        features: &crate::features::Features,
+        cfg: &crate::backend::KernelConfig,
+    ) -> Option<f64> {
+        self.model().uncertainty_config(features, cfg)
+    }
+    fn predict_detail_config(
+        &self,
+        features: &crate::features::Features,
+        cfg: &crate::backend::KernelConfig,
+    ) -> Result<super::Prediction> {
+        self.model().predict_detail_config(features, cfg)
+    }
+    fn pick(
+        &self,
+        features: &crate::features::Features,
+        predicted: &[(String, f64)],
+        family: Option<&str>,
+    ) -> Option<usize> {
+        self.model().pick(features, predicted, family)
+    }
 }
 
 /// A model of a profile with its name.
@@ -218,11 +240,25 @@ impl NamedModel {
 }
 
 /// Whether `family` is in the sorted list `families` (a model's
-/// [`NamedModel::trained_families`]).
+/// [`NamedModel::trained_families`]). A generated matrix is named by its id where it is
+/// evaluated (`gen/s11-00208-blockdiag-20732x10-s4058826902`, [`crate::evaluate::record::family_of`])
+/// but by its draw's family in the training tables (`gen/s11-00208`,
+/// `crate::corpus::draw`): such an id is in the list when its family — the id up to a `-` —
+/// is. (Before session 26 only the exact name matched, so `evaluate` and `predict` scored
+/// generated matrices a model had trained on as held out.)
 pub fn in_families(families: &[String], family: &str) -> bool {
-    families
-        .binary_search_by(|f| f.as_str().cmp(family))
-        .is_ok()
+    match families.binary_search_by(|f| f.as_str().cmp(family)) {
+        Ok(_) => true,
+        // The greatest name below `family` is its draw family if any is: `-` sorts below
+        // every digit and letter, so no other name falls between `gen/x-1` and `gen/x-1-…`.
+        Err(i) => {
+            family.starts_with("gen/")
+                && i > 0
+                && family
+                    .strip_prefix(families[i - 1].as_str())
+                    .is_some_and(|rest| rest.starts_with('-'))
+        }
+    }
 }
 
 /// Keep the models named in `names` (all when `None`), in the order given; an unknown name is an
@@ -249,4 +285,31 @@ pub fn select<'a>(
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_families;
+
+    #[test]
+    fn a_generated_matrix_is_in_the_families_of_its_draw() {
+        let fams: Vec<String> = ["cage11", "gen/s11-00208", "gen/s11-m00012", "kron-x"]
+            .map(String::from)
+            .to_vec();
+        assert!(in_families(&fams, "cage11"));
+        assert!(in_families(&fams, "gen/s11-00208"));
+        assert!(in_families(
+            &fams,
+            "gen/s11-00208-blockdiag-20732x10-s4058826902"
+        ));
+        assert!(in_families(
+            &fams,
+            "gen/s11-m00012-stack-random-3x3+banded-9-b1-s1"
+        ));
+        // Another draw index, a longer index, or a file are not.
+        assert!(!in_families(&fams, "gen/s11-00209-blockdiag-20732x10-s1"));
+        assert!(!in_families(&fams, "gen/s11-002080-random-1x1"));
+        assert!(!in_families(&fams, "cage11-x"));
+        assert!(!in_families(&fams, "gen/s10-00208-banded-9-b1-s1"));
+    }
 }

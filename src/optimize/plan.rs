@@ -190,7 +190,7 @@ impl Plan {
                 .singles
                 .iter()
                 .map(|r| SingleFormat {
-                    kernel: r.variant,
+                    kernel: r.config.variant,
                     predicted_seconds: r.seconds,
                     note: r.note.clone(),
                 })

@@ -241,7 +241,7 @@ fn singles(model: &dyn BlockModel, features: &Features, params: &FormatParams) -
     let val = model.model().precision().bytes() as u64;
     let mut rows = rank(model.model(), features, params).rows;
     for r in &mut rows {
-        if let Some(why) = format_refusal(&shape, r.variant, params, val) {
+        if let Some(why) = format_refusal(&shape, r.config.variant, params, val) {
             r.note = format!("format {} refuses the matrix: {}", why.format, why.reason);
             (r.seconds, r.bytes, r.effective_gbs, r.rank) = (None, None, None, None);
         }

@@ -174,6 +174,7 @@ fn base_model(rows: &[TableRow], device: Device) -> OwnModel {
         reference: None,
         calibration: None,
         cross: None,
+        pick: None,
     }
 }
 

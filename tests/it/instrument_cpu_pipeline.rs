@@ -380,48 +380,37 @@ fn predict_tune_times_only_the_shortlist_and_recommends_its_fastest() {
 }
 
 /// A recommendation too close to call (configurations within its uncertainty) points to
-/// `--tune`; one that is not, does not; and not once something was timed.
+/// `--tune`; one that is not, does not; and not once something was timed. (Which matrix is a
+/// tie depends on the shipped profile: cage11 in f32 is one with the profile of session 26 —
+/// csr-t4 at block sizes 256 and 128 — and in f64 not.)
 #[test]
 fn a_tie_within_the_uncertainty_points_to_tune() {
-    let Some(ex5) = crate::common::shared_matrix("EX5.mtx.gz") else {
-        return;
+    let predict = |precision: &str, extra: &[&str]| {
+        run_ok(
+            bin()
+                .args(["predict", "--precision", precision, "--gpu", "h200"])
+                .args(extra)
+                .arg(data("cage11.mtx.gz")),
+        )
     };
-    let out = run_ok(
-        bin()
-            .args(["predict", "--precision", "f64", "--gpu", "h200"])
-            .arg(&ex5),
-    );
-    let tie = out.contains("within its uncertainty");
-    assert_eq!(
-        tie,
-        out.contains("`--tune` on the device times the 3"),
-        "{out}"
-    );
-    assert!(
-        tie,
-        "EX5 on the H200 profile is a tie (csr-t8 / csr-t16): {out}"
-    );
-    let out = run_ok(
-        bin()
-            .args(["predict", "--precision", "f32", "--gpu", "h200"])
-            .arg(data("cage11.mtx.gz")),
-    );
-    assert!(!out.contains("within its uncertainty"), "{out}");
-    assert!(!out.contains("--tune"), "{out}");
-    let out = run_ok(
-        bin()
-            .args([
-                "predict",
-                "--precision",
-                "f64",
-                "--gpu",
-                "h200",
-                "--tune",
-                "1",
-            ])
-            .args(["--backend", "cpu"])
-            .arg(&ex5),
-    );
+    for precision in ["f32", "f64"] {
+        let out = predict(precision, &[]);
+        let tie = out.contains("within its uncertainty");
+        assert_eq!(
+            tie,
+            out.contains("`--tune` on the device times the 3"),
+            "{out}"
+        );
+        assert_eq!(
+            tie,
+            precision == "f32",
+            "cage11 {precision} on the H200 profile: {out}"
+        );
+        if !tie {
+            assert!(!out.contains("--tune"), "{out}");
+        }
+    }
+    let out = predict("f32", &["--tune", "1", "--backend", "cpu"]);
     assert!(out.contains("tuned recommendation"), "{out}");
     assert!(!out.contains("`--tune` on the device"), "{out}");
 }

@@ -328,3 +328,78 @@ fn a_quick_cross_validation_predicts_what_the_full_one_does() {
     }
     assert!(compared > 100, "{compared}");
 }
+
+#[test]
+fn train_fits_the_second_stage_of_the_recommendation_and_refits_it_from_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, rep, recs) = (
+        dir.path().join("p.json"),
+        dir.path().join("cv.md"),
+        dir.path().join("cv.jsonl"),
+    );
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/cpu-example.json");
+    let train = |base: &Path, extra: &[&str], out: &Path| {
+        let o = super::common::bin()
+            .args(["train", "--models", "sparsecast", "--folds", "3", "--data"])
+            .arg(small_table())
+            .arg("--base")
+            .arg(base)
+            .arg("--out")
+            .arg(out)
+            .arg("--report")
+            .arg(&rep)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(&rep).unwrap()
+    };
+    let staged = |p: &Path| {
+        Profile::load(p)
+            .unwrap()
+            .precisions
+            .iter()
+            .flat_map(|s| &s.models)
+            .filter_map(|m| match &m.model {
+                StoredModel::Sparsecast(o) => o.pick.clone(),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let md = train(
+        &base,
+        &["--quick-cv", "--records", recs.to_str().unwrap()],
+        &out,
+    );
+    assert!(md.contains("second stage of the recommendation"), "{md}");
+    let stages = staged(&out);
+    // One per precision, each with its precision's matrices as its library.
+    assert_eq!(stages.len(), 2);
+    assert_eq!(stages.iter().filter(|s| s.f64).count(), 1);
+    for s in &stages {
+        assert_eq!(s.library.families.len(), 12, "{}", s.f64);
+        assert_eq!(s.library.regrets.len(), 12 * s.configs.len());
+    }
+    // Refitted from the records alone: the same stage (the fit is deterministic).
+    let again = dir.path().join("q.json");
+    let md = train(&out, &["--stage-from", recs.to_str().unwrap()], &again);
+    assert!(
+        md.contains("| f32 | 12 |") && md.contains("| f64 | 12 |"),
+        "{md}"
+    );
+    assert_eq!(staged(&again), stages);
+    // `predict` with it marks at most one second-stage pick per precision, and says which.
+    let o = super::common::bin()
+        .args(["predict", "--json", "--profile"])
+        .arg(&again)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/cage11.mtx.gz"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for r in v["results"].as_array().unwrap() {
+        let ks = r["kernels"].as_array().unwrap();
+        assert!(ks.iter().filter(|k| k["picked"] == true).count() <= 1);
+        assert!(ks.iter().any(|k| k["rank"] == 1));
+    }
+}

@@ -185,8 +185,13 @@ fn plans_only_use_formats_that_hold_their_blocks() {
         }
         for s in &opt.singles {
             let shape = Shape::from_row_lengths(a.ncols as u64, &a.row_lengths(), None);
-            let refused = format_refusal(&shape, s.variant, &o.params, 8).is_some();
-            assert!(!refused || s.seconds.is_none(), "{}: {}", s.variant, s.note);
+            let refused = format_refusal(&shape, s.config.variant, &o.params, 8).is_some();
+            assert!(
+                !refused || s.seconds.is_none(),
+                "{}: {}",
+                s.config.variant,
+                s.note
+            );
         }
         // The plan builds and runs.
         let plan = Plan::from_optimum(&opt, MatrixIdentity::of("stack", &a), &by);

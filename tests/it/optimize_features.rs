@@ -251,7 +251,7 @@ fn optimize_equals_the_naive_optimizer() {
             let best_single = got.best_single().and_then(|r| r.seconds).unwrap();
             assert!(got.predicted <= best_single);
             if got.blocks.len() == 1 {
-                assert_eq!(got.blocks[0].variant, got.singles[0].variant);
+                assert_eq!(got.blocks[0].variant, got.singles[0].config.variant);
                 assert_eq!(got.predicted, best_single);
             }
         }

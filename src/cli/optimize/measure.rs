@@ -141,9 +141,17 @@ pub fn measure_all<T: BackendScalar>(
             let t = match r.seconds {
                 // Not run where the model refuses (e.g. beyond the device memory).
                 None => Err(crate::Error::Unsupported("refused by the model".into())),
-                Some(_) => time_single(be.as_ref(), m, r.variant, params, &x, &reference, protocol),
+                Some(_) => time_single(
+                    be.as_ref(),
+                    m,
+                    r.config.variant,
+                    params,
+                    &x,
+                    &reference,
+                    protocol,
+                ),
             };
-            kernel(r.variant.name(), r.seconds, t)
+            kernel(r.config.variant.name(), r.seconds, t)
         })
         .collect();
     let vendor: Vec<MeasuredKernel> = Variant::vendor()

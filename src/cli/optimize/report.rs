@@ -157,13 +157,13 @@ pub fn print(r: &MatrixReport) {
         Some(b) if r.blocks.len() == 1 => println!(
             "Optimal time:      {} — splitting does not pay: the single best format, {}",
             common::fmt_seconds(r.predicted_seconds),
-            b.variant
+            b.config.variant
         ),
         Some(b) => println!(
             "Optimal time:      {} — {:.1} % below the best single format ({}, {})",
             common::fmt_seconds(r.predicted_seconds),
             100.0 * improvement(b.seconds, Some(r.predicted_seconds)).unwrap_or(f64::NAN),
-            b.variant,
+            b.config.variant,
             opt_seconds(b.seconds)
         ),
         None => println!(
@@ -195,7 +195,7 @@ pub fn print(r: &MatrixReport) {
     for s in &r.singles {
         t.add_row(vec![
             s.rank.map_or("—".into(), |k| k.to_string()),
-            s.variant.name(),
+            s.config.variant.name(),
             opt_seconds(s.seconds),
             percent(improvement(s.seconds, Some(r.predicted_seconds))),
             s.note.clone(),
