@@ -61,10 +61,11 @@ pub struct Args {
     #[arg(long)]
     measure: bool,
     /// Tune instead of measuring everything: time only the N predicted-fastest configurations
-    /// (default 3) and the predicted-fastest cuSPARSE algorithm on the backend, and recommend
-    /// the fastest measured of them. Held out on the training corpora this puts the
-    /// recommendation within 5 % of the best configuration on 98–99 % of the matrices, against
-    /// 90–92 % for the prediction alone (docs/ACCURACY.md), for ≤ N + 1 runs instead of ≈ 60.
+    /// (default 3), the predicted-fastest cuSPARSE algorithm and the second stage's pick on
+    /// the backend, and recommend the fastest measured of them. Held out on the training
+    /// corpora this puts the recommendation within 5 % of the best configuration on 98–99 % of
+    /// the matrices, against 91–94 % for the prediction alone (docs/ACCURACY.md), for ≤ N + 2
+    /// runs instead of 31.
     #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with = "measure")]
     tune: Option<Option<usize>>,
     /// Backend for --measure; default: the profile's (a profile of another backend is refused).
