@@ -196,7 +196,7 @@ impl Tree {
     }
 
     /// Arrays of equal length, children in range, no cycles (children point forward), finite.
-    fn validate(&self, features: usize) -> bool {
+    pub fn validate(&self, features: usize) -> bool {
         let m = self.feature.len();
         let child_ok = |c: i32, from: usize| {
             if c < 0 {

@@ -525,7 +525,10 @@ impl OwnModel {
                 "sparsecast model: a malformed tree or a non-finite value".into(),
             ));
         }
-        Ok(())
+        match &self.pick {
+            Some(p) => p.validate(),
+            None => Ok(()),
+        }
     }
 }
 

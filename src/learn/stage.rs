@@ -308,6 +308,31 @@ fn eval(base: f64, trees: &[Tree], x: &[f64]) -> f64 {
 }
 
 impl PickStage {
+    /// Every array of the consistent length, every number finite, every tree well formed over
+    /// the stage's inputs (a profile is input: a malformed one is refused, never a panic).
+    pub fn validate(&self) -> Result<()> {
+        let (d, n, nc) = (
+            self.mean.len(),
+            self.library.families.len(),
+            self.configs.len(),
+        );
+        let inputs = 8 + d + 1;
+        let ok = d > 0
+            && self.sd.len() == d
+            && self.sd.iter().all(|s| s.is_finite() && *s > 0.0)
+            && self.mean.iter().all(|m| m.is_finite())
+            && self.base.is_finite()
+            && self.library.shapes.len() == n * d
+            && self.library.regrets.len() == n * nc
+            && self.trees.iter().all(|t| t.validate(inputs));
+        match ok {
+            true => Ok(()),
+            false => Err(Error::Invalid(
+                "sparsecast model: a malformed second stage (pick)".into(),
+            )),
+        }
+    }
+
     /// The index into `predicted` (`(label, seconds)`) of the configuration to recommend, for
     /// the matrix of `f` (`None`: fewer than two predictions, or no access features). A
     /// library matrix of `family` is never a neighbour.
@@ -787,6 +812,10 @@ mod tests {
         let stage = f64s.unwrap();
         assert_eq!(stage.library.families.len(), 60);
         assert_eq!(stage.library.regrets.len(), 60 * 3);
+        stage.validate().unwrap();
+        let mut bad = stage.clone();
+        bad.library.shapes.pop();
+        assert!(bad.validate().is_err());
         // It survives the profile's JSON.
         let stage: PickStage =
             serde_json::from_str(&serde_json::to_string(&stage).unwrap()).unwrap();
