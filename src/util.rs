@@ -263,6 +263,31 @@ pub fn open_lines(path: &Path) -> Result<Box<dyn std::io::BufRead>> {
     })
 }
 
+/// Read JSON Lines from `reader` (of the file `path`, for errors) as `T`, calling `each` with
+/// every value and its line number (from 1); blank lines are skipped, a line that cannot be read
+/// or is not `what` (e.g. "a training-table row") is an error naming the file and line.
+pub fn json_lines<T: serde::de::DeserializeOwned>(
+    reader: Box<dyn std::io::BufRead>,
+    path: &Path,
+    what: &str,
+    mut each: impl FnMut(T, usize) -> Result<()>,
+) -> Result<()> {
+    use std::io::BufRead;
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| {
+            Error::Invalid(format!("{}:{}: cannot read: {e}", path.display(), i + 1))
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: T = serde_json::from_str(&line).map_err(|e| {
+            Error::Invalid(format!("{}:{}: not {what}: {e}", path.display(), i + 1))
+        })?;
+        each(v, i + 1)?;
+    }
+    Ok(())
+}
+
 /// Whether `path` names a gzip file (ends in `.gz`): writers compress it.
 pub fn wants_gzip(path: &Path) -> bool {
     path.extension()

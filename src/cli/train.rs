@@ -364,9 +364,8 @@ fn stage(
     cases: &[learn::stage::Case],
     folds: usize,
 ) -> anyhow::Result<String> {
-    let scores =
-        learn::stage::cross_validate(cases, folds).context("cross-validating the second stage")?;
-    let stages = learn::stage::fit(cases).context("fitting the second stage")?;
+    let (stages, scores) = learn::stage::fit_and_score(cases, folds)
+        .context("fitting and cross-validating the second stage")?;
     let mut stored = 0;
     for s in &mut profile.precisions {
         for m in &mut s.models {

@@ -118,30 +118,22 @@ pub fn read(path: &Path) -> Result<Vec<TableRow>> {
 
 fn parse(reader: Box<dyn BufRead>, path: &Path) -> Result<Vec<TableRow>> {
     let mut rows = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| {
-            Error::Invalid(format!("{}:{}: cannot read: {e}", path.display(), i + 1))
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row: TableRow = serde_json::from_str(&line).map_err(|e| {
-            Error::Invalid(format!(
-                "{}:{}: not a training-table row: {e}",
-                path.display(),
-                i + 1
-            ))
-        })?;
-        if row.schema != TABLE_SCHEMA {
-            return Err(Error::Invalid(format!(
-                "{}:{}: table schema {} (this build reads {TABLE_SCHEMA})",
-                path.display(),
-                i + 1,
-                row.schema
-            )));
-        }
-        rows.push(row);
-    }
+    crate::util::json_lines(
+        reader,
+        path,
+        "a training-table row",
+        |row: TableRow, line| {
+            if row.schema != TABLE_SCHEMA {
+                return Err(Error::Invalid(format!(
+                    "{}:{line}: table schema {} (this build reads {TABLE_SCHEMA})",
+                    path.display(),
+                    row.schema
+                )));
+            }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(rows)
 }
 

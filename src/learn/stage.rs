@@ -558,7 +558,18 @@ impl<'a> Prepared<'a> {
 /// Fit the stage on every case (neighbours never of a case's own family) and return the stages
 /// of f32 and f64 (`None` for a precision without cases).
 pub fn fit(cases: &[Case]) -> Result<[Option<PickStage>; 2]> {
+    fit_prepared(&Prepared::new(cases)?)
+}
+
+/// [`cross_validate`] then [`fit`] on one preparation of `cases` (what `train` does).
+pub fn fit_and_score(cases: &[Case], folds: usize) -> Result<([Option<PickStage>; 2], Vec<Score>)> {
     let p = Prepared::new(cases)?;
+    let scores = scores(&p, folds)?;
+    Ok((fit_prepared(&p)?, scores))
+}
+
+fn fit_prepared(p: &Prepared<'_>) -> Result<[Option<PickStage>; 2]> {
+    let cases = p.cases;
     let model = p.fit(&|_| true)?;
     Ok([false, true].map(|f64| {
         cases
@@ -604,7 +615,11 @@ pub struct Score {
 /// then each held-out case picked with neighbours from the other folds only. Folds run in
 /// parallel. Scores per precision, f32 first.
 pub fn cross_validate(cases: &[Case], folds: usize) -> Result<Vec<Score>> {
-    let p = Prepared::new(cases)?;
+    scores(&Prepared::new(cases)?, folds)
+}
+
+fn scores(p: &Prepared<'_>, folds: usize) -> Result<Vec<Score>> {
+    let cases = p.cases;
     let fold: Vec<usize> = cases
         .iter()
         .map(|c| super::dataset::fold_of(&c.family, folds))
@@ -710,25 +725,16 @@ pub fn markdown(scores: &[Score], folds: usize) -> String {
 /// Read the held-out records of `train --records` (JSON Lines, plain or gzip-compressed) into
 /// [`Case`]s of `model`'s predictions; a bad line is an error naming the file and line.
 pub fn read_records(path: &std::path::Path, model: &str) -> Result<Vec<Case>> {
-    use std::io::BufRead;
-    let reader = crate::util::open_lines(path)?;
     let mut cases = Cases::default();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| {
-            Error::Invalid(format!("{}:{}: cannot read: {e}", path.display(), i + 1))
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let r: Record = serde_json::from_str(&line).map_err(|e| {
-            Error::Invalid(format!(
-                "{}:{}: not an evaluation record: {e}",
-                path.display(),
-                i + 1
-            ))
-        })?;
-        cases.add(&r, model);
-    }
+    crate::util::json_lines(
+        crate::util::open_lines(path)?,
+        path,
+        "an evaluation record",
+        |r: Record, _| {
+            cases.add(&r, model);
+            Ok(())
+        },
+    )?;
     Ok(cases.finish())
 }
 

@@ -123,12 +123,22 @@ pub fn rank_with(
             .collect(),
     };
     let value_bytes = model.precision().bytes() as u64;
+    let base_params = params.clone();
+    let base_shape = Shape::for_params(features, &base_params);
     let mut rows: Vec<Ranked> = configs
         .into_iter()
         .map(|cfg| {
             let (v, params) = (cfg.variant, &cfg.params);
-            // The access counts size the padded formats (SELL-C-σ, BSR, DIA) from the features.
-            let shape = Shape::for_params(features, params);
+            // The access counts size the padded formats (SELL-C-σ, BSR, DIA) from the features:
+            // once for the caller's parameters, again only for a configuration of its own.
+            let own;
+            let shape = match params == &base_params {
+                true => &base_shape,
+                false => {
+                    own = Shape::for_params(features, params);
+                    &own
+                }
+            };
             // A format that refuses the matrix is refused; bytes the summary cannot size (a
             // cuSPARSE algorithm's own layout) are only left blank.
             let res = model.predict_detail_config(features, &cfg).and_then(|p| {
