@@ -158,7 +158,8 @@ pub struct LearnedOptimum {
     /// Its time by the rule, and its one-sigma uncertainty (Σ σ_b·T_b), seconds.
     pub plan_predicted: f64,
     pub plan_uncertainty: f64,
-    /// Every configuration on the whole matrix, fastest first (refused last).
+    /// Every configuration on the whole matrix, fastest first (refused last) — except that the
+    /// model's second stage's pick, where it is not the fastest, comes first (`put_pick_first`).
     pub singles: Vec<SinglePrediction>,
     /// Whether the plan is the answer (else the best single configuration is).
     pub adopted: bool,
@@ -310,6 +311,7 @@ pub fn optimize_learned<T: Scalar>(
         b.ceiling_gbs(csr + crate::formats::vector_bytes(a.nrows as u64, a.ncols as u64, vb))
     });
     let mut whole: Vec<Pred> = Vec::new();
+    let mut whole_features: Option<Features> = None;
     let mut done = 0u64;
     for (i, (row, brow)) in e.iter_mut().zip(beta.iter_mut()).enumerate() {
         for j in i..n {
@@ -322,6 +324,7 @@ pub fn optimize_learned<T: Scalar>(
             if i == 0 && j == n - 1 {
                 whole = all.iter().map(|c| predict_block(model, &f, c)).collect();
                 row.push(cand.iter().map(|&k| whole[k]).collect());
+                whole_features = Some(f.clone());
             } else {
                 row.push(
                     cand.iter()
@@ -416,6 +419,9 @@ pub fn optimize_learned<T: Scalar>(
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => std::cmp::Ordering::Equal,
     });
+    if let Some(f) = &whole_features {
+        put_pick_first(model, f, &mut singles);
+    }
     let (adopted, verdict) = adopt(&plan, plan_predicted, plan_uncertainty, &singles, opts);
     Ok(LearnedOptimum {
         feature_passes: total as f64 / a.nnz().max(1) as f64,
@@ -431,6 +437,29 @@ pub fn optimize_learned<T: Scalar>(
         alternates,
         seconds: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// The single answer is what `predict` recommends: where the model has a second stage
+/// ([`Model::pick`]) and it picks another than the predicted-fastest, the pick goes first (the
+/// others keep their order), so that the best single configuration, the plan's adoption and
+/// `--tune` compare with it. The matrix's family is not known here (`None`).
+fn put_pick_first(model: &dyn Model, f: &Features, singles: &mut Vec<SinglePrediction>) {
+    let predicted: Vec<(String, f64)> = singles
+        .iter()
+        .map_while(|s| s.seconds.map(|t| (s.config.label(), t)))
+        .collect();
+    if let Some(i) = model.pick(f, &predicted, None) {
+        if i > 0 && i < predicted.len() {
+            let mut p = singles.remove(i);
+            p.note = format!(
+                "recommended by the model's second stage (predicted rank {} of {}; {} is predicted fastest)",
+                i + 1,
+                predicted.len(),
+                predicted[0].0
+            );
+            singles.insert(0, p);
+        }
+    }
 }
 
 /// The adoption rule: a plan of two blocks or more is the answer only when the best single
@@ -453,7 +482,11 @@ fn adopt(
     };
     let t_s = best.seconds.unwrap_or(f64::INFINITY);
     let u_s = best.sigma.unwrap_or(0.0) * t_s;
-    let label = best.config.label();
+    // A predicted single has an empty note unless the second stage put it first.
+    let label = match best.note.is_empty() {
+        true => best.config.label(),
+        false => format!("{} (the second stage's pick)", best.config.label()),
+    };
     if plan.len() < 2 {
         return (
             false,

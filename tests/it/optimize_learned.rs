@@ -417,3 +417,64 @@ fn alternate_rules_solve_the_same_program_as_the_main_rule_would() {
     assert!(conc.iter().all(|b| b.config.variant != Variant::CsrMerge));
     assert!(opt.alternates[1].1.as_ref().unwrap().0.len() >= 2);
 }
+
+/// [`Toy`] with a second stage that picks the second-fastest prediction.
+struct PicksSecond(Toy);
+
+impl Model for PicksSecond {
+    fn name(&self) -> &str {
+        "picks-second"
+    }
+    fn precision(&self) -> Precision {
+        self.0.precision()
+    }
+    fn variants(&self) -> Vec<Variant> {
+        self.0.variants()
+    }
+    fn configs(&self) -> Vec<KernelConfig> {
+        self.0.configs()
+    }
+    fn predict(&self, f: &Features, v: Variant, p: &FormatParams) -> Result<f64> {
+        self.0.predict(f, v, p)
+    }
+    fn predict_config(&self, f: &Features, cfg: &KernelConfig) -> Result<f64> {
+        self.0.predict_config(f, cfg)
+    }
+    fn uncertainty_config(&self, f: &Features, cfg: &KernelConfig) -> Option<f64> {
+        self.0.uncertainty_config(f, cfg)
+    }
+    fn pick(&self, _: &Features, p: &[(String, f64)], _: Option<&str>) -> Option<usize> {
+        (p.len() >= 2).then_some(1)
+    }
+}
+
+#[test]
+fn the_best_single_configuration_is_the_second_stages_pick_as_in_predict() {
+    // Uniform rows: no split pays, the answer is a single configuration.
+    let a = serde_json::from_str::<GeneratorSpec>(
+        r#"{"family":"random","rows":3000,"cols":3000,"row_len":{"dist":"constant","nnz":8},"seed":5}"#,
+    )
+    .unwrap()
+    .generate()
+    .unwrap();
+    let mut opts = LearnedOptions::new(2e-6);
+    opts.strips = Some(2);
+    let plain = optimize_learned(&a, &Toy { sigma: 0.1 }, &opts, &|_, _| {}).unwrap();
+    let staged = optimize_learned(&a, &PicksSecond(Toy { sigma: 0.1 }), &opts, &|_, _| {}).unwrap();
+    assert!(!plain.adopted && !staged.adopted, "{}", staged.verdict);
+    // Without a stage, the fastest prediction; with one, its pick (the second-fastest) first,
+    // the others in their order, and the answer runs it.
+    assert_eq!(plain.best_single().unwrap().config, plain.singles[0].config);
+    assert_eq!(
+        staged.best_single().unwrap().config,
+        plain.singles[1].config
+    );
+    assert_eq!(staged.singles[1].config, plain.singles[0].config);
+    assert_eq!(staged.singles[2..], plain.singles[2..]);
+    assert_eq!(staged.chosen()[0].config, plain.singles[1].config);
+    assert!(
+        staged.verdict.contains("second stage"),
+        "{}",
+        staged.verdict
+    );
+}

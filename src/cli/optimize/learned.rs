@@ -533,13 +533,19 @@ fn measure_all<T: BackendScalar>(
         dp_plan = Some(p);
     }
     // --tune alone times only the shortlist; --measure times every single configuration.
+    // The recommended single configuration (first: the second stage's pick, which may lie
+    // beyond the k fastest predictions) is always timed.
     let short: Option<Vec<usize>> = tune.map(|k| {
-        crate::model::shortlist(
+        let mut s = crate::model::shortlist(
             &opt.singles,
             k,
             |s| s.seconds,
             |s| s.config.variant.is_vendor(),
-        )
+        );
+        if opt.best_single().is_some() && !s.contains(&0) {
+            s.push(0);
+        }
+        s
     });
     // The index in `opt.singles` of each entry of `out.singles`.
     let mut timed_idx = Vec::new();
