@@ -554,3 +554,19 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) ->
         _ => (a != b).then(|| path.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile read and written again is the same text: what is read (the trees'
+    /// pre-order arrays among it) is what is written, whatever form the models take in memory.
+    #[test]
+    fn an_embedded_profile_saves_to_the_text_it_was_read_from() {
+        for (name, text) in embedded() {
+            let p = Profile::from_json(name, &text).unwrap();
+            let again = crate::json::to_string(&p).unwrap() + "\n";
+            assert!(again == text, "{name} changed when saved again");
+        }
+    }
+}

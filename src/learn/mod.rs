@@ -233,24 +233,39 @@ macro_rules! learned_model {
             ) -> Option<usize> {
                 $crate::learn::Uncertain::pick(self, features, predicted, family)
             }
+            fn predict_detail_configs(
+                &self,
+                features: &$crate::features::Features,
+                cfgs: &[$crate::backend::KernelConfig],
+            ) -> Vec<$crate::Result<$crate::model::Prediction>> {
+                let labels: Vec<$crate::Result<String>> = cfgs
+                    .iter()
+                    .map(|c| $crate::learn::label_of($family, c))
+                    .collect();
+                let known: Vec<&str> = labels.iter().filter_map(|l| l.as_deref().ok()).collect();
+                let mut shared = $crate::learn::Uncertain::detail_labels(self, features, &known)
+                    .map(|d| d.into_iter());
+                labels
+                    .into_iter()
+                    .map(|l| {
+                        let label = l?;
+                        match shared.as_mut() {
+                            Some(d) => $crate::learn::prediction(d.next()),
+                            None => $crate::learn::detail_one(self, features, &label, |l| {
+                                self.predict_label(features, l)
+                            }),
+                        }
+                    })
+                    .collect()
+            }
             fn predict_detail_config(
                 &self,
                 features: &$crate::features::Features,
                 cfg: &$crate::backend::KernelConfig,
             ) -> $crate::Result<$crate::model::Prediction> {
                 let label = $crate::learn::label_of($family, cfg)?;
-                let (seconds, uncertainty) =
-                    match $crate::learn::Uncertain::detail_label(self, features, &label) {
-                        Some(d) => d.map(|(t, u)| (t, Some(u)))?,
-                        None => (
-                            self.predict_label(features, &label)?,
-                            $crate::learn::Uncertain::uncertainty_label(self, features, &label),
-                        ),
-                    };
-                Ok($crate::model::Prediction {
-                    seconds,
-                    uncertainty,
-                    clamped: None,
+                $crate::learn::detail_one(self, features, &label, |l| {
+                    self.predict_label(features, l)
                 })
             }
             fn uncertainty(
@@ -271,6 +286,38 @@ macro_rules! learned_model {
     };
 }
 
+/// The [`crate::model::Prediction`] of configuration `label` of a learned model `m`
+/// ([`learned_model!`](crate::learned_model)'s `predict_detail_config`): its
+/// [`Uncertain::detail_label`] where it has one, else `predict` (its `predict_label`) with
+/// [`Uncertain::uncertainty_label`].
+pub fn detail_one<M: Uncertain + ?Sized>(
+    m: &M,
+    f: &crate::features::Features,
+    label: &str,
+    predict: impl Fn(&str) -> Result<f64>,
+) -> Result<crate::model::Prediction> {
+    match m.detail_label(f, label) {
+        Some(d) => prediction(Some(d)),
+        None => Ok(crate::model::Prediction {
+            seconds: predict(label)?,
+            uncertainty: m.uncertainty_label(f, label),
+            clamped: None,
+        }),
+    }
+}
+
+/// The prediction of a `(seconds, one-sigma seconds)` detail ([`Uncertain::detail_label`]);
+/// `None` is a model error (no detail where one was promised: [`Uncertain::detail_labels`]
+/// gives one per label).
+pub fn prediction(detail: Option<Result<(f64, f64)>>) -> Result<crate::model::Prediction> {
+    let (seconds, u) = detail.ok_or_else(|| Error::Invalid("a missing prediction".into()))??;
+    Ok(crate::model::Prediction {
+        seconds,
+        uncertainty: Some(u),
+        clamped: None,
+    })
+}
+
 /// A learned model's own uncertainty of one configuration (one sigma, seconds); none by default.
 pub trait Uncertain {
     /// One-sigma uncertainty of configuration `label`, seconds, if the model knows it.
@@ -289,6 +336,18 @@ pub trait Uncertain {
         label: &str,
     ) -> Option<crate::Result<(f64, f64)>> {
         let _ = (f, label);
+        None
+    }
+    /// [`Uncertain::detail_label`] of every label of `labels`, all of one matrix (`None`:
+    /// ask per label): what a model shares between the configurations of a matrix is then
+    /// computed once ([`crate::model::Model::predict_detail_configs`]). One result per label,
+    /// in order, the same as [`Uncertain::detail_label`]'s.
+    fn detail_labels(
+        &self,
+        f: &crate::features::Features,
+        labels: &[&str],
+    ) -> Option<Vec<crate::Result<(f64, f64)>>> {
+        let _ = (f, labels);
         None
     }
     /// The model's second-stage recommendation ([`crate::model::Model::pick`]); none by
@@ -317,6 +376,14 @@ impl Uncertain for own::OwnModel {
         label: &str,
     ) -> Option<crate::Result<(f64, f64)>> {
         Some(self.detail(f, label).map(|(t, s)| (t, t * s)))
+    }
+    fn detail_labels(
+        &self,
+        f: &crate::features::Features,
+        labels: &[&str],
+    ) -> Option<Vec<crate::Result<(f64, f64)>>> {
+        let details = self.details(f, labels).into_iter();
+        Some(details.map(|d| d.map(|(t, s)| (t, t * s))).collect())
     }
     fn pick(
         &self,

@@ -56,7 +56,7 @@
 //! ([`OwnModel::with_device`]); the trees are what it keeps.
 
 use super::dataset::{self, ConfigSet};
-use super::gb::{boost, Boost, Tree};
+use super::gb::{self, boost, Boost, Tree};
 use super::Learner;
 use crate::backend::{KernelConfig, Variant};
 use crate::corpus::table::TableRow;
@@ -412,11 +412,26 @@ impl Parts {
     }
 }
 
+/// What the configurations of one matrix share: the reference of the relative corrections,
+/// computed for the first configuration that needs it and read by the others (one evaluation
+/// of the reference's trees per matrix instead of one per configuration).
+#[derive(Default)]
+struct Shared {
+    /// The reference's `ln(T / T₀)`, `None` where the model has none or its features fail.
+    reference: std::cell::OnceCell<Option<f64>>,
+}
+
 impl OwnModel {
     /// The bytes of configuration `label` on this model's device and the trees' correction
     /// `ln(T / T₀)` (constant + trees, the trees reading features computed on the device they
     /// were trained on).
     pub(super) fn parts(&self, f: &Features, label: &str) -> Result<Parts> {
+        self.parts_shared(f, label, &Shared::default())
+    }
+
+    /// [`OwnModel::parts`] with what the configurations of the matrix `f` share in `shared`
+    /// (the same [`Shared`] for one matrix only).
+    fn parts_shared(&self, f: &Features, label: &str, shared: &Shared) -> Result<Parts> {
         let c = super::entry("sparsecast", &self.configs, label)?;
         let cfg = KernelConfig::parse_label(label)?;
         let vb = value_bytes(self.precision);
@@ -427,20 +442,19 @@ impl OwnModel {
             None => b_trained,
             Some(_) => bytes(f, &cfg, vb, self.device.l2_bytes, self.version)?,
         };
-        let own = c.base + c.trees.iter().map(|t| t.eval(&x)).sum::<f64>();
+        let own = c.base + gb::sum(&c.trees, &x);
         // The relative blend (version 2), where the model has a reference and its features
         // exist for this matrix.
-        let blended = self
-            .reference
-            .as_ref()
-            .filter(|_| !c.rel_trees.is_empty())
-            .and_then(|rc| {
-                let rcfg = KernelConfig::parse_label(&rc.config).ok()?;
-                let (rx, _, _) = features(f, &rcfg, vb, trained, rc.step_s, self.version).ok()?;
-                let reference = rc.base + rc.trees.iter().map(|t| t.eval(&rx)).sum::<f64>();
-                let rel = c.rel_base + c.rel_trees.iter().map(|t| t.eval(&x)).sum::<f64>();
-                Some((1.0 - RELATIVE_SHARE) * own + RELATIVE_SHARE * (reference + rel))
-            });
+        let blended = match c.rel_trees.is_empty() {
+            true => None,
+            false => shared
+                .reference
+                .get_or_init(|| self.reference_correction(f))
+                .map(|reference| {
+                    let rel = c.rel_base + gb::sum(&c.rel_trees, &x);
+                    (1.0 - RELATIVE_SHARE) * own + RELATIVE_SHARE * (reference + rel)
+                }),
+        };
         Ok(Parts {
             bytes: b,
             chain_s: c.step_s * chain(f, cfg.variant),
@@ -449,6 +463,17 @@ impl OwnModel {
             steps: steps(f, cfg.variant),
             issue_s: c.issue_s,
         })
+    }
+
+    /// The reference of the relative corrections for the matrix `f` (its `ln(T / T₀)` as the
+    /// reference's trees predict it), `None` without a reference or where its features fail.
+    fn reference_correction(&self, f: &Features) -> Option<f64> {
+        let rc = self.reference.as_ref()?;
+        let rcfg = KernelConfig::parse_label(&rc.config).ok()?;
+        let trained = self.trained_on.as_ref().unwrap_or(&self.device);
+        let vb = value_bytes(self.precision);
+        let (rx, _, _) = features(f, &rcfg, vb, trained, rc.step_s, self.version).ok()?;
+        Some(rc.base + gb::sum(&rc.trees, &rx))
     }
 
     /// [`OwnModel::parts`] with the bytes counted for a device of `l2_bytes` of L2 (the
@@ -464,9 +489,25 @@ impl OwnModel {
 
     /// Predicted seconds and relative uncertainty of configuration `label`.
     pub(super) fn detail(&self, f: &Features, label: &str) -> Result<(f64, f64)> {
-        let p = self.parts(f, label)?;
+        self.detail_shared(f, label, &Shared::default())
+    }
+
+    /// [`OwnModel::detail`] with what the configurations of the matrix share in `shared`.
+    fn detail_shared(&self, f: &Features, label: &str, shared: &Shared) -> Result<(f64, f64)> {
+        let p = self.parts_shared(f, label, shared)?;
         let ln = p.ln_time(&self.device);
         Ok((super::seconds("sparsecast", label, ln)?, p.sigma))
+    }
+
+    /// [`OwnModel::detail`] of every configuration of `labels` for one matrix, with what they
+    /// share computed once ([`Shared`]): the same numbers, to the bit, as one call per
+    /// configuration.
+    pub(super) fn details(&self, f: &Features, labels: &[&str]) -> Vec<Result<(f64, f64)>> {
+        let shared = Shared::default();
+        labels
+            .iter()
+            .map(|l| self.detail_shared(f, l, &shared))
+            .collect()
     }
 
     /// Bytes one SpMV of configuration `label` moves on this model's device (the physical
@@ -676,7 +717,7 @@ fn fit_config(
         let tys: Vec<f64> = train.iter().map(|e| e.1).collect();
         let (b0, tr) = boost(&txs, &tys, TREES, &what)?;
         errs.extend(test.iter().map(|e| {
-            let err = (b0 + tr.iter().map(|t| t.eval(e.0)).sum::<f64>() - e.1).abs();
+            let err = (b0 + gb::sum(&tr, e.0) - e.1).abs();
             (err, e.3)
         }));
     }
@@ -945,6 +986,58 @@ mod tests {
             ..m.clone()
         };
         assert!((v1.parts(&f, "ell").unwrap().correction - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_configurations_of_one_matrix_share_the_reference_and_predict_the_same() {
+        use crate::matrix::generate::{stencil, Stencil};
+        use crate::model::{Bounded, Model, Prediction, StoredModel};
+        let exact = |r: &Result<Prediction>| match r {
+            Ok(p) => format!(
+                "{:x} {:?} {:?}",
+                p.seconds.to_bits(),
+                p.uncertainty.map(f64::to_bits),
+                p.clamped
+            ),
+            Err(e) => format!("error: {e}"),
+        };
+        let matrices = [
+            one_long_row(),
+            Features::compute(&stencil(Stencil::D2P5, 100, u64::MAX).unwrap()),
+        ];
+        let mut checked = 0;
+        for (_, profile) in crate::profile::Profile::load_embedded_all().unwrap() {
+            for section in &profile.precisions {
+                for m in section.bounded_models(None).unwrap() {
+                    let StoredModel::Sparsecast(own) = &m.model else {
+                        continue;
+                    };
+                    // The relative corrections are there to share a reference.
+                    assert!(own.reference.is_some());
+                    assert!(own.configs.iter().any(|c| !c.rel_trees.is_empty()));
+                    let cfgs = Model::configs(&m);
+                    let unbounded = Bounded {
+                        model: &m.model,
+                        bounds: None,
+                    };
+                    for f in &matrices {
+                        for model in [&m as &dyn Model, &m.model, &unbounded] {
+                            let all = model.predict_detail_configs(f, &cfgs);
+                            assert_eq!(all.len(), cfgs.len());
+                            for (c, got) in cfgs.iter().zip(&all) {
+                                let one = model.predict_detail_config(f, c);
+                                assert_eq!(exact(got), exact(&one), "{}", c.label());
+                            }
+                            checked += all.iter().filter(|p| p.is_ok()).count();
+                        }
+                    }
+                }
+            }
+        }
+        // Without embedded profiles (`SPARSECAST_NO_EMBED`) there is nothing to compare.
+        if !crate::profile::embedded().is_empty() {
+            assert!(checked > 100, "{checked}");
+        }
     }
 
     #[test]

@@ -316,7 +316,7 @@ fn inputs(
 }
 
 fn eval(base: f64, trees: &[Tree], x: &[f64]) -> f64 {
-    base + trees.iter().map(|t| t.eval(x)).sum::<f64>()
+    base + gb::sum(trees, x)
 }
 
 impl PickStage {

@@ -126,6 +126,21 @@ pub struct Bounded<M> {
 }
 
 impl<M: Model> Bounded<M> {
+    /// `raw` of `cfg` for the matrix of `shape`, clamped to the bounds.
+    fn bound(
+        &self,
+        shape: &Shape,
+        cfg: &crate::backend::KernelConfig,
+        raw: Prediction,
+    ) -> Prediction {
+        let (seconds, clamped) = self.checked(shape, cfg.variant, &cfg.params, raw.seconds);
+        Prediction {
+            seconds,
+            uncertainty: raw.uncertainty,
+            clamped: clamped.or(raw.clamped),
+        }
+    }
+
     fn checked(
         &self,
         shape: &Shape,
@@ -219,12 +234,32 @@ impl<M: Model> Model for Bounded<M> {
     ) -> Result<Prediction> {
         let raw = self.model.predict_detail_config(features, cfg)?;
         let shape = Shape::for_params(features, &cfg.params);
-        let (seconds, clamped) = self.checked(&shape, cfg.variant, &cfg.params, raw.seconds);
-        Ok(Prediction {
-            seconds,
-            uncertainty: raw.uncertainty,
-            clamped: clamped.or(raw.clamped),
-        })
+        Ok(self.bound(&shape, cfg, raw))
+    }
+    fn predict_detail_configs(
+        &self,
+        features: &Features,
+        cfgs: &[crate::backend::KernelConfig],
+    ) -> Vec<Result<Prediction>> {
+        let raw = self.model.predict_detail_configs(features, cfgs);
+        // The access counts size the padded formats under each configuration's parameters:
+        // once per distinct parameters (most configurations share the defaults), not once per
+        // configuration.
+        let mut shapes: Vec<(&FormatParams, Shape)> = Vec::new();
+        cfgs.iter()
+            .zip(raw)
+            .map(|(cfg, raw)| {
+                let raw = raw?;
+                let i = match shapes.iter().position(|(p, _)| **p == cfg.params) {
+                    Some(i) => i,
+                    None => {
+                        shapes.push((&cfg.params, Shape::for_params(features, &cfg.params)));
+                        shapes.len() - 1
+                    }
+                };
+                Ok(self.bound(&shapes[i].1, cfg, raw))
+            })
+            .collect()
     }
     fn pick(
         &self,

@@ -147,6 +147,20 @@ pub trait Model: Send + Sync {
             clamped: None,
         })
     }
+    /// [`Model::predict_detail_config`] of each of `cfgs`, all for the matrix of `features`,
+    /// one result per configuration in order (a refused configuration is its own error). By
+    /// default one call per configuration; a model that computes something once per matrix
+    /// (`sparsecast`: the reference of its relative corrections) overrides it, and a wrapper
+    /// forwards it. Must give exactly what the calls one by one give.
+    fn predict_detail_configs(
+        &self,
+        features: &Features,
+        cfgs: &[KernelConfig],
+    ) -> Vec<Result<Prediction>> {
+        cfgs.iter()
+            .map(|c| self.predict_detail_config(features, c))
+            .collect()
+    }
     /// A second stage's recommendation among the model's own predictions of one matrix,
     /// `predicted` = `(configuration label, seconds)` fastest first: the index of the one to
     /// recommend, or `None` to recommend the fastest predicted (the default; see
@@ -213,6 +227,13 @@ impl<M: Model + ?Sized> Model for &M {
     }
     fn predict_detail_config(&self, features: &Features, cfg: &KernelConfig) -> Result<Prediction> {
         (**self).predict_detail_config(features, cfg)
+    }
+    fn predict_detail_configs(
+        &self,
+        features: &Features,
+        cfgs: &[KernelConfig],
+    ) -> Vec<Result<Prediction>> {
+        (**self).predict_detail_configs(features, cfgs)
     }
     fn pick(
         &self,

@@ -125,9 +125,12 @@ pub fn rank_with(
     let value_bytes = model.precision().bytes() as u64;
     let base_params = params.clone();
     let base_shape = Shape::for_params(features, &base_params);
+    // Every configuration in one call: what the model computes once per matrix is shared.
+    let predictions = model.predict_detail_configs(features, &configs);
     let mut rows: Vec<Ranked> = configs
         .into_iter()
-        .map(|cfg| {
+        .zip(predictions)
+        .map(|(cfg, prediction)| {
             let (v, params) = (cfg.variant, &cfg.params);
             // The access counts size the padded formats (SELL-C-σ, BSR, DIA) from the features:
             // once for the caller's parameters, again only for a configuration of its own.
@@ -141,7 +144,7 @@ pub fn rank_with(
             };
             // A format that refuses the matrix is refused; bytes the summary cannot size (a
             // cuSPARSE algorithm's own layout) are only left blank.
-            let res = model.predict_detail_config(features, &cfg).and_then(|p| {
+            let res = prediction.and_then(|p| {
                 let b = match shape.working_set_bytes(v, params, value_bytes) {
                     Ok(b) => Some(b),
                     Err(crate::Error::Unsupported(_)) => None,

@@ -197,6 +197,13 @@ impl Model for StoredModel {
     ) -> Result<super::Prediction> {
         self.model().predict_detail_config(features, cfg)
     }
+    fn predict_detail_configs(
+        &self,
+        features: &crate::features::Features,
+        cfgs: &[crate::backend::KernelConfig],
+    ) -> Vec<Result<super::Prediction>> {
+        self.model().predict_detail_configs(features, cfgs)
+    }
     fn pick(
         &self,
         features: &crate::features::Features,
