@@ -80,6 +80,10 @@ pub struct LearnedOptions {
     /// are [`LearnedOptimum::alternates`], candidates that `optimize --tune` times beside the
     /// rule's own plan. Empty by default.
     pub alternates: Vec<Alternate>,
+    /// The matrix's family as the training tables name it (a file's stem): the model's second
+    /// stage leaves it out of the matrices it compares with, as `predict` does, so that both
+    /// recommend the same configuration. `None`: compared with every training matrix.
+    pub family: Option<String>,
 }
 
 /// Another plan-time rule and candidate set for the same DP ([`LearnedOptions::alternates`]).
@@ -105,6 +109,7 @@ impl LearnedOptions {
             block_sigma: DEFAULT_BLOCK_SIGMA,
             vendor_blocks: false,
             alternates: Vec::new(),
+            family: None,
         }
     }
 
@@ -420,7 +425,7 @@ pub fn optimize_learned<T: Scalar>(
         (None, None) => std::cmp::Ordering::Equal,
     });
     if let Some(f) = &whole_features {
-        put_pick_first(model, f, &mut singles);
+        put_pick_first(model, f, opts.family.as_deref(), &mut singles);
     }
     let (adopted, verdict) = adopt(&plan, plan_predicted, plan_uncertainty, &singles, opts);
     Ok(LearnedOptimum {
@@ -442,13 +447,18 @@ pub fn optimize_learned<T: Scalar>(
 /// The single answer is what `predict` recommends: where the model has a second stage
 /// ([`Model::pick`]) and it picks another than the predicted-fastest, the pick goes first (the
 /// others keep their order), so that the best single configuration, the plan's adoption and
-/// `--tune` compare with it. The matrix's family is not known here (`None`).
-fn put_pick_first(model: &dyn Model, f: &Features, singles: &mut Vec<SinglePrediction>) {
+/// `--tune` compare with it; `family` as [`LearnedOptions::family`].
+fn put_pick_first(
+    model: &dyn Model,
+    f: &Features,
+    family: Option<&str>,
+    singles: &mut Vec<SinglePrediction>,
+) {
     let predicted: Vec<(String, f64)> = singles
         .iter()
         .map_while(|s| s.seconds.map(|t| (s.config.label(), t)))
         .collect();
-    if let Some(i) = model.pick(f, &predicted, None) {
+    if let Some(i) = model.pick(f, &predicted, family) {
         if i > 0 && i < predicted.len() {
             let mut p = singles.remove(i);
             p.note = format!(

@@ -418,7 +418,8 @@ fn alternate_rules_solve_the_same_program_as_the_main_rule_would() {
     assert!(opt.alternates[1].1.as_ref().unwrap().0.len() >= 2);
 }
 
-/// [`Toy`] with a second stage that picks the second-fastest prediction.
+/// [`Toy`] with a second stage that picks the second-fastest prediction, except for a matrix of
+/// the family `own` (as a stage that leaves the matrix's own family out may decide otherwise).
 struct PicksSecond(Toy);
 
 impl Model for PicksSecond {
@@ -443,8 +444,8 @@ impl Model for PicksSecond {
     fn uncertainty_config(&self, f: &Features, cfg: &KernelConfig) -> Option<f64> {
         self.0.uncertainty_config(f, cfg)
     }
-    fn pick(&self, _: &Features, p: &[(String, f64)], _: Option<&str>) -> Option<usize> {
-        (p.len() >= 2).then_some(1)
+    fn pick(&self, _: &Features, p: &[(String, f64)], family: Option<&str>) -> Option<usize> {
+        (p.len() >= 2 && family != Some("own")).then_some(1)
     }
 }
 
@@ -477,4 +478,8 @@ fn the_best_single_configuration_is_the_second_stages_pick_as_in_predict() {
         "{}",
         staged.verdict
     );
+    // The stage is asked with the matrix's family, as `predict` asks it.
+    opts.family = Some("own".into());
+    let own = optimize_learned(&a, &PicksSecond(Toy { sigma: 0.1 }), &opts, &|_, _| {}).unwrap();
+    assert_eq!(own.singles, plain.singles);
 }

@@ -541,6 +541,12 @@ fn run_learned(
             over.push(src);
             continue;
         }
+        // The family `predict` gives the same input (a file's stem), so that the second stage
+        // recommends the same single configuration in both.
+        let opts = crate::optimize::LearnedOptions {
+            family: Some(crate::evaluate::corpus::short_name(&src)),
+            ..opts.clone()
+        };
         let res = load()
             .with_context(|| format!("reading {src}"))
             .and_then(|m| match a.precision {
