@@ -28,7 +28,9 @@ use crate::{Error, Precision, Result};
 pub use analytical::AnalyticalModel;
 pub use bounds::{Bounded, DeviceBounds};
 pub use cross::CrossModel;
-pub use rank::{rank, rank_with, recommended, shortlist, Coverage, Ranked, Ranking, SHORTLIST};
+pub use rank::{
+    rank, rank_with, recommended, shortlist, stage_pick, Coverage, Ranked, Ranking, SHORTLIST,
+};
 pub use registry::{NamedModel, StoredModel};
 pub use statistical::StatisticalModel;
 

@@ -191,20 +191,30 @@ pub fn rank_with(
     for (i, r) in rows.iter_mut().filter(|r| r.seconds.is_some()).enumerate() {
         r.rank = Some(i + 1);
     }
-    let predicted: Vec<(String, f64)> = rows
-        .iter()
-        .filter_map(|r| r.seconds.map(|s| (r.config.label(), s)))
-        .collect();
-    if let Some(i) = model.pick(features, &predicted, family) {
-        // `predicted` is the ranked prefix of `rows`; a pick of rank 1 marks nothing.
-        if i > 0 && i < predicted.len() {
-            rows[i].picked = true;
-        }
+    let ranked = rows.iter().map(|r| (r.config.label(), r.seconds));
+    if let Some(i) = stage_pick(model, features, ranked, family) {
+        rows[i].picked = true;
     }
     Ranking {
         rows,
         predict_seconds: start.elapsed().as_secs_f64(),
     }
+}
+
+/// The model's second stage ([`Model::pick`]) over `ranked` — the configurations of one
+/// matrix as (label, predicted seconds), fastest first, the refused (`None`) last: the index of
+/// its pick where it picks another than the fastest, else `None`. What `predict` recommends and
+/// `optimize` answers as its best single configuration.
+pub fn stage_pick(
+    model: &dyn Model,
+    features: &Features,
+    ranked: impl Iterator<Item = (String, Option<f64>)>,
+    family: Option<&str>,
+) -> Option<usize> {
+    let predicted: Vec<(String, f64)> = ranked.map_while(|(l, s)| s.map(|s| (l, s))).collect();
+    model
+        .pick(features, &predicted, family)
+        .filter(|&i| i > 0 && i < predicted.len())
 }
 
 /// How many of the predicted-fastest configurations a *tuned* recommendation times

@@ -454,21 +454,17 @@ fn put_pick_first(
     family: Option<&str>,
     singles: &mut Vec<SinglePrediction>,
 ) {
-    let predicted: Vec<(String, f64)> = singles
-        .iter()
-        .map_while(|s| s.seconds.map(|t| (s.config.label(), t)))
-        .collect();
-    if let Some(i) = model.pick(f, &predicted, family) {
-        if i > 0 && i < predicted.len() {
-            let mut p = singles.remove(i);
-            p.note = format!(
-                "recommended by the model's second stage (predicted rank {} of {}; {} is predicted fastest)",
-                i + 1,
-                predicted.len(),
-                predicted[0].0
-            );
-            singles.insert(0, p);
-        }
+    let ranked = singles.iter().map(|s| (s.config.label(), s.seconds));
+    if let Some(i) = crate::model::stage_pick(model, f, ranked, family) {
+        let fastest = singles[0].config.label();
+        let predicted = singles.iter().take_while(|s| s.seconds.is_some()).count();
+        let mut p = singles.remove(i);
+        p.note = format!(
+            "recommended by the model's second stage (predicted rank {} of {predicted}; \
+             {fastest} is predicted fastest)",
+            i + 1
+        );
+        singles.insert(0, p);
     }
 }
 
