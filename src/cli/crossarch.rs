@@ -184,6 +184,23 @@ fn section(o: &Outcome) -> String {
                 share("ours", "native"),
                 share("ours-mix", "ours-mix"),
             );
+            let mut by_size = Vec::new();
+            for d in 3..12 {
+                let g = pts.iter().copied().filter(|p| {
+                    p.footprint
+                        .is_some_and(|b| (b.max(1) as f64).log10().floor() as i32 == d)
+                });
+                if let Some((c, n)) = crossarch::coverage(g, "ours-mix", "ours-mix") {
+                    by_size.push(format!("10^{d}: {:.0} % of {n}", 100.0 * c));
+                }
+            }
+            if !by_size.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "\n`ours-mix` within its stated sigma by footprint (bytes): {}.",
+                    by_size.join(", ")
+                );
+            }
             s.push('\n');
         }
     }

@@ -19,7 +19,10 @@ use std::path::PathBuf;
 /// percentile, share within 5 % and 10 %). The sets: `files` (the real matrices), `large` (the
 /// generated and Kronecker-expanded ones with at least --min-nnz non-zeros) and `all`.
 /// The models were not fitted on the tables, so every row is held out. Learned models (lr, gb,
-/// knn, sparsecast) were trained on them: score those with `train` (cross-validated) instead.
+/// knn, sparsecast) named in --models are scored only on the rows of matrices they never
+/// trained on (the others are left out and counted); `train --score` scores them with the
+/// cross-validation report's figures (ranking, the second stage's pick, against cuSPARSE), and
+/// `train --folds` cross-validates them on their own tables.
 ///
 /// Example (001's comparison: constant-row vs normal vs uniform on its four kernels):
 ///   sparsecast score --profile h200.json --data data/corpus/h200.jsonl.gz \
@@ -193,6 +196,28 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         for n in missing {
             eprintln!("warning: the profile has no model {n}: not scored");
         }
+    }
+    // A learned model named in --models is scored only on matrices it never trained on.
+    let trained = |r: &TableRow| {
+        profile
+            .precisions
+            .iter()
+            .filter(|s| s.precision == r.precision)
+            .flat_map(|s| &s.models)
+            .filter(|m| a.models.as_ref().is_some_and(|n| n.contains(&m.name)))
+            .any(|m| m.trained_on(&r.family))
+    };
+    let total = rows.len();
+    let rows: Vec<TableRow> = rows.into_iter().filter(|r| !trained(r)).collect();
+    if rows.len() < total {
+        eprintln!(
+            "note: {} of {total} rows left out: the learned models scored trained on their \
+             matrices (`train --score` gives their full report on the others)",
+            total - rows.len()
+        );
+    }
+    if rows.is_empty() {
+        bail!("the models scored trained on every row: nothing held out to score them on");
     }
     let outcome = cv::run(&rows, &[], &sections, 2, false, &|_| {})?;
     let nnz: BTreeMap<&str, usize> = rows

@@ -35,8 +35,8 @@ pub struct Args {
     #[arg(long)]
     base: Option<PathBuf>,
     /// Where to write the profile with the trained models.
-    #[arg(long)]
-    out: PathBuf,
+    #[arg(long, required_unless_present = "score")]
+    out: Option<PathBuf>,
     /// Learned models to fit (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "lr,gb,knn")]
     models: Vec<String>,
@@ -68,6 +68,14 @@ pub struct Args {
     /// fits it anyway; this refits it alone.
     #[arg(long, value_name = "RECORDS", conflicts_with_all = ["records", "calibration_only"])]
     stage_from: Option<PathBuf>,
+    /// Fit nothing: score --base's models as they are stored on the tables' rows of matrices
+    /// none of its learned models trained on (no family of their training tables; the rest are
+    /// left out and counted), with the cross-validation report's figures — every configuration
+    /// pooled, the argmin and the stored second stage's pick, against cuSPARSE — so that they
+    /// compare with a `train --folds` report of the same profile. For new matrices measured
+    /// after a profile was fitted (`sparsecast collect` with a new seed, or resumed).
+    #[arg(long, conflicts_with_all = ["out", "calibration_only", "stage_from", "records"])]
+    score: bool,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -157,30 +165,33 @@ struct Fitted {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let learners: Vec<&dyn Learner> = learn::select_learners(&a.models)?;
-    crate::util::check_writable(&a.out)?;
-    for r in a.report.iter().chain(a.records.iter()) {
+    for r in a.out.iter().chain(&a.report).chain(&a.records) {
         crate::util::check_writable(r)?;
     }
     let rows = table::read_all(&a.data)?;
     let (backend, device) = device_of(&rows)?;
     let mut profile = base_profile(a.base.as_ref(), &backend, &device)?;
+    if a.score {
+        return score(&profile, rows, a.report.as_deref(), a.json);
+    }
+    let out = a.out.clone().context("--out is required")?;
     let refs: Vec<&TableRow> = rows.iter().collect();
     if a.calibration_only {
-        return calibration_only(profile, &refs, &a.out);
+        return calibration_only(profile, &refs, &out);
     }
     if let Some(records) = &a.stage_from {
         let cases = crate::learn::stage::read_records(records, "sparsecast")
             .with_context(|| format!("reading {}", records.display()))?;
         let md = stage(&mut profile, &cases, a.folds.max(2))?;
         profile
-            .save(&a.out)
-            .with_context(|| format!("writing {}", a.out.display()))?;
+            .save(&out)
+            .with_context(|| format!("writing {}", out.display()))?;
         if let Some(path) = &a.report {
             crate::util::write_atomic(path, |w| w.write_all(md.as_bytes()))?;
         }
         println!(
             "wrote {} with the second stage fitted on {}",
-            a.out.display(),
+            out.display(),
             records.display()
         );
         print!("{md}");
@@ -189,20 +200,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let learned: Vec<&str> = learn::learners().iter().map(|l| l.name()).collect();
 
     // The base profile's other models, as they were (before the new ones replace any).
-    let sections: Vec<cv::Section> = profile
-        .precisions
-        .iter()
-        .map(|s| cv::Section {
-            precision: s.precision,
-            bounds: s.bounds.clone(),
-            others: s
-                .models
-                .iter()
-                .filter(|m| !learned.contains(&m.model.family()))
-                .map(|m| (m.name.clone(), m.model.clone()))
-                .collect(),
-        })
-        .collect();
+    let sections = sections_of(&profile, |m| !learned.contains(&m.model.family()));
 
     let precisions: Vec<Precision> = [Precision::F32, Precision::F64]
         .into_iter()
@@ -255,8 +253,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
     }
     profile
-        .save(&a.out)
-        .with_context(|| format!("writing {}", a.out.display()))?;
+        .save(&out)
+        .with_context(|| format!("writing {}", out.display()))?;
 
     let rep = if a.folds > 0 {
         let outcome = cv::run(&rows, &learners, &sections, a.folds, a.quick_cv, &|m| {
@@ -281,8 +279,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 }
                 let md = stage(&mut profile, &cases.finish(), a.folds.max(2))?;
                 profile
-                    .save(&a.out)
-                    .with_context(|| format!("writing {}", a.out.display()))?;
+                    .save(&out)
+                    .with_context(|| format!("writing {}", out.display()))?;
                 Some(md)
             }
             false => None,
@@ -292,7 +290,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         None
     };
     bar.bar.finish_and_clear();
-    let profile_bytes = std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0);
+    let profile_bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
     let (rep, stage_md) = match rep {
         Some((r, s)) => (Some(r), s),
         None => (None, None),
@@ -313,7 +311,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             "device": device,
             "rows": rows.len(),
             "families": rows.iter().map(|r| &r.family).collect::<std::collections::BTreeSet<_>>().len(),
-            "out": a.out,
+            "out": out,
             "profile_bytes": profile_bytes,
             "fitted": fitted,
             "notes": notes,
@@ -342,7 +340,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(", "),
-        a.out.display(),
+        out.display(),
         profile_bytes as f64 / 1e3
     );
     println!("{t}");
@@ -410,5 +408,112 @@ fn calibration_only(
         out.display(),
         stored.join(", ")
     );
+    Ok(())
+}
+
+/// Per precision of `profile`, its models that `keep` keeps, as the cross-validation scores
+/// models it does not train.
+fn sections_of(profile: &Profile, keep: impl Fn(&NamedModel) -> bool) -> Vec<cv::Section> {
+    profile
+        .precisions
+        .iter()
+        .map(|s| cv::Section {
+            precision: s.precision,
+            bounds: s.bounds.clone(),
+            others: s
+                .models
+                .iter()
+                .filter(|m| keep(m))
+                .map(|m| (m.name.clone(), m.model.clone()))
+                .collect(),
+        })
+        .collect()
+}
+
+/// `--score` (see [`Args`]): the profile's models as stored, on the rows none of its learned
+/// models trained on.
+fn score(
+    profile: &Profile,
+    rows: Vec<TableRow>,
+    report_path: Option<&std::path::Path>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let trained = |r: &TableRow| {
+        profile
+            .precisions
+            .iter()
+            .filter(|s| s.precision == r.precision)
+            .flat_map(|s| &s.models)
+            .any(|m| m.trained_on(&r.family))
+    };
+    let total = rows.len();
+    let rows: Vec<TableRow> = rows.into_iter().filter(|r| !trained(r)).collect();
+    let left_out = total - rows.len();
+    if rows.is_empty() {
+        bail!(
+            "the profile's learned models trained on every one of the {total} rows: there is \
+             nothing they have not seen to score them on"
+        );
+    }
+    let sections = sections_of(profile, |_| true);
+    let bar = LateBar::new(cv::steps(&rows, 0, 0), "score");
+    let outcome = cv::run(&rows, &[], &sections, 2, false, &|m| bar.tick(m))?;
+    bar.bar.finish_and_clear();
+    let rep = report::summarize(&outcome, 0);
+    let mut md = format!(
+        "Scored {} rows (matrix × precision) of {} ({} left out: their families trained the \
+         profile's learned models).\n\n",
+        rows.len(),
+        profile.device_name,
+        left_out
+    );
+    md.push_str(&report::markdown(&rep));
+    // The stored second stage's pick, from the stored first stage's predictions.
+    let mut cases = learn::stage::Cases::default();
+    for r in &outcome.records {
+        cases.add(r, "sparsecast");
+    }
+    let cases = cases.finish();
+    let stage_of = |f64: bool| {
+        profile
+            .precisions
+            .iter()
+            .filter(|s| (s.precision == Precision::F64) == f64)
+            .flat_map(|s| &s.models)
+            .find_map(|m| match &m.model {
+                crate::model::StoredModel::Sparsecast(o) => o.pick.as_ref(),
+                _ => None,
+            })
+    };
+    let scores = learn::stage::score_stored(&cases, |c| {
+        let stage = stage_of(c.f64)?;
+        let mut order: Vec<usize> = (0..c.cands.len()).collect();
+        order.sort_by(|&a, &b| c.cands[a].predicted.total_cmp(&c.cands[b].predicted));
+        let predicted: Vec<(String, f64)> = order
+            .iter()
+            .map(|&i| (c.cands[i].config.clone(), c.cands[i].predicted))
+            .collect();
+        let k = stage.pick_shape(&c.shape, &predicted, Some(&c.family))?;
+        order.get(k).copied()
+    });
+    if !scores.is_empty() {
+        md.push('\n');
+        md.push_str(&learn::stage::markdown(&scores, 0));
+    }
+    if let Some(path) = report_path {
+        crate::util::write_atomic(path, |w| w.write_all(md.as_bytes()))?;
+    }
+    if json {
+        let v = serde_json::json!({
+            "device": profile.device_name,
+            "rows": rows.len(),
+            "left_out": left_out,
+            "scores": rep,
+            "stage": scores,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{md}");
+    }
     Ok(())
 }

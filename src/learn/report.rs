@@ -137,7 +137,8 @@ fn sets(records: &[Record]) -> Vec<&'static str> {
     out
 }
 
-/// Summarize a cross-validation.
+/// Summarize a cross-validation (`folds` 0: the stored models scored as they are,
+/// `train --score`).
 pub fn summarize(outcome: &Outcome, folds: usize) -> Report {
     let records = &outcome.records;
     let sets = sets(records);
@@ -214,13 +215,22 @@ fn accuracy_rows(a: &[Accuracy], key: fn(&Accuracy) -> String) -> Vec<Vec<String
 /// The report as Markdown (what `train` prints and `--report` writes).
 pub fn markdown(r: &Report) -> String {
     let mut out = String::new();
-    out.push_str(&format!(
-        "Held-out figures of {}-fold cross-validation grouped by matrix family (a real matrix and \
-         its Kronecker expansions are one family); models not trained on the table are scored on \
-         every row, and only on the configurations they cover. Difference rate = \
-         |pred − meas| / meas.\n\n",
-        r.folds
-    ));
+    if r.folds == 0 {
+        out.push_str(
+            "Figures of the profile's models as stored (`train --score`), on the rows of matrices \
+             none of its learned models trained on (no family of their training tables); each \
+             model only on the configurations it covers. Difference rate = |pred − meas| / \
+             meas.\n\n",
+        );
+    } else {
+        out.push_str(&format!(
+            "Held-out figures of {}-fold cross-validation grouped by matrix family (a real matrix \
+             and its Kronecker expansions are one family); models not trained on the table are \
+             scored on every row, and only on the configurations they cover. Difference rate = \
+             |pred − meas| / meas.\n\n",
+            r.folds
+        ));
+    }
     out.push_str("## Accuracy (002 Fig. 1), every configuration pooled\n\n");
     let h = [
         "model",

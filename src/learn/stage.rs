@@ -357,7 +357,19 @@ impl PickStage {
         if predicted.len() < 2 || self.trees.is_empty() {
             return None;
         }
-        let shape = shape(f)?;
+        self.pick_shape(&shape(f)?, predicted, family)
+    }
+
+    /// [`PickStage::pick`] for a matrix of [`shape`] `shape`.
+    pub fn pick_shape(
+        &self,
+        shape: &[f64],
+        predicted: &[(String, f64)],
+        family: Option<&str>,
+    ) -> Option<usize> {
+        if predicted.len() < 2 || self.trees.is_empty() {
+            return None;
+        }
         let d = self.mean.len();
         if shape.len() != d {
             return None;
@@ -367,7 +379,7 @@ impl PickStage {
             mean: &self.mean,
             sd: &self.sd,
         }
-        .z(&shape);
+        .z(shape);
         let skip = family.map(family_hash);
         let lib = &self.library;
         let nc = self.configs.len();
@@ -394,7 +406,7 @@ impl PickStage {
                 (id, l.as_str(), *s)
             })
             .collect();
-        let rows = inputs(&preds, f64, &shape, self.top, |id| {
+        let rows = inputs(&preds, f64, shape, self.top, |id| {
             knn_regret(&near, |j| {
                 let r = *lib.regrets.get(j * nc + id).filter(|_| id < nc)?;
                 (r >= 0).then(|| r as f64 / SCALE)
@@ -651,16 +663,35 @@ fn scores(p: &Prepared<'_>, folds: usize) -> Result<Vec<Score>> {
         .into_iter()
         .flatten()
         .collect();
+    Ok(score_picks(picks.into_iter().map(|(i, c)| (&cases[i], c))))
+}
+
+/// The index of `case`'s predicted-fastest candidate (the first stage's argmin).
+fn argmin(case: &Case) -> usize {
+    (0..case.cands.len())
+        .min_by(|&a, &b| case.cands[a].predicted.total_cmp(&case.cands[b].predicted))
+        .unwrap_or(0)
+}
+
+/// Score a stored second stage as it is (`train --score`): each case's pick is `pick(case)`
+/// (an index into its candidates; `None`: the argmin), beside the argmin. Scores per precision,
+/// f32 first.
+pub fn score_stored<'a>(cases: &'a [Case], pick: impl Fn(&'a Case) -> Option<usize>) -> Vec<Score> {
+    score_picks(cases.iter().map(|c| {
+        (
+            c,
+            pick(c).filter(|&i| i < c.cands.len()).unwrap_or(argmin(c)),
+        )
+    }))
+}
+
+/// Scores per precision (f32 first) of `(case, index of its pick)`, beside each case's argmin.
+fn score_picks<'a>(picks: impl Iterator<Item = (&'a Case, usize)>) -> Vec<Score> {
     let mut by = [Vec::new(), Vec::new()];
-    for (i, c) in picks {
-        let case = &cases[i];
-        let argmin = (0..case.cands.len())
-            .min_by(|&a, &b| case.cands[a].predicted.total_cmp(&case.cands[b].predicted))
-            .unwrap_or(0);
-        by[case.f64 as usize].push((case, argmin, c));
+    for (case, c) in picks {
+        by[case.f64 as usize].push((case, argmin(case), c));
     }
-    Ok(by
-        .iter()
+    by.iter()
         .zip(["f32", "f64"])
         .filter(|(v, _)| !v.is_empty())
         .map(|(v, name)| {
@@ -701,16 +732,21 @@ fn scores(p: &Prepared<'_>, folds: usize) -> Result<Vec<Score>> {
             s.stage_vs_cusparse = (ls / m).exp();
             s
         })
-        .collect())
+        .collect()
 }
 
-/// The scores as a Markdown section of the training report.
+/// The scores as a Markdown section of the training report (`folds` 0: of a stored stage
+/// scored as it is, [`score_stored`]).
 pub fn markdown(scores: &[Score], folds: usize) -> String {
+    let how = match folds {
+        0 => "as stored".to_string(),
+        k => format!("cross-validated again, {k} family folds"),
+    };
     let mut out = format!(
-        "## The second stage of the recommendation (cross-validated again, {folds} family folds)\n\n\
+        "## The second stage of the recommendation ({how})\n\n\
          The first stage's argmin beside the second stage's pick ([`learn::stage`]: boosted trees \
          over the {TOP} predicted-fastest, with the measured regret of the {NEIGHBOURS} nearest \
-         training matrices), on the held-out predictions above.\n\n\
+         training matrices), on the predictions above.\n\n\
          | precision | matrices | within 5 % of the best | fraction of the best | vs best cuSPARSE: geomean (worst) | below 0.95× cuSPARSE |\n\
          |---|---|---|---|---|---|\n"
     );

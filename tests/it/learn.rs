@@ -403,3 +403,118 @@ fn train_fits_the_second_stage_of_the_recommendation_and_refits_it_from_records(
         assert!(ks.iter().any(|k| k["rank"] == 1));
     }
 }
+
+#[test]
+fn train_score_rates_a_stored_profile_on_the_matrices_it_never_trained_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = table::read_all(&[small_table()]).unwrap();
+    let seen = ["Roget", "cage11", "west2021", "gen/00000", "gen/00002"];
+    let part = dir.path().join("part.jsonl");
+    let lines: Vec<String> = rows
+        .iter()
+        .filter(|r| seen.contains(&r.family.as_str()))
+        .map(|r| serde_json::to_string(r).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 16);
+    std::fs::write(&part, lines.join("\n") + "\n").unwrap();
+    let (p, rep) = (dir.path().join("p.json"), dir.path().join("score.md"));
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/cpu-example.json");
+    let o = super::common::bin()
+        .args([
+            "train",
+            "--models",
+            "sparsecast",
+            "--folds",
+            "3",
+            "--quick-cv",
+        ])
+        .arg("--data")
+        .arg(&part)
+        .arg("--base")
+        .arg(&base)
+        .arg("--out")
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let score = |data: &Path| {
+        super::common::bin()
+            .args(["train", "--score", "--json", "--data"])
+            .arg(data)
+            .arg("--base")
+            .arg(&p)
+            .arg("--report")
+            .arg(&rep)
+            .output()
+            .unwrap()
+    };
+    // The whole table: the 16 rows of the trained families are left out, the 8 others scored.
+    let o = score(&small_table());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["rows"].as_u64(), v["left_out"].as_u64()),
+        (Some(8), Some(16))
+    );
+    let acc = v["scores"]["accuracy"].as_array().unwrap();
+    let ours = acc
+        .iter()
+        .find(|a| a["model"] == "sparsecast" && a["set"] == "all" && a["precision"] == "f32")
+        .unwrap();
+    // Every configuration of the 4 unseen matrices (f32) that the model covers (measured on
+    // a trained matrix), none of the trained ones.
+    let ok = |r: &TableRow| -> Vec<String> {
+        r.times
+            .iter()
+            .filter(|t| t.status == Status::Ok && t.median_s.is_some())
+            .map(|t| t.config.clone())
+            .collect()
+    };
+    let f32_rows = || rows.iter().filter(|r| r.precision == Precision::F32);
+    let covered: std::collections::BTreeSet<String> = f32_rows()
+        .filter(|r| seen.contains(&r.family.as_str()))
+        .flat_map(ok)
+        .collect();
+    let measured: usize = f32_rows()
+        .filter(|r| !seen.contains(&r.family.as_str()))
+        .map(|r| ok(r).iter().filter(|c| covered.contains(*c)).count())
+        .sum();
+    assert_eq!(ours["n"].as_u64(), Some(measured as u64), "{ours}");
+    // The stored second stage's pick is scored per precision on the 4 matrices.
+    let stage = v["stage"].as_array().unwrap();
+    assert_eq!(stage.len(), 2, "{stage:?}");
+    for s in stage {
+        assert_eq!(s["matrices"], 4);
+        let (a, p) = (s["argmin_within_5"].as_f64(), s["stage_within_5"].as_f64());
+        assert!(a.is_some_and(|x| (0.0..=1.0).contains(&x)), "{s}");
+        assert!(p.is_some_and(|x| (0.0..=1.0).contains(&x)), "{s}");
+    }
+    let md = std::fs::read_to_string(&rep).unwrap();
+    assert!(
+        md.contains("left out") && md.contains("second stage of the recommendation (as stored)"),
+        "{md}"
+    );
+    // Only trained matrices: nothing to score, said so.
+    let o = score(&part);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("nothing they have not seen"), "{e}");
+    // `score` with a learned model named leaves its training matrices out alike.
+    let plain = |data: &Path| {
+        super::common::bin()
+            .args(["score", "--models", "sparsecast", "--json", "--data"])
+            .arg(data)
+            .arg("--profile")
+            .arg(&p)
+            .output()
+            .unwrap()
+    };
+    let o = plain(&small_table());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("16 of 24 rows left out"), "{e}");
+    let o = plain(&part);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("nothing held out"), "{e}");
+}
