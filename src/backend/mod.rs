@@ -180,6 +180,20 @@ impl Variant {
         }
     }
 
+    /// The parameters of the format this configuration is stored in, from `params`: cuSPARSE's
+    /// sliced ELL has no row permutation (σ = 1, the slice size C of `params`); every other
+    /// configuration keeps `params`.
+    pub fn stored_params(
+        self,
+        params: &crate::formats::FormatParams,
+    ) -> crate::formats::FormatParams {
+        let mut p = params.clone();
+        if self == Variant::Vendor(VendorAlg::SellAlg1) {
+            p.sell.sigma = 1;
+        }
+        p
+    }
+
     /// Whether this is a cuSPARSE algorithm.
     pub fn is_vendor(self) -> bool {
         matches!(self, Variant::Vendor(_))

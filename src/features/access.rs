@@ -80,7 +80,18 @@ impl Access {
             .sell
             .iter()
             .find(|s| s.c == params.sell.c && s.sigma == params.sell.sigma)
-            .copied();
+            .copied()
+            .or_else(|| {
+                // Unsorted slices of one warp's rows (cuSPARSE's sliced ELL): each slice is as
+                // wide as its longest row, which the row-per-thread warp steps already sum.
+                (params.sell.c == GROUP_ROWS && params.sell.sigma == 1).then(|| {
+                    formats::sell::SellCount {
+                        c: GROUP_ROWS,
+                        sigma: 1,
+                        slots: self.warp_steps[0].saturating_mul(GROUP_ROWS as u64),
+                    }
+                })
+            });
         summary.counts.bsr = self.bsr.filter(|b| b.block == params.bsr.block);
         summary
     }
@@ -99,6 +110,35 @@ mod tests {
             }
         }
         Csr::from_triplets(rows.len(), ncols, &r, &c, &vec![1.0; r.len()]).unwrap()
+    }
+
+    #[test]
+    fn unsorted_slices_of_a_warp_are_counted_from_the_warp_steps() {
+        // 70 rows of lengths 1..=9 with two long rows: SELL-32-1 as cuSPARSE stores it.
+        let long: Vec<u32> = (0..50).collect();
+        let lens: Vec<Vec<u32>> = (0..70u32)
+            .map(|i| match i {
+                3 | 40 => long.clone(),
+                _ => (0..1 + i % 9).collect(),
+            })
+            .collect();
+        let rows: Vec<&[u32]> = lens.iter().map(|r| r.as_slice()).collect();
+        let m = csr(&rows, 64);
+        let f = crate::features::Features::compute(&m);
+        let a = f.access.as_ref().unwrap();
+        let mut params = FormatParams {
+            sell: SellParams { c: 32, sigma: 1 },
+            ..Default::default()
+        };
+        let s = a.add_counts(formats::Summary::from_features(&f), &params);
+        let stored = formats::sell::Sell::from_csr(&m, &params).unwrap();
+        let n = s.counts.sell.expect("derived from the warp steps");
+        assert_eq!((n.c, n.sigma), (32, 1));
+        assert_eq!(n.slots, stored.values.len() as u64);
+        // Sorting windows keep their stored counts; other unsorted slice sizes stay unknown.
+        params.sell = SellParams { c: 16, sigma: 1 };
+        let s = a.add_counts(formats::Summary::from_features(&f), &params);
+        assert!(s.counts.sell.is_none());
     }
 
     #[test]

@@ -80,8 +80,10 @@ pub const TREES: Boost = Boost {
 /// before it existed) reads `x` once below half the L2 and per warp above it; 1 blends the two
 /// by the L2 hit rate of the gathers (`x_traffic`) and gives the trees the `x` footprint and
 /// the working set against the L2; 2 adds the relative corrections (same base and features; a
-/// model stored without [`OwnModel::reference`] predicts with its own trees alone, as before).
-pub const VERSION: u32 = 2;
+/// model stored without [`OwnModel::reference`] predicts with its own trees alone, as before);
+/// 3 sizes cuSPARSE's sliced ELL unsorted, as it is stored (σ = 1; before, sorted over 256 rows,
+/// which on irregular rows is far less padding than cuSPARSE moves).
+pub const VERSION: u32 = 3;
 
 /// The share of the relative correction in the prediction (version 2; see the module doc).
 pub const RELATIVE_SHARE: f64 = 0.5;
@@ -233,7 +235,12 @@ fn access(f: &Features) -> Result<&crate::features::Access> {
 fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64, version: u32) -> Result<f64> {
     let a = access(f)?;
     let params = if cfg.variant.is_vendor() {
-        FormatParams::default()
+        // Version 3: a cuSPARSE algorithm is sized by the format it is stored in (its sliced
+        // ELL unsorted, σ = 1); before, by our default parameters (SELL sorted over 256 rows).
+        match version >= 3 {
+            true => cfg.variant.stored_params(&FormatParams::default()),
+            false => FormatParams::default(),
+        }
     } else {
         cfg.params.clone()
     };

@@ -291,14 +291,10 @@ pub(crate) fn host_conversion_asked() -> bool {
     std::env::var_os("SPARSECAST_HOST_CONVERSION").is_some_and(|v| v == "1")
 }
 
-/// The format parameters `cfg` is converted with: cuSPARSE's sliced ELL has no row permutation
-/// (σ = 1).
+/// The format parameters `cfg` is converted with ([`Variant::stored_params`]: cuSPARSE's
+/// sliced ELL has no row permutation, σ = 1).
 fn adjusted_params(cfg: &KernelConfig) -> crate::formats::FormatParams {
-    let mut params = cfg.params.clone();
-    if cfg.variant == Variant::Vendor(VendorAlg::SellAlg1) {
-        params.sell.sigma = 1;
-    }
-    params
+    cfg.variant.stored_params(&cfg.params)
 }
 
 /// Check a CSR kernel's threads per row (1, 2, 4, 8, 16 or 32) and return it.
