@@ -147,6 +147,21 @@ pub fn embedded() -> Vec<(&'static str, String)> {
 }
 
 impl Profile {
+    /// Whether one of the models of `precision` that `which` selects was trained on the matrix
+    /// family `family` ([`NamedModel::trained_on`]): a row of it is in-sample for them.
+    pub fn trained_on(
+        &self,
+        precision: Precision,
+        family: &str,
+        which: impl Fn(&NamedModel) -> bool,
+    ) -> bool {
+        self.precisions
+            .iter()
+            .filter(|s| s.precision == precision)
+            .flat_map(|s| &s.models)
+            .any(|m| which(m) && m.trained_on(family))
+    }
+
     /// Parse and validate a profile held in memory; `name` is used in error messages.
     pub fn from_json(name: &str, text: &str) -> Result<Profile> {
         let at = |e: &serde_json::Error, msg: String| Error::parse(name, e.line() as u64, msg);

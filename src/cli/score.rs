@@ -199,13 +199,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     // A learned model named in --models is scored only on matrices it never trained on.
     let trained = |r: &TableRow| {
-        profile
-            .precisions
-            .iter()
-            .filter(|s| s.precision == r.precision)
-            .flat_map(|s| &s.models)
-            .filter(|m| a.models.as_ref().is_some_and(|n| n.contains(&m.name)))
-            .any(|m| m.trained_on(&r.family))
+        profile.trained_on(r.precision, &r.family, |m| {
+            a.models.as_ref().is_some_and(|n| n.contains(&m.name))
+        })
     };
     let total = rows.len();
     let rows: Vec<TableRow> = rows.into_iter().filter(|r| !trained(r)).collect();

@@ -438,14 +438,7 @@ fn score(
     report_path: Option<&std::path::Path>,
     json: bool,
 ) -> anyhow::Result<()> {
-    let trained = |r: &TableRow| {
-        profile
-            .precisions
-            .iter()
-            .filter(|s| s.precision == r.precision)
-            .flat_map(|s| &s.models)
-            .any(|m| m.trained_on(&r.family))
-    };
+    let trained = |r: &TableRow| profile.trained_on(r.precision, &r.family, |_| true);
     let total = rows.len();
     let rows: Vec<TableRow> = rows.into_iter().filter(|r| !trained(r)).collect();
     let left_out = total - rows.len();

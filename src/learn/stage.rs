@@ -680,7 +680,9 @@ pub fn score_stored<'a>(cases: &'a [Case], pick: impl Fn(&'a Case) -> Option<usi
     score_picks(cases.iter().map(|c| {
         (
             c,
-            pick(c).filter(|&i| i < c.cands.len()).unwrap_or(argmin(c)),
+            pick(c)
+                .filter(|&i| i < c.cands.len())
+                .unwrap_or_else(|| argmin(c)),
         )
     }))
 }
