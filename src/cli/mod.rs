@@ -21,6 +21,7 @@ mod noise;
 mod optimize;
 mod predict;
 mod profiles;
+mod refeature;
 mod score;
 mod selftest;
 mod spmv;
@@ -63,6 +64,7 @@ enum Command {
     Train(train::Args),
     Crossarch(crossarch::Args),
     Score(score::Args),
+    Refeature(refeature::Args),
 }
 
 /// Parse the command line, run the subcommand, print errors on stderr; returns the exit code.
@@ -86,6 +88,7 @@ pub fn main() -> i32 {
         Command::Train(a) => train::run(a),
         Command::Crossarch(a) => crossarch::run(a),
         Command::Score(a) => score::run(a),
+        Command::Refeature(a) => refeature::run(a),
     };
     match res {
         Ok(()) => 0,

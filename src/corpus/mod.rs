@@ -8,6 +8,7 @@
 
 pub mod collect;
 pub mod draw;
+pub mod refeature;
 pub mod subset;
 pub mod table;
 

@@ -159,6 +159,44 @@ mod tests {
     }
 
     #[test]
+    fn bsr_counts_are_the_converted_block_rows() {
+        // 70 rows (three groups, the last one partial): short rows on a band, a row of 50
+        // scattered columns (its block row holds the most blocks) and an empty block row.
+        let long: Vec<u32> = (0..50).map(|k| k * 4 + 1).collect();
+        let lens: Vec<Vec<u32>> = (0..70u32)
+            .map(|i| match i {
+                37 => long.clone(),
+                12..=15 => Vec::new(),
+                _ => (i..i + 1 + i % 5).collect(),
+            })
+            .collect();
+        let rows: Vec<&[u32]> = lens.iter().map(|r| r.as_slice()).collect();
+        let m = csr(&rows, 256);
+        let b = Access::compute(&m)
+            .bsr
+            .expect("the default block size is counted");
+        let stored = formats::bsr::Bsr::from_csr(&m, &FormatParams::default()).unwrap();
+        let per_row: Vec<u64> = stored
+            .row_ptr
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as u64)
+            .collect();
+        assert_eq!(b.blocks, stored.col_idx.len() as u64);
+        assert_eq!(b.max_row_blocks, *per_row.iter().max().unwrap());
+        let groups = (32 / stored.block) as u64;
+        assert_eq!(
+            b.warp_trips,
+            per_row.iter().map(|n| n.div_ceil(groups)).sum::<u64>()
+        );
+        // The longest block row is the scattered row's: 50 distinct block columns, among which
+        // its neighbours' few fall, so 7 trips of 8 blocks.
+        assert_eq!(
+            (b.max_row_blocks, b.max_row_blocks.div_ceil(groups)),
+            (50, 7)
+        );
+    }
+
+    #[test]
     fn sectors_count_distinct_32_byte_pieces_of_x() {
         // Group 0: columns 0..8 (one f32 sector, two f64 sectors) twice, and column 100.
         let a = Access::compute(&csr(&[&[0, 1, 2, 3, 4, 5, 6, 7], &[0, 7, 100]], 128));

@@ -94,7 +94,7 @@ pub struct Scan {
     warp_steps: [u64; 6],
     x_sectors: [u64; 2],
     row_sectors_f64: u64,
-    bsr_blocks: u64,
+    bsr: BsrCount,
 }
 
 /// Partial sums of one range of groups.
@@ -106,7 +106,7 @@ struct Acc {
     steps: [u64; 6],
     sectors: [u64; 2],
     row64: u64,
-    bsr: u64,
+    bsr: Option<BsrCount>,
 }
 
 fn min_max<U: Ord + Copy>(a: Option<(U, U)>, b: Option<(U, U)>) -> Option<(U, U)> {
@@ -128,7 +128,10 @@ impl Acc {
         self.sectors[0] += o.sectors[0];
         self.sectors[1] += o.sectors[1];
         self.row64 += o.row64;
-        self.bsr += o.bsr;
+        self.bsr = match (self.bsr, o.bsr) {
+            (Some(a), Some(b)) => Some(a.merge(b)),
+            (a, b) => a.or(b),
+        };
         self
     }
 }
@@ -208,11 +211,15 @@ impl Scan {
                     buf.sort_unstable();
                     a.sectors[0] += distinct_shifted(&buf, 3);
                     a.sectors[1] += distinct_shifted(&buf, 2);
-                    for b0 in group.clone().step_by(BSR_B) {
+                    let mut row_blocks = [0usize; GROUP_ROWS / BSR_B];
+                    for (k, b0) in group.clone().step_by(BSR_B).enumerate() {
                         let br = b0..(b0 + BSR_B).min(group.end);
                         formats::bsr::block_columns_of(m, br, BSR_B, &mut scratch);
-                        a.bsr += scratch.len() as u64;
+                        row_blocks[k] = scratch.len();
                     }
+                    let n = group.len().div_ceil(BSR_B);
+                    let c = BsrCount::from_row_blocks(BSR_B, row_blocks[..n].iter().copied());
+                    a.bsr = Some(a.bsr.map_or(c, |b| b.merge(c)));
                     (a, buf, scratch)
                 },
             )
@@ -229,7 +236,7 @@ impl Scan {
             warp_steps: acc.steps,
             x_sectors: acc.sectors,
             row_sectors_f64: acc.row64,
-            bsr_blocks: acc.bsr,
+            bsr: acc.bsr.unwrap_or(BsrCount::from_row_blocks(BSR_B, [])),
         }
     }
 }
@@ -275,10 +282,11 @@ pub fn compose(ncols: usize, lens: &[usize], scans: &[&Scan]) -> Features {
             .iter()
             .filter_map(|p| formats::sell::count_lengths(lens, p))
             .collect(),
-        bsr: Some(BsrCount {
-            block: BSR_B,
-            blocks: sum(&|s| s.bsr_blocks),
-        }),
+        bsr: Some(
+            scans
+                .iter()
+                .fold(BsrCount::from_row_blocks(BSR_B, []), |c, s| c.merge(s.bsr)),
+        ),
     };
     Features {
         nrows,

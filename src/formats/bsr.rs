@@ -39,6 +39,51 @@ pub struct BsrCount {
     pub block: usize,
     /// Stored blocks.
     pub blocks: u64,
+    /// The most blocks of one block row: the longest chain of the kernel's one warp per block
+    /// row. 0 where unknown (features computed before session 30).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_row_blocks: u64,
+    /// The kernel's warp loop trips, `Σ ⌈blocks of the block row / ⌊32 / b⌋⌉` over block rows
+    /// (its lanes form `⌊32 / b⌋` groups, one block each per trip; `kernels/bsr.cu`). 0 where
+    /// unknown.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warp_trips: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+impl BsrCount {
+    /// The count of one block size from the blocks of each block row (of the whole matrix or of
+    /// consecutive block rows; [`BsrCount::merge`] adds them up).
+    pub fn from_row_blocks(block: usize, row_blocks: impl IntoIterator<Item = usize>) -> BsrCount {
+        let groups = (32 / block.max(1)).max(1) as u64;
+        let mut c = BsrCount {
+            block,
+            blocks: 0,
+            max_row_blocks: 0,
+            warp_trips: 0,
+        };
+        for n in row_blocks {
+            let n = n as u64;
+            c.blocks += n;
+            c.max_row_blocks = c.max_row_blocks.max(n);
+            c.warp_trips += n.div_ceil(groups);
+        }
+        c
+    }
+
+    /// The count of the union of two disjoint runs of block rows (same block size).
+    pub fn merge(self, o: BsrCount) -> BsrCount {
+        debug_assert_eq!(self.block, o.block);
+        BsrCount {
+            block: self.block,
+            blocks: self.blocks + o.blocks,
+            max_row_blocks: self.max_row_blocks.max(o.max_row_blocks),
+            warp_trips: self.warp_trips + o.warp_trips,
+        }
+    }
 }
 
 /// The blocks of every block row of `csr` for block size `b ≥ 1` (a parallel pass over the block
@@ -52,8 +97,8 @@ pub(crate) fn count<T: Scalar>(csr: &Csr<T>, b: usize) -> (Vec<usize>, BsrCount)
             scratch.len()
         })
         .collect();
-    let blocks = counts.par_iter().sum::<usize>() as u64;
-    (counts, BsrCount { block: b, blocks })
+    let count = BsrCount::from_row_blocks(b, counts.iter().copied());
+    (counts, count)
 }
 
 /// The summary's block count for `params`' block size, refusing a size of 0.
@@ -206,10 +251,10 @@ pub(crate) fn plan<T: Scalar>(
         .collect();
     let blocks: usize = parts.iter().map(|p| p.1.len()).sum();
     let mut s = s.clone();
-    s.counts.bsr = Some(BsrCount {
-        block: b,
-        blocks: blocks as u64,
-    });
+    s.counts.bsr = Some(BsrCount::from_row_blocks(
+        b,
+        parts.iter().flat_map(|p| p.0.iter().map(|&n| n as usize)),
+    ));
     admit(&s, params, value_bytes)?;
     let mut row_ptr = Vec::with_capacity(nbrows + 1);
     row_ptr.push(0u32);

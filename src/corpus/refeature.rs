@@ -1,0 +1,272 @@
+//! Bring measured training tables up to counts the features gained after they were collected,
+//! without measuring again: every distinct matrix of the tables is rebuilt from its recorded
+//! source (a Matrix Market file or the generator spec that made it) and only the new counts are
+//! written into its rows. The times, the other features (the f32 row's non-finite count
+//! included) and everything else stay as measured.
+//!
+//! Today's new counts are BSR's per-block-row ones (`BsrCount::max_row_blocks`,
+//! `BsrCount::warp_trips`, session 30). The rebuilt matrix must be the measured one: its
+//! non-zeros and stored BSR blocks are checked against the row's features, and a matrix that
+//! differs (or whose source is gone) is reported and its rows left as they were.
+
+use super::table::TableRow;
+use crate::evaluate::record::SourceInfo;
+use crate::formats::bsr;
+use crate::formats::BsrParams;
+use crate::matrix::generate::GeneratorSpec;
+use crate::{Csr, Error, Result};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What [`bsr_counts`] did.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Outcome {
+    /// Distinct matrices (sources) in the rows.
+    pub matrices: usize,
+    /// Rows whose counts were written.
+    pub rows_updated: usize,
+    /// Matrices skipped because every row already had the counts.
+    pub already: usize,
+    /// Matrices left out by the non-zero bounds.
+    pub out_of_bounds: usize,
+    /// Matrices that could not be rebuilt or did not match their rows: (matrix, why).
+    pub failed: Vec<(String, String)>,
+}
+
+/// Where to look for a source's Matrix Market file: the recorded path, else a file of the same
+/// name in `mats` (tables collected on another machine record its paths).
+fn locate(path: &Path, mats: Option<&Path>) -> PathBuf {
+    match (path.exists(), mats, path.file_name()) {
+        (false, Some(dir), Some(name)) if dir.join(name).exists() => dir.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// `spec` with every Matrix Market path it names (Kronecker bases, also inside stacks)
+/// located by [`locate`].
+fn relocate(spec: &GeneratorSpec, mats: Option<&Path>) -> Result<GeneratorSpec> {
+    fn walk(v: &mut serde_json::Value, mats: Option<&Path>) {
+        match v {
+            serde_json::Value::String(s) if s.ends_with(".mtx") || s.ends_with(".mtx.gz") => {
+                *s = locate(Path::new(s.as_str()), mats)
+                    .to_string_lossy()
+                    .into_owned();
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| walk(x, mats)),
+            serde_json::Value::Object(o) => o.values_mut().for_each(|x| walk(x, mats)),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(spec).map_err(|e| Error::Invalid(e.to_string()))?;
+    walk(&mut v, mats);
+    serde_json::from_value(v).map_err(|e| Error::Invalid(e.to_string()))
+}
+
+/// Rebuild the matrix of `source` (f64, as `collect` measured it).
+pub fn rebuild(source: &SourceInfo, mats: Option<&Path>) -> Result<Csr<f64>> {
+    match source {
+        SourceInfo::File(p) => crate::matrix::mm::read::<f64>(&locate(p, mats)),
+        SourceInfo::Generated(spec) => {
+            relocate(spec, mats)?.generate_with_limit(crate::formats::default_max_bytes())
+        }
+        SourceInfo::Recipe(r) => Err(Error::Unsupported(format!(
+            "the source is a recipe in words ({r}), not a spec that rebuilds the matrix"
+        ))),
+    }
+}
+
+/// Whether `row` already holds the counts this pass writes.
+fn has_counts(row: &TableRow) -> bool {
+    let b = row.features.access.as_ref().and_then(|a| a.bsr);
+    b.is_some_and(|b| b.blocks == 0 || b.warp_trips > 0)
+}
+
+/// Write BSR's per-block-row counts (default block size) into every row of `rows` that lacks
+/// them, rebuilding each distinct matrix once (largest first, so the progress's ETA is honest
+/// early), among those whose recorded non-zeros lie in `nnz_bounds`. `tick(done, total, name)`
+/// reports progress in non-zeros rebuilt.
+pub fn bsr_counts(
+    rows: &mut [TableRow],
+    mats: Option<&Path>,
+    nnz_bounds: (usize, usize),
+    mut tick: impl FnMut(u64, u64, &str),
+) -> Outcome {
+    let mut by_source: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        let key = serde_json::to_string(&r.source).unwrap_or_else(|_| r.matrix.clone());
+        by_source.entry(key).or_default().push(i);
+    }
+    let mut out = Outcome {
+        matrices: by_source.len(),
+        ..Outcome::default()
+    };
+    let mut todo: Vec<&Vec<usize>> = Vec::new();
+    for idx in by_source.values() {
+        let nnz = rows[idx[0]].features.nnz;
+        if idx.iter().all(|&i| has_counts(&rows[i])) {
+            out.already += 1;
+        } else if nnz < nnz_bounds.0 || nnz > nnz_bounds.1 {
+            out.out_of_bounds += 1;
+        } else {
+            todo.push(idx);
+        }
+    }
+    todo.sort_by_key(|idx| std::cmp::Reverse(rows[idx[0]].features.nnz));
+    let total: u64 = todo.iter().map(|i| rows[i[0]].features.nnz as u64).sum();
+    let mut done = 0u64;
+    let b = BsrParams::DEFAULT_BLOCK;
+    for idx in todo {
+        let first = &rows[idx[0]];
+        let name = first.matrix.clone();
+        tick(done, total, &name);
+        done += first.features.nnz as u64;
+        let counted = rebuild(&first.source, mats).and_then(|a| {
+            let (_, c) = bsr::count(&a, b);
+            let stored = first.features.access.as_ref().and_then(|x| x.bsr);
+            match (a.nnz() == first.features.nnz, stored) {
+                (true, Some(s)) if s.block == b && s.blocks == c.blocks => Ok(c),
+                (true, None) => Ok(c),
+                _ => Err(Error::Invalid(format!(
+                    "the rebuilt matrix differs from the measured one ({} non-zeros, {} blocks; \
+                     the table: {} non-zeros, {:?})",
+                    a.nnz(),
+                    c.blocks,
+                    first.features.nnz,
+                    stored.map(|s| s.blocks)
+                ))),
+            }
+        });
+        match counted {
+            Ok(c) => {
+                for &i in idx {
+                    if let Some(a) = rows[i].features.access.as_mut() {
+                        a.bsr = Some(c);
+                        out.rows_updated += 1;
+                    }
+                }
+            }
+            Err(e) => out.failed.push((name, e.to_string())),
+        }
+    }
+    tick(done, total, "");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::measure::Status;
+    use crate::backend::TimingProtocol;
+    use crate::corpus::table::{ConfigTime, TABLE_SCHEMA};
+    use crate::features::Features;
+    use crate::Precision;
+
+    /// A row of `source` as a table collected before the counts existed holds it: its features
+    /// without BSR's per-block-row counts, one measured time.
+    fn old_row(source: SourceInfo, a: &Csr<f64>, precision: Precision) -> TableRow {
+        let mut features = Features::compute(a);
+        let b = features.access.as_mut().unwrap().bsr.as_mut().unwrap();
+        (b.max_row_blocks, b.warp_trips) = (0, 0);
+        TableRow {
+            schema: TABLE_SCHEMA,
+            matrix: "m".into(),
+            family: "fam".into(),
+            source,
+            precision,
+            backend: "cuda".into(),
+            device: "test".into(),
+            protocol: TimingProtocol::default(),
+            features,
+            times: vec![ConfigTime {
+                config: "bsr".into(),
+                status: Status::Ok,
+                median_s: Some(3e-6),
+                warm_mean_s: Some(3e-6),
+                spread: Some(0.01),
+                footprint_bytes: Some(100),
+                reason: None,
+            }],
+            cost: None,
+        }
+    }
+
+    #[test]
+    fn the_counts_are_written_and_nothing_else_changes() {
+        let spec: GeneratorSpec = serde_json::from_str(
+            r#"{"family":"stack","parts":[{"family":"random","rows":300,"cols":300,
+                "row_len":{"dist":"uniform","min":1,"max":9},"seed":3},
+               {"family":"random","rows":5,"cols":300,
+                "row_len":{"dist":"constant","nnz":200},"seed":4}]}"#,
+        )
+        .unwrap();
+        let a = spec.generate().unwrap();
+        let fresh = Features::compute(&a).access.unwrap().bsr.unwrap();
+        assert!(fresh.warp_trips > 0 && fresh.max_row_blocks >= 50);
+        let src = SourceInfo::Generated(spec);
+        let mut rows = vec![
+            old_row(src.clone(), &a, Precision::F32),
+            old_row(src, &a, Precision::F64),
+        ];
+        let before = rows.clone();
+        let out = bsr_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
+        assert_eq!(
+            (out.matrices, out.rows_updated, out.failed.len()),
+            (1, 2, 0)
+        );
+        for (r, b) in rows.iter().zip(&before) {
+            assert_eq!(r.features.access.as_ref().unwrap().bsr, Some(fresh));
+            let mut r = r.clone();
+            r.features.access = b.features.access.clone();
+            assert_eq!(&r, b, "only the counts change");
+        }
+        // A second pass finds them there and rebuilds nothing.
+        let again = bsr_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
+        assert_eq!((again.already, again.rows_updated), (1, 0));
+    }
+
+    #[test]
+    fn a_matrix_that_is_not_the_measured_one_is_reported_and_left_alone() {
+        let spec: GeneratorSpec = serde_json::from_str(
+            r#"{"family":"random","rows":100,"cols":100,
+                "row_len":{"dist":"constant","nnz":4},"seed":5}"#,
+        )
+        .unwrap();
+        let a = spec.generate().unwrap();
+        let mut row = old_row(SourceInfo::Generated(spec), &a, Precision::F64);
+        row.features.nnz += 1; // measured on another matrix (e.g. a generator that changed)
+        let gone = old_row(
+            SourceInfo::File("/nonexistent/x.mtx.gz".into()),
+            &a,
+            Precision::F64,
+        );
+        let mut rows = vec![row, gone];
+        let before = rows.clone();
+        let out = bsr_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
+        assert_eq!((out.rows_updated, out.failed.len()), (0, 2));
+        assert!(
+            out.failed.iter().any(|(_, why)| why.contains("differs")),
+            "{:?}",
+            out.failed
+        );
+        assert_eq!(rows, before);
+        // Out of the non-zero bounds: not rebuilt at all.
+        let out = bsr_counts(&mut rows, None, (1_000_000, usize::MAX), |_, _, _| {});
+        assert_eq!((out.out_of_bounds, out.failed.len()), (2, 0));
+    }
+
+    #[test]
+    fn a_file_recorded_elsewhere_is_found_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("small.mtx");
+        std::fs::write(
+            &p,
+            "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 3 2\n3 2 3\n",
+        )
+        .unwrap();
+        let recorded = PathBuf::from("/root/mats/small.mtx");
+        assert_eq!(locate(&recorded, Some(dir.path())), p);
+        assert_eq!(locate(&recorded, None), recorded);
+        let a = rebuild(&SourceInfo::File(recorded), Some(dir.path())).unwrap();
+        assert_eq!(a.nnz(), 3);
+    }
+}
