@@ -13,9 +13,10 @@
 //!    its `x`.
 //! 2. **Base.** `T₀ = floor + max(bytes / bandwidth, step · chain)`. The second term is the longest
 //!    row in flight: a kernel that gives a row to `t` threads (row-per-thread ELL, SELL, JAD,
-//!    ELL-BRO and cuSPARSE's SELL: `t = 1`; CSR with `t` threads per row; BSR one block column
-//!    per step) cannot finish before the thread with the longest row has taken
-//!    `chain = ⌈max row / t⌉` dependent steps, whatever the bandwidth — measured on the H200, a
+//!    ELL-BRO and cuSPARSE's SELL: `t = 1`; CSR with `t` threads per row) cannot finish before
+//!    the thread with the longest row has taken `chain = ⌈max row / t⌉` dependent steps (BSR,
+//!    one warp per block row taking 8 blocks a trip: the trips of the block row with the most
+//!    blocks, version 4), whatever the bandwidth — measured on the H200, a
 //!    circuit matrix's row of 20,188 entries holds `csr-scalar` at 3.2 ms (0.16 µs per step)
 //!    where its bytes need 25 µs. `step` is fitted per configuration: the 10th percentile of
 //!    `(T − floor) / chain` over the training matrices whose chain is ≥ 256 steps (the chain
