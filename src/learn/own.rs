@@ -87,8 +87,9 @@ pub const TREES: Boost = Boost {
 /// loop: the chain is the longest block row's trips, `⌈most blocks of a block row / ⌊32 / b⌋⌉`,
 /// and its steps the trips of all block rows ([`crate::formats::bsr::BsrCount`]; before, the
 /// longest row in steps of 4 entries and the row-per-thread steps, which on stacks of long and
-/// short rows missed by −68 … +445 %; features stored without the counts keep that rule).
-pub const VERSION: u32 = 4;
+/// short rows missed by −68 … +445 %; features stored without the counts keep that rule); 5
+/// gives the trees the mixture of row lengths ([`row_mix`]).
+pub const VERSION: u32 = 5;
 
 /// The share of the relative correction in the prediction (version 2; see the module doc).
 pub const RELATIVE_SHARE: f64 = 0.5;
@@ -345,6 +346,38 @@ fn chain(f: &Features, v: Variant, version: u32) -> f64 {
     (f.max_nnz as f64 / per_step as f64).ceil()
 }
 
+/// The mixture of row lengths, from the log2 histogram of the features (version 5): the share
+/// of the entries in rows of at least 4, 32, 256 and 4,096 entries (a row of bucket `k ≥ 1`,
+/// lengths `[2^(k−1), 2^k)`, counted as `0.75 · 2^k` entries), the occupied buckets, and the share
+/// of the rows in the longest bucket. A stack of parts of different row lengths (where every
+/// configuration's held-out error is widest, docs/ACCURACY.md session 30) has entries in several
+/// far-apart buckets, which the mean, deviation and longest row alone do not tell apart.
+fn row_mix(f: &Features) -> [f64; 6] {
+    let h = &f.row_len_log2_hist;
+    let est = |k: usize| match k {
+        0 => 0.0,
+        1 => 1.0,
+        _ => 0.75 * (1u64 << k.min(62)) as f64,
+    };
+    let entries: Vec<f64> = h
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| n as f64 * est(k))
+        .collect();
+    let total = entries.iter().sum::<f64>().max(1.0);
+    // Rows of at least 2^(b−1) entries are the buckets from b on.
+    let share = |b: usize| entries.iter().skip(b).sum::<f64>() / total;
+    let rows = h.iter().sum::<usize>().max(1) as f64;
+    [
+        share(3),
+        share(6),
+        share(9),
+        share(13),
+        h.iter().skip(1).filter(|&&n| n > 0).count() as f64,
+        h.last().map_or(0.0, |&n| n as f64 / rows),
+    ]
+}
+
 /// The correction's features, `ln T₀` and the bytes (`step_s`: the configuration's seconds per step of the
 /// longest row).
 fn features(
@@ -400,6 +433,9 @@ fn features(
             (xt / b.max(1.0)).max(1e-9).ln(),
             ((b - xt).max(1.0) / d.l2_bytes).ln(),
         ]);
+    }
+    if version >= 5 {
+        x.extend(row_mix(f));
     }
     Ok((x, base, b))
 }
@@ -571,6 +607,14 @@ impl OwnModel {
 
     /// Every number finite, every tree well formed.
     pub fn validate(&self) -> Result<()> {
+        // A newer version's trees read features this binary does not compute.
+        if self.version > VERSION {
+            return Err(Error::Invalid(format!(
+                "sparsecast model of version {}: this sparsecast reads versions up to {VERSION} \
+                 (update sparsecast, or use a profile trained by this version)",
+                self.version
+            )));
+        }
         let d = &self.device;
         let ok_dev = [d.floor_s, d.bandwidth, d.l2_bytes]
             .iter()
@@ -932,6 +976,31 @@ mod tests {
     }
 
     #[test]
+    fn the_row_mix_tells_a_stack_of_long_rows_from_uniform_rows() {
+        // 100 rows of 2 entries and one of 5,000: almost every entry in a row of ≥ 4,096.
+        let (mut rows, mut cols) = (Vec::new(), Vec::new());
+        for r in 0..101u32 {
+            let len = if r == 100 { 5000 } else { 2 };
+            rows.extend((0..len).map(|_| r));
+            cols.extend(0..len);
+        }
+        let vals = vec![1.0f64; rows.len()];
+        let f =
+            Features::compute(&crate::Csr::from_triplets(101, 5000, &rows, &cols, &vals).unwrap());
+        let m = row_mix(&f);
+        // Bucket 2 (lengths 2–3) counts 3 entries a row, bucket 13 (4,096–8,191) 6,144.
+        let long = 6144.0 / (6144.0 + 300.0);
+        assert!(
+            (m[0] - long).abs() < 1e-12 && (m[3] - long).abs() < 1e-12,
+            "{m:?}"
+        );
+        assert_eq!((m[4], m[5]), (2.0, 1.0 / 101.0));
+        // Rows of 2 and one of 40: nothing in rows of ≥ 256.
+        let m = row_mix(&one_long_row());
+        assert_eq!((m[2], m[3]), (0.0, 0.0));
+    }
+
+    #[test]
     fn the_chain_is_the_longest_row_in_steps_of_the_thread_mapping() {
         let f = one_long_row();
         let csr = |t| Variant::Csr { threads_per_row: t };
@@ -1001,6 +1070,14 @@ mod tests {
         assert!(v1 < v0);
         let p0 = m.parts(&f, "ell").unwrap();
         assert!((p0.bytes - bytes(&f, &cfg, 8, 50e6, 0).unwrap()).abs() < 1e-9);
+        assert!(m.validate().is_ok());
+        // A model of a version newer than this binary is refused, not read with missing inputs.
+        let newer = OwnModel {
+            version: VERSION + 1,
+            ..m
+        };
+        let e = newer.validate().unwrap_err().to_string();
+        assert!(e.contains(&format!("version {}", VERSION + 1)), "{e}");
     }
 
     #[test]
