@@ -249,12 +249,13 @@ pub(crate) fn plan<T: Scalar>(
             (lens, cols)
         })
         .collect();
-    let blocks: usize = parts.iter().map(|p| p.1.len()).sum();
-    let mut s = s.clone();
-    s.counts.bsr = Some(BsrCount::from_row_blocks(
+    let count = BsrCount::from_row_blocks(
         b,
         parts.iter().flat_map(|p| p.0.iter().map(|&n| n as usize)),
-    ));
+    );
+    let blocks = count.blocks as usize;
+    let mut s = s.clone();
+    s.counts.bsr = Some(count);
     admit(&s, params, value_bytes)?;
     let mut row_ptr = Vec::with_capacity(nbrows + 1);
     row_ptr.push(0u32);
