@@ -10,10 +10,11 @@ use std::path::PathBuf;
 ///
 /// Every distinct matrix of the tables is rebuilt once from its recorded source — the Matrix
 /// Market file, or the generator spec that made it — and the counts the features gained since
-/// the tables were collected are written into its rows: today BSR's per-block-row counts (the
-/// most blocks of one block row and the kernel's warp trips, which version 4 of the
-/// `sparsecast` model reads). Everything measured stays as it was. The rebuilt matrix is
-/// checked against the row (its non-zeros and BSR blocks); a matrix that cannot be rebuilt or
+/// the tables were collected are written into its rows: BSR's per-block-row counts (the most
+/// blocks of one block row and the kernel's warp trips, which version 4 of the `sparsecast`
+/// model reads) and the histograms of the warps by their steps per thread mapping (version 6).
+/// Everything measured stays as it was. The rebuilt matrix is checked against the row (its
+/// non-zeros, BSR blocks and summed warp steps); a matrix that cannot be rebuilt or
 /// does not match is reported and its rows are written unchanged, and the command exits
 /// non-zero.
 ///
@@ -82,7 +83,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         rows.extend(r);
     }
     let pb = progress(0, "rebuilding (non-zeros)");
-    let outcome = refeature::bsr_counts(
+    let outcome = refeature::new_counts(
         &mut rows,
         a.mats.as_deref(),
         (a.min_nnz, a.max_nnz),

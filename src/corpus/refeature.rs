@@ -4,21 +4,21 @@
 //! written into its rows. The times, the other features (the f32 row's non-finite count
 //! included) and everything else stay as measured.
 //!
-//! Today's new counts are BSR's per-block-row ones (`BsrCount::max_row_blocks`,
-//! `BsrCount::warp_trips`, session 30). The rebuilt matrix must be the measured one: its
-//! non-zeros and stored BSR blocks are checked against the row's features, and a matrix that
-//! differs (or whose source is gone) is reported and its rows left as they were.
+//! The counts written: BSR's per-block-row ones (`BsrCount::max_row_blocks`,
+//! `BsrCount::warp_trips`, session 30) and the histograms of the warps by their steps
+//! (`Access::warp_hist`, session 31). The rebuilt matrix must be the measured one: its non-zeros,
+//! stored BSR blocks and summed warp steps are checked against the row's features, and a matrix
+//! that differs (or whose source is gone) is reported and its rows left as they were.
 
 use super::table::TableRow;
 use crate::evaluate::record::SourceInfo;
-use crate::formats::bsr;
-use crate::formats::BsrParams;
+use crate::features::Features;
 use crate::matrix::generate::GeneratorSpec;
 use crate::{Csr, Error, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// What [`bsr_counts`] did.
+/// What [`new_counts`] did.
 #[derive(Debug, Default, serde::Serialize)]
 pub struct Outcome {
     /// Distinct matrices (sources) in the rows.
@@ -77,15 +77,18 @@ pub fn rebuild(source: &SourceInfo, mats: Option<&Path>) -> Result<Csr<f64>> {
 
 /// Whether `row` already holds the counts this pass writes.
 fn has_counts(row: &TableRow) -> bool {
-    let b = row.features.access.as_ref().and_then(|a| a.bsr);
-    b.is_some_and(|b| b.blocks == 0 || b.warp_trips > 0)
+    let Some(a) = row.features.access.as_ref() else {
+        return false;
+    };
+    let bsr = a.bsr.is_some_and(|b| b.blocks == 0 || b.warp_trips > 0);
+    bsr && (row.features.nrows == 0 || !a.warp_hist.is_empty())
 }
 
-/// Write BSR's per-block-row counts (default block size) into every row of `rows` that lacks
-/// them, rebuilding each distinct matrix once (largest first, so the progress's ETA is honest
-/// early), among those whose recorded non-zeros lie in `nnz_bounds`. `tick(done, total, name)`
-/// reports progress in non-zeros rebuilt.
-pub fn bsr_counts(
+/// Write the new counts (BSR's per-block-row counts of the default block size, the warp
+/// histograms) into every row of `rows` that lacks them, rebuilding each distinct matrix once
+/// (largest first, so the progress's ETA is honest early), among those whose recorded non-zeros
+/// lie in `nnz_bounds`. `tick(done, total, name)` reports progress in non-zeros rebuilt.
+pub fn new_counts(
     rows: &mut [TableRow],
     mats: Option<&Path>,
     nnz_bounds: (usize, usize),
@@ -114,33 +117,43 @@ pub fn bsr_counts(
     todo.sort_by_key(|idx| std::cmp::Reverse(rows[idx[0]].features.nnz));
     let total: u64 = todo.iter().map(|i| rows[i[0]].features.nnz as u64).sum();
     let mut done = 0u64;
-    let b = BsrParams::DEFAULT_BLOCK;
     for idx in todo {
         let first = &rows[idx[0]];
         let name = first.matrix.clone();
         tick(done, total, &name);
         done += first.features.nnz as u64;
         let counted = rebuild(&first.source, mats).and_then(|a| {
-            let (_, c) = bsr::count(&a, b);
-            let stored = first.features.access.as_ref().and_then(|x| x.bsr);
-            match (a.nnz() == first.features.nnz, stored) {
-                (true, Some(s)) if s.block == b && s.blocks == c.blocks => Ok(c),
-                (true, None) => Ok(c),
-                _ => Err(Error::Invalid(format!(
-                    "the rebuilt matrix differs from the measured one ({} non-zeros, {} blocks; \
-                     the table: {} non-zeros, {:?})",
+            let fresh = Features::compute(&a)
+                .access
+                .expect("Features::compute sets the access features");
+            let stored = first.features.access.as_ref();
+            let blocks = |x: Option<&crate::features::Access>| x.and_then(|x| x.bsr);
+            let same_blocks = match (blocks(stored), fresh.bsr) {
+                (Some(s), Some(c)) => s.block != c.block || s.blocks == c.blocks,
+                _ => true,
+            };
+            let same_steps = stored.map_or(true, |s| s.warp_steps == fresh.warp_steps);
+            if a.nnz() == first.features.nnz && same_blocks && same_steps {
+                Ok(fresh)
+            } else {
+                Err(Error::Invalid(format!(
+                    "the rebuilt matrix differs from the measured one ({} non-zeros, {:?} \
+                     blocks, warp steps {:?}; the table: {} non-zeros, {:?}, {:?})",
                     a.nnz(),
-                    c.blocks,
+                    fresh.bsr.map(|s| s.blocks),
+                    fresh.warp_steps,
                     first.features.nnz,
-                    stored.map(|s| s.blocks)
-                ))),
+                    blocks(stored).map(|s| s.blocks),
+                    stored.map(|s| s.warp_steps)
+                )))
             }
         });
         match counted {
             Ok(c) => {
                 for &i in idx {
                     if let Some(a) = rows[i].features.access.as_mut() {
-                        a.bsr = Some(c);
+                        a.bsr = c.bsr;
+                        a.warp_hist = c.warp_hist.clone();
                         out.rows_updated += 1;
                     }
                 }
@@ -165,7 +178,9 @@ mod tests {
     /// without BSR's per-block-row counts, one measured time.
     fn old_row(source: SourceInfo, a: &Csr<f64>, precision: Precision) -> TableRow {
         let mut features = Features::compute(a);
-        let b = features.access.as_mut().unwrap().bsr.as_mut().unwrap();
+        let access = features.access.as_mut().unwrap();
+        access.warp_hist.clear();
+        let b = access.bsr.as_mut().unwrap();
         (b.max_row_blocks, b.warp_trips) = (0, 0);
         TableRow {
             schema: TABLE_SCHEMA,
@@ -200,7 +215,8 @@ mod tests {
         )
         .unwrap();
         let a = spec.generate().unwrap();
-        let fresh = Features::compute(&a).access.unwrap().bsr.unwrap();
+        let fresh_access = Features::compute(&a).access.unwrap();
+        let fresh = fresh_access.bsr.unwrap();
         assert!(fresh.warp_trips > 0 && fresh.max_row_blocks >= 50);
         let src = SourceInfo::Generated(spec);
         let mut rows = vec![
@@ -208,19 +224,24 @@ mod tests {
             old_row(src, &a, Precision::F64),
         ];
         let before = rows.clone();
-        let out = bsr_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
+        let out = new_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
         assert_eq!(
             (out.matrices, out.rows_updated, out.failed.len()),
             (1, 2, 0)
         );
         for (r, b) in rows.iter().zip(&before) {
             assert_eq!(r.features.access.as_ref().unwrap().bsr, Some(fresh));
+            assert_eq!(
+                r.features.access.as_ref().unwrap().warp_hist,
+                fresh_access.warp_hist
+            );
+            assert!(!fresh_access.warp_hist.is_empty());
             let mut r = r.clone();
             r.features.access = b.features.access.clone();
             assert_eq!(&r, b, "only the counts change");
         }
         // A second pass finds them there and rebuilds nothing.
-        let again = bsr_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
+        let again = new_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
         assert_eq!((again.already, again.rows_updated), (1, 0));
     }
 
@@ -241,7 +262,7 @@ mod tests {
         );
         let mut rows = vec![row, gone];
         let before = rows.clone();
-        let out = bsr_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
+        let out = new_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
         assert_eq!((out.rows_updated, out.failed.len()), (0, 2));
         assert!(
             out.failed.iter().any(|(_, why)| why.contains("differs")),
@@ -250,7 +271,7 @@ mod tests {
         );
         assert_eq!(rows, before);
         // Out of the non-zero bounds: not rebuilt at all.
-        let out = bsr_counts(&mut rows, None, (1_000_000, usize::MAX), |_, _, _| {});
+        let out = new_counts(&mut rows, None, (1_000_000, usize::MAX), |_, _, _| {});
         assert_eq!((out.out_of_bounds, out.failed.len()), (2, 0));
     }
 

@@ -45,6 +45,68 @@ pub struct Access {
     pub sell: Vec<formats::sell::SellCount>,
     /// BSR's blocks for the default block size.
     pub bsr: Option<formats::bsr::BsrCount>,
+    /// For each mapping of [`THREADS_PER_ROW`], in that order: how the warp steps summed in
+    /// [`Access::warp_steps`] are spread over the warps ([`WarpHist`]). Empty in features
+    /// computed before it (session 31; `sparsecast refeature` adds it to measured tables).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warp_hist: Vec<WarpHist>,
+}
+
+/// Buckets of a [`WarpHist`]: bucket 0 holds the warps of no step (only empty rows), bucket
+/// `k ≥ 1` those of `[2^(k−1), 2^k)` steps, so 48 buckets cover any matrix of < 2^47 entries.
+pub const WARP_HIST_BUCKETS: usize = 48;
+
+/// The bucket of a warp of `steps` steps in a [`WarpHist`].
+pub fn warp_bucket(steps: u64) -> usize {
+    ((u64::BITS - steps.leading_zeros()) as usize).min(WARP_HIST_BUCKETS - 1)
+}
+
+/// A log2 histogram of the warps of one thread mapping by their steps (`max ⌈len / t⌉` over the
+/// warp's rows, see [`Access::warp_steps`]): how many warps, and how many steps they make, per
+/// bucket ([`warp_bucket`]). What the sum alone cannot tell: whether a kernel's steps are spread
+/// evenly over many warps, which the device runs side by side, or held by a few heavy warps
+/// that run after the rest have finished (a stack of long rows on short ones).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WarpHist {
+    /// Warps per bucket, trailing empty buckets trimmed.
+    pub warps: Vec<u64>,
+    /// Steps of those warps per bucket (same length as `warps`).
+    pub steps: Vec<u64>,
+}
+
+impl WarpHist {
+    /// The histogram of full-length bucket arrays, trailing empty buckets trimmed.
+    pub fn trimmed(warps: &[u64], steps: &[u64]) -> WarpHist {
+        let n = warps.iter().rposition(|&w| w > 0).map_or(0, |k| k + 1);
+        WarpHist {
+            warps: warps[..n].to_vec(),
+            steps: steps[..n].to_vec(),
+        }
+    }
+
+    /// The tail of the distribution, for a model: the share of the steps made by the warps of the
+    /// top bucket and of the top four buckets (warps within 16× of the heaviest), `ln(1 + warps)`
+    /// of each, and `ln` of the total steps over the top bucket's mean steps per warp (how many
+    /// heaviest warps the whole work equals). Zeros without warps.
+    pub fn tail(&self) -> [f64; 5] {
+        let (Some(&top_w), Some(&top_s)) = (self.warps.last(), self.steps.last()) else {
+            return [0.0; 5];
+        };
+        let total = self.steps.iter().sum::<u64>().max(1) as f64;
+        let k = self.warps.len().saturating_sub(4);
+        let (w4, s4) = (
+            self.warps[k..].iter().sum::<u64>(),
+            self.steps[k..].iter().sum::<u64>(),
+        );
+        let heavy_mean = (top_s as f64 / top_w.max(1) as f64).max(1.0);
+        [
+            top_s as f64 / total,
+            (top_w as f64).ln_1p(),
+            s4 as f64 / total,
+            (w4 as f64).ln_1p(),
+            (total / heavy_mean).ln(),
+        ]
+    }
 }
 
 /// SELL-C-σ parameters whose slot counts [`Access`] keeps: the default and 002's.
@@ -141,14 +203,18 @@ mod tests {
         assert!(s.counts.sell.is_none());
     }
 
-    #[test]
-    fn warp_steps_follow_the_longest_row_of_each_warp() {
-        // 33 rows: rows 0..32 of length 1 except row 5 (length 40); row 32 of length 3.
+    /// 33 rows: rows 0..32 of length 1 except row 5 (length 40); row 32 of length 3.
+    fn a_long_row_in_a_warp() -> Access {
         let long: Vec<u32> = (0..40).collect();
         let mut rows: Vec<&[u32]> = vec![&[7]; 33];
         rows[5] = &long;
         rows[32] = &[0, 1, 2];
-        let a = Access::compute(&csr(&rows, 64));
+        Access::compute(&csr(&rows, 64))
+    }
+
+    #[test]
+    fn warp_steps_follow_the_longest_row_of_each_warp() {
+        let a = a_long_row_in_a_warp();
         // t = 1: warp 0 (rows 0..32) max 40, warp 1 (row 32) max 3.
         assert_eq!(a.warp_steps[0], 43);
         // t = 32: every row is a warp: 31 rows × 1 + ⌈40/32⌉ + ⌈3/32⌉ = 31 + 2 + 1.
@@ -156,6 +222,38 @@ mod tests {
         // t = 2: 16 rows per warp: [0..16) has row 5 → 20, [16..32) → 1, [32] → 2.
         assert_eq!(a.warp_steps[1], 23);
         assert_eq!(a.cols_used, 40);
+    }
+
+    #[test]
+    fn warp_hist_spreads_the_warp_steps_over_their_warps() {
+        // t = 1 has a warp of 40 steps (bucket 6, [32, 64)) and one of 3 (bucket 2); t = 32 has
+        // 32 warps of one step (31 rows of one entry, the row of 3) and one of 2 (the long row).
+        let a = a_long_row_in_a_warp();
+        assert_eq!(a.warp_hist.len(), THREADS_PER_ROW.len());
+        let h = &a.warp_hist[0];
+        assert_eq!(h.warps, vec![0, 0, 1, 0, 0, 0, 1]);
+        assert_eq!(h.steps, vec![0, 0, 3, 0, 0, 0, 40]);
+        let h = &a.warp_hist[5];
+        assert_eq!(
+            (h.warps.clone(), h.steps.clone()),
+            (vec![0, 32, 1], vec![0, 32, 2])
+        );
+        for (k, h) in a.warp_hist.iter().enumerate() {
+            assert_eq!(h.steps.iter().sum::<u64>(), a.warp_steps[k], "mapping {k}");
+        }
+        // The tail of t = 1: the top bucket holds 40 of 43 steps in one warp; the top four
+        // buckets (3..=6) the same; the whole work is 43 / 40 heaviest warps.
+        let t = a.warp_hist[0].tail();
+        assert!((t[0] - 40.0 / 43.0).abs() < 1e-12 && (t[2] - 40.0 / 43.0).abs() < 1e-12);
+        assert!((t[1] - 2f64.ln()).abs() < 1e-12 && (t[3] - 2f64.ln()).abs() < 1e-12);
+        assert!((t[4] - (43.0f64 / 40.0).ln()).abs() < 1e-12);
+        // Empty rows make warps of no step, in bucket 0; a matrix without rows has none.
+        let e = Access::compute(&csr(&[&[], &[]], 4));
+        assert_eq!(e.warp_hist[0].warps, vec![1]);
+        assert_eq!(e.warp_hist[0].tail()[4], 0.0);
+        assert!(Access::compute(&csr(&[], 4)).warp_hist.is_empty());
+        assert_eq!(WarpHist::default().tail(), [0.0; 5]);
+        assert_eq!(warp_bucket(u64::MAX), WARP_HIST_BUCKETS - 1);
     }
 
     #[test]

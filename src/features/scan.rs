@@ -4,8 +4,9 @@
 //! [`Scan::of`] reads the rows `[r0, r1)` of a matrix once, in groups of [`GROUP_ROWS`] rows
 //! counted from `r0` (a warp of the thread-per-row kernels): column gaps, the extreme offsets
 //! `column − row` (global rows), non-finite values, the occupied diagonals and columns (bitsets),
-//! every group's warp steps and `x` sectors, every row's sectors and BSR's block columns per block
-//! row of [`BsrParams::DEFAULT_BLOCK`] rows. [`compose`] turns the scans of consecutive pieces
+//! every group's warp steps (summed, and as a histogram of the warps by their steps) and `x`
+//! sectors, every row's sectors and BSR's block columns per block row of
+//! [`BsrParams::DEFAULT_BLOCK`] rows. [`compose`] turns the scans of consecutive pieces
 //! into the [`Features`] of their union — sums, minima/maxima, unions of the bitsets, the
 //! bandwidth from the extreme offsets shifted to the union's first row — plus what only needs the
 //! row lengths (their statistics, the HYB split, SELL-C-σ's slots).
@@ -18,7 +19,10 @@
 //! candidate block from them in `O(rows of the block + bitset words)`, instead of one pass over
 //! the block's entries each (`docs/OPTIMIZER.md`, "Speed").
 
-use super::access::{sell_params_counted, Access, GROUP_ROWS, THREADS_PER_ROW};
+use super::access::{
+    sell_params_counted, warp_bucket, Access, WarpHist, GROUP_ROWS, THREADS_PER_ROW,
+    WARP_HIST_BUCKETS,
+};
 use super::rows::RowStats;
 use super::Features;
 use crate::formats::{self, bsr::BsrCount, dia::DiaCount, BsrParams};
@@ -92,9 +96,49 @@ pub struct Scan {
     /// Columns with an entry.
     columns: Bits,
     warp_steps: [u64; 6],
+    /// The warps and their steps per bucket of every mapping ([`Hist`]).
+    warp_hist: Hist,
     x_sectors: [u64; 2],
     row_sectors_f64: u64,
     bsr: BsrCount,
+}
+
+/// Per thread mapping and [`warp_bucket`]: warps and steps ([`WarpHist`] of each mapping),
+/// flat, allocated on the first warp.
+#[derive(Clone, Debug, Default)]
+struct Hist(Vec<u64>);
+
+impl Hist {
+    fn add(&mut self, mapping: usize, steps: u64) {
+        if self.0.is_empty() {
+            self.0 = vec![0; THREADS_PER_ROW.len() * WARP_HIST_BUCKETS * 2];
+        }
+        let i = (mapping * WARP_HIST_BUCKETS + warp_bucket(steps)) * 2;
+        self.0[i] += 1;
+        self.0[i + 1] += steps;
+    }
+
+    fn merge(mut self, o: &Hist) -> Hist {
+        if self.0.is_empty() {
+            return o.clone();
+        }
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a += b;
+        }
+        self
+    }
+
+    /// One [`WarpHist`] per mapping (none for a scan without rows).
+    fn per_mapping(&self) -> Vec<WarpHist> {
+        self.0
+            .chunks(WARP_HIST_BUCKETS * 2)
+            .map(|c| {
+                let warps: Vec<u64> = c.iter().step_by(2).copied().collect();
+                let steps: Vec<u64> = c.iter().skip(1).step_by(2).copied().collect();
+                WarpHist::trimmed(&warps, &steps)
+            })
+            .collect()
+    }
 }
 
 /// Partial sums of one range of groups.
@@ -104,6 +148,7 @@ struct Acc {
     offsets: Option<(i64, i64)>,
     nonfinite: usize,
     steps: [u64; 6],
+    hist: Hist,
     sectors: [u64; 2],
     row64: u64,
     bsr: Option<BsrCount>,
@@ -125,6 +170,7 @@ impl Acc {
         for (a, b) in self.steps.iter_mut().zip(o.steps) {
             *a += b;
         }
+        self.hist = self.hist.merge(&o.hist);
         self.sectors[0] += o.sectors[0];
         self.sectors[1] += o.sectors[1];
         self.row64 += o.row64;
@@ -183,10 +229,11 @@ impl Scan {
                     let lens: Vec<usize> = group.clone().map(|r| m.row_len(r)).collect();
                     for (k, &t) in THREADS_PER_ROW.iter().enumerate() {
                         let t = t as usize;
-                        a.steps[k] += lens
-                            .chunks(GROUP_ROWS / t)
-                            .map(|w| w.iter().map(|&l| l.div_ceil(t)).max().unwrap_or(0))
-                            .sum::<usize>() as u64;
+                        for w in lens.chunks(GROUP_ROWS / t) {
+                            let s = w.iter().map(|&l| l.div_ceil(t)).max().unwrap_or(0) as u64;
+                            a.steps[k] += s;
+                            a.hist.add(k, s);
+                        }
                     }
                     buf.clear();
                     for i in group.clone() {
@@ -234,6 +281,7 @@ impl Scan {
             diagonals: Bits::from_atomic(diag),
             columns: Bits::from_atomic(cols),
             warp_steps: acc.steps,
+            warp_hist: acc.hist,
             x_sectors: acc.sectors,
             row_sectors_f64: acc.row64,
             bsr: acc.bsr.unwrap_or(BsrCount::from_row_blocks(BSR_B, [])),
@@ -287,6 +335,10 @@ pub fn compose(ncols: usize, lens: &[usize], scans: &[&Scan]) -> Features {
                 .iter()
                 .fold(BsrCount::from_row_blocks(BSR_B, []), |c, s| c.merge(s.bsr)),
         ),
+        warp_hist: scans
+            .iter()
+            .fold(Hist::default(), |h, s| h.merge(&s.warp_hist))
+            .per_mapping(),
     };
     Features {
         nrows,
@@ -369,5 +421,38 @@ impl StripScans {
             &self.lens[self.cuts[i]..self.cuts[j + 1]],
             &parts,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_composed_from_strips_equal_the_features_of_their_rows() {
+        // 300 rows of lengths 0..=40 in a pattern that changes every few rows, a long row, and
+        // strips cut on multiples of 32 rows (the last strip partial).
+        let (mut r, mut c) = (Vec::new(), Vec::new());
+        for i in 0..300u32 {
+            let len = if i == 77 { 150 } else { (i * 7 + i / 13) % 41 };
+            for k in 0..len {
+                r.push(i);
+                c.push((i * 3 + k * (1 + i % 5)) % 200);
+            }
+        }
+        let mut rc: Vec<(u32, u32)> = r.into_iter().zip(c).collect();
+        rc.sort_unstable();
+        rc.dedup();
+        let (r, c): (Vec<u32>, Vec<u32>) = rc.into_iter().unzip();
+        let m = Csr::<f64>::from_triplets(300, 200, &r, &c, &vec![1.0; r.len()]).unwrap();
+        let cuts = [0, 64, 96, 224, 300];
+        let s = StripScans::new(&m, &cuts).unwrap();
+        for i in 0..s.len() {
+            for j in i..s.len() {
+                let alone = Features::compute(&m.slice_rows(cuts[i], cuts[j + 1]));
+                assert_eq!(s.block(i, j), alone, "strips {i}..={j}");
+            }
+        }
+        assert!(StripScans::new(&m, &[0, 50, 300]).is_err());
     }
 }
