@@ -31,8 +31,9 @@
 //!    H100, f32 / f64 — and predicts every configuration in 0.3–0.4 ms, `docs/ACCURACY.md`) learn `ln(T / T₀)` from ln-scaled features that carry what
 //!    the papers leave out: size, row-length statistics, the per-warp imbalance of every CSR
 //!    thread mapping ([`crate::features::Access::warp_steps`]) and of this configuration, `x`
-//!    locality per warp and per row, padding, empty rows, diagonals, bandwidth, `ln T₀`, and
-//!    (version 1) `x` and the matrix bytes against the L2 and the gathers' hit rate.
+//!    locality per warp and per row, padding, empty rows, diagonals, bandwidth, `ln T₀`,
+//!    (version 1) `x` and the matrix bytes against the L2 and the gathers' hit rate, (version 5)
+//!    the mixture of row lengths and (version 6) the tail of this configuration's warp steps.
 //!    Trees bound the correction to what the corpus saw; outside it the physical base carries
 //!    the prediction (a matrix 10× larger than any trained one is still `bytes / bandwidth`).
 //! 4. **Relative correction** (version 2). About half of the held-out error is common to every
@@ -88,8 +89,10 @@ pub const TREES: Boost = Boost {
 /// and its steps the trips of all block rows ([`crate::formats::bsr::BsrCount`]; before, the
 /// longest row in steps of 4 entries and the row-per-thread steps, which on stacks of long and
 /// short rows missed by −68 … +445 %; features stored without the counts keep that rule); 5
-/// gives the trees the mixture of row lengths ([`row_mix`]).
-pub const VERSION: u32 = 5;
+/// gives the trees the mixture of row lengths ([`row_mix`]); 6 the tail of the configuration's
+/// warp steps ([`crate::features::access::WarpHist::tail`]: the share of the steps, and the warps,
+/// in the heaviest warps), which a stack of long rows on short ones makes a few warps hold.
+pub const VERSION: u32 = 6;
 
 /// The share of the relative correction in the prediction (version 2; see the module doc).
 pub const RELATIVE_SHARE: f64 = 0.5;
@@ -321,12 +324,26 @@ fn steps(f: &Features, v: Variant, version: u32) -> f64 {
         return b.warp_trips as f64;
     }
     let a = f.access.as_ref().map_or([0; 6], |a| a.warp_steps);
-    let i = match v {
+    a[mapping(v)] as f64
+}
+
+/// The index in [`crate::features::access::THREADS_PER_ROW`] of `v`'s thread mapping (row per
+/// thread for the non-CSR kernels, row per warp for the balanced ones).
+fn mapping(v: Variant) -> usize {
+    match v {
         Variant::Csr { threads_per_row } => threads_per_row.max(1).trailing_zeros().min(5) as usize,
         Variant::Vendor(_) | Variant::CsrMerge | Variant::Coo => 5,
         _ => 0,
-    };
-    a[i] as f64
+    }
+}
+
+/// The tail of `v`'s warp steps (version 6, [`crate::features::access::WarpHist::tail`]); zeros
+/// where the features lack the histogram.
+fn warp_tail(f: &Features, v: Variant) -> [f64; 5] {
+    f.access
+        .as_ref()
+        .and_then(|a| a.warp_hist.get(mapping(v)))
+        .map_or([0.0; 5], |h| h.tail())
 }
 
 /// Dependent steps of the longest row under `v`'s thread mapping (0 for the balanced kernels;
@@ -436,6 +453,9 @@ fn features(
     }
     if version >= 5 {
         x.extend(row_mix(f));
+    }
+    if version >= 6 {
+        x.extend(warp_tail(f, cfg.variant));
     }
     Ok((x, base, b))
 }
