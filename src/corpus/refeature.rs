@@ -129,7 +129,7 @@ pub fn new_counts(
             let stored = first.features.access.as_ref();
             let blocks = |x: Option<&crate::features::Access>| x.and_then(|x| x.bsr);
             let same_blocks = match (blocks(stored), fresh.bsr) {
-                (Some(s), Some(c)) => s.block != c.block || s.blocks == c.blocks,
+                (Some(s), Some(c)) => s.block == c.block && s.blocks == c.blocks,
                 _ => true,
             };
             let same_steps = stored.map_or(true, |s| s.warp_steps == fresh.warp_steps);
