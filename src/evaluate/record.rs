@@ -73,6 +73,11 @@ pub struct Prediction {
     /// this one ([`crate::evaluate::stats::pick`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub picked: bool,
+    /// The uncertainty the model states with this prediction ([`crate::model::Model::
+    /// uncertainty_config`], seconds: the one-sigma `predict` prints as `± x %`), where it
+    /// states one; the reports count how often the measurement falls within it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertainty_s: Option<f64>,
 }
 
 /// The matrix family of a record's matrix, as the training tables name it
@@ -278,6 +283,14 @@ impl Record {
     pub fn prediction_pair(&self, model: &str) -> Option<(f64, f64)> {
         let p = self.predictions.get(model)?;
         Some((self.predicted(model)?, self.measured(p.statistic)?))
+    }
+
+    /// The uncertainty `model` stated with its prediction, seconds (finite and positive).
+    pub fn stated_uncertainty(&self, model: &str) -> Option<f64> {
+        self.predictions
+            .get(model)
+            .and_then(|p| p.uncertainty_s)
+            .filter(|u| u.is_finite() && *u > 0.0)
     }
 
     /// Copy a kernel measurement's fields into this record.

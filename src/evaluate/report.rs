@@ -714,6 +714,7 @@ mod tests {
                         note: None,
                         in_sample: false,
                         picked: false,
+                        uncertainty_s: None,
                     },
                 )]
                 .into()

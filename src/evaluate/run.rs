@@ -320,6 +320,7 @@ pub(super) fn predict(
         note,
         in_sample: m.trained_on(family),
         picked: false,
+        uncertainty_s: seconds.and_then(|_| model.uncertainty(features, v, params)),
     })
 }
 
@@ -432,6 +433,7 @@ fn run_precision<T: EvalScalar>(
                                         note: None,
                                         in_sample: in_sample(pl.model()),
                                         picked: false,
+                                        uncertainty_s: None,
                                     },
                                 );
                                 rec.plan = Some(planned.info.clone());

@@ -116,6 +116,10 @@ pub struct AccuracyRow {
     pub max: f64,
     pub within_5: usize,
     pub within_10: usize,
+    /// Predictions stated with an uncertainty ([`Pair::uncertainty`]).
+    pub with_sigma: usize,
+    /// Of those, the measurements within it: `|predicted − measured| ≤ uncertainty`.
+    pub within_sigma: usize,
 }
 
 /// One prediction beside its measurement.
@@ -124,6 +128,8 @@ pub struct Pair {
     pub matrix: String,
     pub predicted: f64,
     pub measured: f64,
+    /// The one-sigma the model stated with the prediction, seconds, if it stated one.
+    pub uncertainty: Option<f64>,
 }
 
 impl Pair {
@@ -144,6 +150,7 @@ pub fn pairs(records: &[Record], model: &str) -> BTreeMap<(Precision, (usize, St
                     matrix: r.matrix.clone(),
                     predicted: p,
                     measured: m,
+                    uncertainty: r.stated_uncertainty(model),
                 });
         }
     }
@@ -175,7 +182,16 @@ pub fn accuracy(records: &[Record]) -> Vec<AccuracyRow> {
             let mut d: Vec<f64> = ps.iter().map(Pair::rate).collect();
             d.sort_by(f64::total_cmp);
             let n = d.len();
+            let stated: Vec<(&Pair, f64)> = ps
+                .iter()
+                .filter_map(|p| p.uncertainty.map(|u| (p, u)))
+                .collect();
             rows.push(AccuracyRow {
+                with_sigma: stated.len(),
+                within_sigma: stated
+                    .iter()
+                    .filter(|(p, u)| (p.predicted - p.measured).abs() <= *u)
+                    .count(),
                 model: model.clone(),
                 precision,
                 config: config_name(&key),
@@ -642,6 +658,7 @@ mod tests {
                     note: None,
                     in_sample: false,
                     picked: false,
+                    uncertainty_s: None,
                 },
             );
         }

@@ -102,7 +102,9 @@ struct Cost {
     configs: Vec<f64>,
 }
 
-/// Predict every entry of `row` with `model` into `recs` (one record per entry, in order).
+/// Predict every entry of `row` with `model` into `recs` (one record per entry, in order),
+/// with the uncertainty the model states where `uncertain` (not for a quick fit, whose
+/// uncertainty is a placeholder: [`crate::learn::Learner::fit_prediction_only`]).
 fn predict_row(
     name: &str,
     model: &dyn Model,
@@ -110,6 +112,7 @@ fn predict_row(
     cfgs: &[Option<KernelConfig>],
     recs: &mut [Record],
     cost: &mut Cost,
+    uncertain: bool,
 ) {
     let start = Instant::now();
     let mut n = 0usize;
@@ -126,6 +129,9 @@ fn predict_row(
                     // Held out: the fold's model never saw this family.
                     in_sample: false,
                     picked: false,
+                    uncertainty_s: uncertain
+                        .then(|| model.uncertainty_config(&row.features, cfg))
+                        .flatten(),
                 },
             );
         }
@@ -217,7 +223,15 @@ pub fn run(
                     bounds: bounds.clone(),
                 };
                 for &i in &test {
-                    predict_row(l.name(), &model, prow[i], &cfgs[i], &mut recs[i], cost);
+                    predict_row(
+                        l.name(),
+                        &model,
+                        prow[i],
+                        &cfgs[i],
+                        &mut recs[i],
+                        cost,
+                        !quick,
+                    );
                 }
             }
         }
@@ -229,7 +243,7 @@ pub fn run(
             };
             let cost = costs.entry(name.clone()).or_default();
             for (i, r) in prow.iter().enumerate() {
-                predict_row(name, &model, r, &cfgs[i], &mut recs[i], cost);
+                predict_row(name, &model, r, &cfgs[i], &mut recs[i], cost, true);
             }
         }
         for (model, c) in costs {

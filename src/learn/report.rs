@@ -27,6 +27,9 @@ pub struct Accuracy {
     pub within_5: f64,
     /// Share within 10 %.
     pub within_10: f64,
+    /// Share of the predictions stated with an uncertainty whose measurement lies within it
+    /// (`|pred − meas| ≤` the stated one-sigma); `None` where the model states none.
+    pub within_sigma: Option<f64>,
 }
 
 /// Ranking quality of one model (002 Fig. 2).
@@ -87,6 +90,7 @@ fn accuracy_of(records: &[Record], set: &str, pooled: bool) -> Vec<Accuracy> {
     stats::accuracy(&recs)
         .into_iter()
         .map(|a| Accuracy {
+            within_sigma: (a.with_sigma > 0).then(|| a.within_sigma as f64 / a.with_sigma as f64),
             within_5: a.within_5 as f64 / a.n.max(1) as f64,
             within_10: a.within_10 as f64 / a.n.max(1) as f64,
             model: a.model,
@@ -207,6 +211,7 @@ fn accuracy_rows(a: &[Accuracy], key: fn(&Accuracy) -> String) -> Vec<Vec<String
                 pct(a.p90),
                 pct(a.within_5),
                 pct(a.within_10),
+                a.within_sigma.map_or_else(|| "—".to_string(), pct),
             ]
         })
         .collect()
@@ -220,14 +225,16 @@ pub fn markdown(r: &Report) -> String {
             "Figures of the profile's models as stored (`train --score`), on the rows of matrices \
              none of its learned models trained on (no family of their training tables); each \
              model only on the configurations it covers. Difference rate = |pred − meas| / \
-             meas.\n\n",
+             meas; within stated ±σ = share of the predictions whose measurement lies within the \
+             uncertainty the model states with them (`predict`'s `± x %`).\n\n",
         );
     } else {
         out.push_str(&format!(
             "Held-out figures of {}-fold cross-validation grouped by matrix family (a real matrix \
              and its Kronecker expansions are one family); models not trained on the table are \
              scored on every row, and only on the configurations they cover. Difference rate = \
-             |pred − meas| / meas.\n\n",
+             |pred − meas| / meas; within stated ±σ = share of the predictions whose measurement \
+             lies within the uncertainty the model states with them (`predict`'s `± x %`).\n\n",
             r.folds
         ));
     }
@@ -242,6 +249,7 @@ pub fn markdown(r: &Report) -> String {
         "p90",
         "≤ 5 %",
         "≤ 10 %",
+        "within stated ±σ",
     ];
     table(&mut out, &h, accuracy_rows(&r.accuracy, |a| a.set.clone()));
     out.push_str("## Ranking (002 Fig. 2): the pick's slowdown against the best measured\n\n");
@@ -332,6 +340,7 @@ pub fn markdown(r: &Report) -> String {
         "p90",
         "≤ 5 %",
         "≤ 10 %",
+        "within stated ±σ",
     ];
     table(
         &mut out,
