@@ -177,8 +177,9 @@ fn section(o: &Outcome) -> String {
             };
             let _ = writeln!(
                 s,
-                "\nUncertainty (each sigma is a median |ln error|, so a calibrated one covers \
-                 ≈ 50 %): `ours` within its stated sigma {}, within the reference model's \
+                "\nUncertainty (each sigma is the 68th percentile of held-out |ln error|s, so a \
+                 calibrated one covers ≈ 68 %; ≈ 50 % with profiles trained before session 32, \
+                 whose sigma was the median): `ours` within its stated sigma {}, within the reference model's \
                  native sigma {}; `ours-mix` within its stated sigma {}.",
                 share("ours", "ours"),
                 share("ours", "native"),

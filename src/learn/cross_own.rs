@@ -23,7 +23,8 @@
 //!   the transfer's held-out error ≈ 1.3× the native model's). [`OwnModel::cross_fit`] measures
 //!   it on the calibration matrices themselves, leaving each out in turn: the transfer is
 //!   refitted on the other matrices and predicts the one left out, from its features (`ours`)
-//!   and from its reference times (`ours-mix`). Per format family, the median `|ln error|` of
+//!   and from its reference times (`ours-mix`). Per format family, the one-sigma quantile
+//!   ([`super::own::one_sigma`]; the median before session 32) of the `|ln error|` of
 //!   `ours` is added in quadrature to every configuration's native sigma (the trees were
 //!   trained on those matrices, so this error is the transfer's own part); that of `ours-mix`
 //!   is the sigma of a prediction from a measured time ([`ReferenceSide::sigma`]).
@@ -106,7 +107,7 @@ pub struct ReferenceSide {
     /// Target/reference time ratios of the calibration matrices.
     pub ratio: RatioMap,
     /// Per format family, the relative one-sigma of a prediction from a time measured on the
-    /// reference (the leave-one-out median `|ln error|` of `ours-mix` on the calibration
+    /// reference (the leave-one-out one-sigma `|ln error|` of `ours-mix` on the calibration
     /// matrices; empty in profiles written before it: the model's own sigma then).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sigma: BTreeMap<String, f64>,
@@ -135,7 +136,7 @@ impl OwnModel {
         tar
     }
 
-    /// Per format family, the median `|ln error|` of the transfer (`ours`) and of a prediction
+    /// Per format family, the one-sigma `|ln error|` of the transfer (`ours`) and of a prediction
     /// from a measured time (`ours-mix`) on each calibration matrix, the transfer refitted
     /// without it (see the module documentation).
     fn leave_one_out(
@@ -170,7 +171,7 @@ impl OwnModel {
                 }
             }
         }
-        (medians(own), medians(mix))
+        (one_sigmas(own), one_sigmas(mix))
     }
 
     /// [`OwnModel::cross_fit`] without the uncertainty.
@@ -271,13 +272,10 @@ fn without<'a>(rows: &[&'a TableRow], out: &TableRow) -> Vec<&'a TableRow> {
 /// Absolute log errors per format family.
 type ErrsByFamily = BTreeMap<String, Vec<f64>>;
 
-/// Per family, the median of its errors, or (fewer than [`SIGMA_MIN_ERRORS`]) the median of
-/// all of them.
-fn medians(errs: ErrsByFamily) -> BTreeMap<String, f64> {
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied()
-    };
+/// Per family, the one-sigma quantile of its errors ([`super::own::one_sigma`]), or (fewer
+/// than [`SIGMA_MIN_ERRORS`]) that of all of them.
+fn one_sigmas(errs: ErrsByFamily) -> BTreeMap<String, f64> {
+    let median = |v: &mut Vec<f64>| super::own::one_sigma(v);
     let mut all: Vec<f64> = errs.values().flatten().copied().collect();
     let Some(overall) = median(&mut all) else {
         return BTreeMap::new();

@@ -661,7 +661,8 @@ fn a_transferred_model_states_the_uncertainty_its_calibration_shows() {
         assert!((sigma_of(&xe, label) - 0.1).abs() < 0.01, "{label}");
         let fam = sparsecast::learn::transfer::family(label);
         assert!(side_e.sigma[&fam] < 0.01, "{label}: {:?}", side_e.sigma);
-        // A noisy one adds the noise: the median |ln k| of k uniform in e^±0.2 is 0.1.
+        // A noisy one adds the noise: the one-sigma (68th percentile) of |ln k| for k uniform
+        // in e^±0.2 is 0.137.
         let added = (sigma_of(&xr, label).powi(2) - 0.01).sqrt();
         assert!((0.06..0.16).contains(&added), "{label}: {added}");
         assert!(
