@@ -179,8 +179,8 @@ fn section(o: &Outcome) -> String {
                 s,
                 "\nUncertainty (each sigma is the 68th percentile of held-out |ln error|s, so a \
                  calibrated one covers ≈ 68 %; ≈ 50 % with profiles trained before session 32, \
-                 whose sigma was the median): `ours` within its stated sigma {}, within the reference model's \
-                 native sigma {}; `ours-mix` within its stated sigma {}.",
+                 whose sigma was the median): `ours` within its stated sigma {}, within the \
+                 reference model's native sigma {}; `ours-mix` within its stated sigma {}.",
                 share("ours", "ours"),
                 share("ours", "native"),
                 share("ours-mix", "ours-mix"),

@@ -275,15 +275,15 @@ type ErrsByFamily = BTreeMap<String, Vec<f64>>;
 /// Per family, the one-sigma quantile of its errors ([`super::own::one_sigma`]), or (fewer
 /// than [`SIGMA_MIN_ERRORS`]) that of all of them.
 fn one_sigmas(errs: ErrsByFamily) -> BTreeMap<String, f64> {
-    let median = |v: &mut Vec<f64>| super::own::one_sigma(v);
+    let sigma = |v: &mut Vec<f64>| super::own::one_sigma(v);
     let mut all: Vec<f64> = errs.values().flatten().copied().collect();
-    let Some(overall) = median(&mut all) else {
+    let Some(overall) = sigma(&mut all) else {
         return BTreeMap::new();
     };
     errs.into_iter()
         .map(|(fam, mut v)| {
             let own = if v.len() >= SIGMA_MIN_ERRORS {
-                median(&mut v)
+                sigma(&mut v)
             } else {
                 None
             };

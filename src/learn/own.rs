@@ -848,8 +848,8 @@ fn fit_config(
 /// class ([`sigma_class`] of the non-zeros) where a class has ≥ [`SIGMA_MIN_PER_CLASS`] errors,
 /// else the overall one; no classes without errors.
 fn sigmas(errs: &[(f64, f64)]) -> (f64, Vec<f64>) {
-    let median = |mut v: Vec<f64>| one_sigma(&mut v);
-    let Some(all) = median(errs.iter().map(|e| e.0).collect()) else {
+    let sigma = |mut v: Vec<f64>| one_sigma(&mut v);
+    let Some(all) = sigma(errs.iter().map(|e| e.0).collect()) else {
         return (0.1, Vec::new());
     };
     let by_class = (0..=SIGMA_NNZ_EDGES.len())
@@ -860,7 +860,7 @@ fn sigmas(errs: &[(f64, f64)]) -> (f64, Vec<f64>) {
                 .map(|e| e.0)
                 .collect();
             match v.len() >= SIGMA_MIN_PER_CLASS {
-                true => median(v).unwrap_or(all),
+                true => sigma(v).unwrap_or(all),
                 false => all,
             }
         })
