@@ -310,9 +310,9 @@ pub(super) fn predict(
     if !model.variants().contains(&v) {
         return None;
     }
-    let (seconds, note) = match model.predict(features, v, params) {
-        Ok(t) => (Some(t), None),
-        Err(e) => (None, Some(e.to_string())),
+    let (seconds, uncertainty_s, note) = match model.predict_detail(features, v, params) {
+        Ok(p) => (Some(p.seconds), p.uncertainty, None),
+        Err(e) => (None, None, Some(e.to_string())),
     };
     Some(Prediction {
         seconds,
@@ -320,7 +320,7 @@ pub(super) fn predict(
         note,
         in_sample: m.trained_on(family),
         picked: false,
-        uncertainty_s: seconds.and_then(|_| model.uncertainty(features, v, params)),
+        uncertainty_s,
     })
 }
 

@@ -182,15 +182,14 @@ pub fn accuracy(records: &[Record]) -> Vec<AccuracyRow> {
             let mut d: Vec<f64> = ps.iter().map(Pair::rate).collect();
             d.sort_by(f64::total_cmp);
             let n = d.len();
-            let stated: Vec<(&Pair, f64)> = ps
-                .iter()
-                .filter_map(|p| p.uncertainty.map(|u| (p, u)))
-                .collect();
             rows.push(AccuracyRow {
-                with_sigma: stated.len(),
-                within_sigma: stated
+                with_sigma: ps.iter().filter(|p| p.uncertainty.is_some()).count(),
+                within_sigma: ps
                     .iter()
-                    .filter(|(p, u)| (p.predicted - p.measured).abs() <= *u)
+                    .filter(|p| {
+                        p.uncertainty
+                            .is_some_and(|u| (p.predicted - p.measured).abs() <= u)
+                    })
                     .count(),
                 model: model.clone(),
                 precision,

@@ -31,7 +31,7 @@
 //!
 //! The offline evaluation ([`crate::evaluate::crossarch`]) predicts with these same functions.
 
-use super::own::OwnModel;
+use super::own::{one_sigma, OwnModel};
 use super::transfer::{calibration, family, scale_for, spec_of, RatioKey, RatioMap, Scale};
 use crate::backend::{KernelConfig, Variant};
 use crate::corpus::table::TableRow;
@@ -275,15 +275,14 @@ type ErrsByFamily = BTreeMap<String, Vec<f64>>;
 /// Per family, the one-sigma quantile of its errors ([`super::own::one_sigma`]), or (fewer
 /// than [`SIGMA_MIN_ERRORS`]) that of all of them.
 fn one_sigmas(errs: ErrsByFamily) -> BTreeMap<String, f64> {
-    let sigma = |v: &mut Vec<f64>| super::own::one_sigma(v);
     let mut all: Vec<f64> = errs.values().flatten().copied().collect();
-    let Some(overall) = sigma(&mut all) else {
+    let Some(overall) = one_sigma(&mut all) else {
         return BTreeMap::new();
     };
     errs.into_iter()
         .map(|(fam, mut v)| {
             let own = if v.len() >= SIGMA_MIN_ERRORS {
-                sigma(&mut v)
+                one_sigma(&mut v)
             } else {
                 None
             };

@@ -118,20 +118,19 @@ fn predict_row(
     let mut n = 0usize;
     for (cfg, rec) in cfgs.iter().zip(recs.iter_mut()) {
         let Some(cfg) = cfg else { continue };
-        if let Ok(s) = model.predict_config(&row.features, cfg) {
+        // The prediction and its uncertainty in one pass, as `predict` asks for them.
+        if let Ok(p) = model.predict_detail_config(&row.features, cfg) {
             n += 1;
             rec.predictions.insert(
                 name.to_string(),
                 Prediction {
-                    seconds: Some(s),
+                    seconds: Some(p.seconds),
                     statistic: model.statistic(),
                     note: None,
                     // Held out: the fold's model never saw this family.
                     in_sample: false,
                     picked: false,
-                    uncertainty_s: uncertain
-                        .then(|| model.uncertainty_config(&row.features, cfg))
-                        .flatten(),
+                    uncertainty_s: p.uncertainty.filter(|_| uncertain),
                 },
             );
         }
