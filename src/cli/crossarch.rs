@@ -25,6 +25,11 @@ use std::path::PathBuf;
 ///   ours-tput as ours-ref, the 3 nearest in the throughput achieved on the reference
 ///             (bytes / reference time)
 ///   ours-mix  the geometric mean of ours-tput and ours-ratio
+///   ours-bw   the reference's measured time with its DRAM seconds re-timed at the target's
+///             bandwidth and L2 size (both profiles' bounds; GPUs of as many SMs only)
+///   ours-measured  ours-bw for a streaming kernel (CSR mappings, ELL, SELL, DIA, ELL-BRO), the
+///             geometric mean of ours-bw and ours-mix for the others: what
+///             `predict --measured-on` predicts
 ///   ours-dev  our model trained on the reference's table, device parameters refitted on 17
 ///             matrices measured on the target (floor, bandwidth, L2)
 ///   ours      ours-dev plus one scalar per format family refitted on the same 17 matrices
@@ -180,10 +185,10 @@ fn section(o: &Outcome) -> String {
                 "\nUncertainty (each sigma is the 68th percentile of held-out |ln error|s, so a \
                  calibrated one covers ≈ 68 %; ≈ 50 % with profiles trained before session 32, \
                  whose sigma was the median): `ours` within its stated sigma {}, within the \
-                 reference model's native sigma {}; `ours-mix` within its stated sigma {}.",
+                 reference model's native sigma {}; `ours-measured` within its stated sigma {}.",
                 share("ours", "ours"),
                 share("ours", "native"),
-                share("ours-mix", "ours-mix"),
+                share("ours-measured", "ours-measured"),
             );
             let mut by_size = Vec::new();
             for d in 3..12 {
@@ -191,14 +196,14 @@ fn section(o: &Outcome) -> String {
                     p.footprint
                         .is_some_and(|b| (b.max(1) as f64).log10().floor() as i32 == d)
                 });
-                if let Some((c, n)) = crossarch::coverage(g, "ours-mix", "ours-mix") {
+                if let Some((c, n)) = crossarch::coverage(g, "ours-measured", "ours-measured") {
                     by_size.push(format!("10^{d}: {:.0} % of {n}", 100.0 * c));
                 }
             }
             if !by_size.is_empty() {
                 let _ = writeln!(
                     s,
-                    "\n`ours-mix` within its stated sigma by footprint (bytes): {}.",
+                    "\n`ours-measured` within its stated sigma by footprint (bytes): {}.",
                     by_size.join(", ")
                 );
             }

@@ -1,7 +1,9 @@
-//! `sparsecast instrument --cross-from REFERENCE`: measure only 003's benchmark matrices on this
-//! device and write a profile whose `cross` model carries the reference's times here.
+//! `sparsecast instrument --cross-from REFERENCE`: measure only 003's benchmark matrices (and
+//! the device's bounds) on this device and write a profile whose `cross` model carries the
+//! reference's times here.
 
 use crate::backend::Backend;
+use crate::instrument::micro::{measure_bounds, raise_bounds};
 use crate::instrument::{
     measure_fitting, plan, BenchmarkSource, DeviceLimits, MeasureOptions, Statistic,
 };
@@ -59,6 +61,16 @@ pub fn run_precision<T: Scalar>(
         .collect();
     pb.inc_length(points.len() as u64);
     let (ms, notes) = measure_fitting(backend, source, &points, opts, pb, true)?;
+    // The device's bounds (seconds): the DRAM bandwidth and L2 size the bandwidth transfer of
+    // our model reads (`crate::learn::cross_bw`), raised by these benchmarks as a full run
+    // raises them.
+    let budget = (limits.global_mem_bytes as f64 * reference.suite.memory_fraction) as u64;
+    let variants = reference.suite.variants();
+    let (mut bounds, micro) =
+        measure_bounds(backend, source, &variants, budget, opts, statistic, pb)
+            .with_context(|| format!("measuring the {p} bounds"))?;
+    raise_bounds(&mut bounds, &ms, statistic, p.bytes() as u64);
+    bounds.validate()?;
     let cross = CrossModel::fit(
         p,
         sel,
@@ -71,8 +83,8 @@ pub fn run_precision<T: Scalar>(
         precision: p,
         limits: limits.clone(),
         statistic,
-        bounds: None,
-        micro: Vec::new(),
+        bounds: Some(bounds),
+        micro,
         models: vec![NamedModel::new("cross", StoredModel::Cross(cross))],
         skipped: notes.len(),
         skipped_notes: notes,

@@ -6,6 +6,7 @@
 use crate::backend::{BackendKind, KernelConfig};
 use crate::corpus::collect::{collect, corpus_protocol, CollectOptions};
 use crate::corpus::{Build, Item, TableRow};
+use crate::learn::cross_bw::MemoryPair;
 use crate::learn::cross_own::{with_times, CalibrationRow};
 use crate::learn::own::OwnModel;
 use crate::model::{NamedModel, StoredModel};
@@ -94,7 +95,21 @@ pub fn transfer(
         let refs = with_times(&tar, cal, &reference.device_name);
         let (r, t): (Vec<&TableRow>, Vec<&TableRow>) =
             (refs.iter().collect(), tar.iter().collect());
-        let moved = own.cross_fit(&r, &t);
+        let here = tar.first().map_or("", |r| r.device.as_str());
+        let memory = MemoryPair::between(
+            (
+                &reference.device_name,
+                reference.precision(p).ok().and_then(|s| s.bounds.as_ref()),
+            ),
+            (
+                here,
+                sections
+                    .iter()
+                    .find(|s| s.precision == p)
+                    .and_then(|s| s.bounds.as_ref()),
+            ),
+        );
+        let moved = own.cross_fit(&r, &t, memory);
         moved
             .validate()
             .with_context(|| format!("transferring the sparsecast model ({p})"))?;

@@ -14,10 +14,15 @@
 //!   calibration matrices (each on its own device's measurements);
 //! * `ours-tput` — as `ours-ref`, the neighbours nearest in the throughput the configuration
 //!   achieved on the reference (bytes / `T_Ref`, [`RatioKey::Throughput`]);
-//! * `ours-mix` — the geometric mean of `ours-tput` and `ours-ratio`: what `predict
-//!   --measured-on` predicts with a profile of `instrument --cross-from`
-//!   ([`OwnModel::from_measured`]; `ours-ratio`, `ours-tput` and `ours` come from the same
-//!   transferred model, [`OwnModel::cross_fit`]);
+//! * `ours-mix` — the geometric mean of `ours-tput` and `ours-ratio` (what `predict
+//!   --measured-on` predicted until session 33);
+//! * `ours-bw` — the bandwidth transfer ([`crate::learn::cross_bw`]): the reference's measured
+//!   time with its DRAM seconds re-timed at the target's bandwidth and L2 size (both profiles'
+//!   bounds);
+//! * `ours-measured` — `ours-bw` for a streaming kernel, the geometric mean of `ours-bw` and
+//!   `ours-mix` for the others: what `predict --measured-on` predicts with a profile of
+//!   `instrument --cross-from` ([`OwnModel::from_measured`]; `ours-ratio`, `ours-tput`,
+//!   `ours-bw` and `ours` come from the same transferred model, [`OwnModel::cross_fit`]);
 //! * `ours` — `M_Tar(f)` alone: no time of the matrix on either device.
 //!
 //! Held out: our model is trained per family-grouped fold ([`fold_of`], as
@@ -28,6 +33,7 @@
 
 use crate::backend::KernelConfig;
 use crate::corpus::table::TableRow;
+use crate::learn::cross_bw::MemoryPair;
 use crate::learn::dataset::fold_of;
 use crate::learn::own::{fit_with, OwnModel};
 use crate::learn::transfer::{calibration, RatioKey, RatioMap, Scale};
@@ -51,13 +57,15 @@ pub const CROSS_CONFIGS: [&str; 9] = [
 ];
 
 /// The methods, in report order.
-pub const METHODS: [&str; 8] = [
+pub const METHODS: [&str; 10] = [
     "003",
     "same",
     "ours-ref",
     "ours-ratio",
     "ours-tput",
     "ours-mix",
+    "ours-bw",
+    "ours-measured",
     "ours",
     "ours-dev",
 ];
@@ -127,6 +135,10 @@ pub fn run(
             continue;
         };
         let sel = Selection::choose(&rp.measurements, &rp.limits, &tp.limits)?;
+        let memory = MemoryPair::between(
+            (&ref_profile.device_name, rp.bounds.as_ref()),
+            (&tar_profile.device_name, tp.bounds.as_ref()),
+        );
         benchmarks = sel.keys().len();
         let cross = CrossModel::fit(
             precision,
@@ -177,7 +189,7 @@ pub fn run(
             let m_dev = m_ref.transfer(&cal, Scale::None);
             // The product's transfer (`instrument --cross-from`): the target's model with the
             // reference's side, both refitted on the calibration matrices.
-            let m_tar = m_ref.cross_fit(&cal_ref, &cal);
+            let m_tar = m_ref.cross_fit(&cal_ref, &cal, memory);
             // Refitted alike on the same matrices measured on the reference, so that the
             // estimator's bias cancels in `ours-ref`'s ratio.
             let m_ref = m_ref.transfer(&cal_ref, Scale::Family);
@@ -253,14 +265,18 @@ fn predict_row(
                 sigma.insert("native", u / t);
             }
         }
-        if let Some((ratio, tput, mix)) = m_tar.measured_parts(f, &rt.config, t_ref) {
-            predicted.insert("ours-ratio", ratio);
-            if let Some(tp) = tput {
+        if let Some(m) = m_tar.measured_parts(f, &rt.config, t_ref) {
+            predicted.insert("ours-ratio", m.ratio);
+            if let Some(tp) = m.tput {
                 predicted.insert("ours-tput", tp);
-                predicted.insert("ours-mix", mix);
+                predicted.insert("ours-mix", m.mix);
             }
+            if let Some(b) = m.bw {
+                predicted.insert("ours-bw", b);
+            }
+            predicted.insert("ours-measured", m.value);
             if let Some(s) = m_tar.measured_sigma(&rt.config) {
-                sigma.insert("ours-mix", s);
+                sigma.insert("ours-measured", s);
             }
         }
         if let Some(p) = m_ref

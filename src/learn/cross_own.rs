@@ -15,22 +15,27 @@
 //!   model refitted on the reference's times of the same matrices, as a device and a scalar per
 //!   family, and the target/reference ratio of every configuration on them keyed by the
 //!   throughput reached on the reference ([`RatioMap`], [`RatioKey::Throughput`]). With a time
-//!   `T_ref` measured on the reference (`predict --measured-on`), [`OwnModel::from_measured`]
-//!   predicts the geometric mean of `T_ref · M_tar / M_ref` and the calibration ratio
-//!   (`ours-mix`, the method with ≤ 5 % median on every direction and precision of the large
-//!   set in session 15); without one, `M_tar`.
+//!   `T_ref` measured on the reference (`predict --measured-on`), `ours-mix` is the geometric
+//!   mean of `T_ref · M_tar / M_ref` and the calibration ratio; without one, `M_tar`.
+//! * Since session 33 it also keeps both devices' memory systems ([`MemoryPair`]: DRAM
+//!   bandwidth and L2 size from the two profiles' bounds, between GPUs of as many SMs), and
+//!   [`OwnModel::from_measured`] predicts `ours-measured` ([`Measured::value`]): the bandwidth
+//!   transfer ([`super::cross_bw`], `ours-bw`) for a streaming kernel, its geometric mean with
+//!   `ours-mix` for the others; `ours-mix` where the memory is unknown. Offline on seed 12 it
+//!   brought ELL from 9.2–11.5 % median to 3.5–4.6 % (docs/CROSS_ARCH.md, session 33).
 //! * **Uncertainty.** A transferred prediction is less certain than a native one (session 16:
 //!   the transfer's held-out error ≈ 1.3× the native model's). [`OwnModel::cross_fit`] measures
 //!   it on the calibration matrices themselves, leaving each out in turn: the transfer is
 //!   refitted on the other matrices and predicts the one left out, from its features (`ours`)
-//!   and from its reference times (`ours-mix`). Per format family, the one-sigma quantile
+//!   and from its reference times (`ours-measured`). Per format family, the one-sigma quantile
 //!   ([`super::own::one_sigma`]; the median before session 32) of the `|ln error|` of
 //!   `ours` is added in quadrature to every configuration's native sigma (the trees were
-//!   trained on those matrices, so this error is the transfer's own part); that of `ours-mix`
-//!   is the sigma of a prediction from a measured time ([`ReferenceSide::sigma`]).
+//!   trained on those matrices, so this error is the transfer's own part); that of
+//!   `ours-measured` is the sigma of a prediction from a measured time ([`ReferenceSide::sigma`]).
 //!
 //! The offline evaluation ([`crate::evaluate::crossarch`]) predicts with these same functions.
 
+use super::cross_bw::{streaming, touched_bytes, MemoryPair};
 use super::own::{one_sigma, OwnModel};
 use super::transfer::{calibration, family, scale_for, spec_of, RatioKey, RatioMap, Scale};
 use crate::backend::{KernelConfig, Variant};
@@ -111,6 +116,30 @@ pub struct ReferenceSide {
     /// matrices; empty in profiles written before it: the model's own sigma then).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sigma: BTreeMap<String, f64>,
+    /// Both devices' memory systems, for the bandwidth transfer ([`super::cross_bw`]); absent
+    /// between GPUs of different SM counts, where a bound is missing, and in profiles written
+    /// before session 33 (their `--measured-on` prediction is `ours-mix`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryPair>,
+}
+
+/// The predictions of the target's time from a time measured on the reference
+/// ([`OwnModel::measured_parts`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    /// `T_ref · M_tar / M_ref` (`ours-ratio`).
+    pub ratio: f64,
+    /// The calibration ratio nearest in throughput (`ours-tput`; `None` without calibration
+    /// points for the configuration).
+    pub tput: Option<f64>,
+    /// The geometric mean of the two (`ours-mix`; `ours-ratio` without `ours-tput`).
+    pub mix: f64,
+    /// The bandwidth transfer (`ours-bw`, [`super::cross_bw`]; `None` without both devices'
+    /// memory).
+    pub bw: Option<f64>,
+    /// What the product predicts (`ours-measured`): `ours-bw` for a streaming kernel, the
+    /// geometric mean of `ours-bw` and `ours-mix` for the others, `ours-mix` without `ours-bw`.
+    pub value: f64,
 }
 
 /// Fewest leave-one-out errors a format family needs for its own transfer sigma; families with
@@ -121,9 +150,14 @@ impl OwnModel {
     /// This model (trained on the reference) transferred to the target of `cal_tar`, keeping
     /// the reference's side refitted on `cal_ref` — the same matrices measured on the
     /// reference (see the module documentation).
-    pub fn cross_fit(&self, cal_ref: &[&TableRow], cal_tar: &[&TableRow]) -> OwnModel {
-        let mut tar = self.cross_fit_once(cal_ref, cal_tar);
-        let (own, mix) = self.leave_one_out(cal_ref, cal_tar);
+    pub fn cross_fit(
+        &self,
+        cal_ref: &[&TableRow],
+        cal_tar: &[&TableRow],
+        memory: Option<MemoryPair>,
+    ) -> OwnModel {
+        let mut tar = self.cross_fit_once(cal_ref, cal_tar, memory);
+        let (own, mix) = self.leave_one_out(cal_ref, cal_tar, memory);
         for c in &mut tar.configs {
             let extra = own.get(&family(&c.config)).copied().unwrap_or(0.0);
             let add = |s: f64| s.hypot(extra);
@@ -143,6 +177,7 @@ impl OwnModel {
         &self,
         cal_ref: &[&TableRow],
         cal_tar: &[&TableRow],
+        memory: Option<MemoryPair>,
     ) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
         let (mut own, mut mix): (ErrsByFamily, ErrsByFamily) = Default::default();
         for out in cal_tar {
@@ -150,7 +185,7 @@ impl OwnModel {
             if kt.len() < 2 || kt.len() == cal_tar.len() {
                 continue;
             }
-            let m = self.cross_fit_once(&kr, &kt);
+            let m = self.cross_fit_once(&kr, &kt, memory);
             let Some(r) = cal_ref.iter().find(|r| r.matrix == out.matrix) else {
                 continue;
             };
@@ -175,7 +210,12 @@ impl OwnModel {
     }
 
     /// [`OwnModel::cross_fit`] without the uncertainty.
-    fn cross_fit_once(&self, cal_ref: &[&TableRow], cal_tar: &[&TableRow]) -> OwnModel {
+    fn cross_fit_once(
+        &self,
+        cal_ref: &[&TableRow],
+        cal_tar: &[&TableRow],
+        memory: Option<MemoryPair>,
+    ) -> OwnModel {
         let name = |rows: &[&TableRow]| rows.first().map_or(String::new(), |r| r.device.clone());
         let scale = scale_for(&name(cal_ref), &name(cal_tar));
         let (mut tar, s_tar) = self.transfer_scalars(cal_tar, scale);
@@ -200,6 +240,7 @@ impl OwnModel {
             shift,
             ratio,
             sigma: BTreeMap::new(),
+            memory,
         });
         tar
     }
@@ -226,38 +267,45 @@ impl OwnModel {
         Some((super::seconds("sparsecast", label, ln).ok()?, p.bytes))
     }
 
-    /// The three predictions of the target's time from `t_ref` measured on the reference:
-    /// `(ours-ratio, ours-tput, ours-mix)` (see the module documentation; `ours-tput` is
-    /// `None` without calibration points for `label`, and then `ours-mix` is `ours-ratio`).
-    pub fn measured_parts(
-        &self,
-        f: &Features,
-        label: &str,
-        t_ref: f64,
-    ) -> Option<(f64, Option<f64>, f64)> {
+    /// The predictions of the target's time from `t_ref` measured on the reference
+    /// ([`Measured`]; `None` on a model that was not transferred).
+    pub fn measured_parts(&self, f: &Features, label: &str, t_ref: f64) -> Option<Measured> {
         self.measured_with(f, label, t_ref, self.predict_label(f, label).ok()?)
     }
 
     /// [`OwnModel::measured_parts`] given this model's own prediction `tar` (`M_tar`).
-    fn measured_with(
-        &self,
-        f: &Features,
-        label: &str,
-        t_ref: f64,
-        tar: f64,
-    ) -> Option<(f64, Option<f64>, f64)> {
+    fn measured_with(&self, f: &Features, label: &str, t_ref: f64, tar: f64) -> Option<Measured> {
         let side = self.cross.as_ref()?;
         let (m_ref, bytes) = self.reference_side(f, label)?;
         let ratio = t_ref * tar / m_ref;
         let tput = side.ratio.predict(label, bytes, t_ref);
         let mix = tput.map_or(ratio, |t| (t * ratio).sqrt());
-        (ratio.is_finite() && mix.is_finite()).then_some((ratio, tput, mix))
+        let cfg = KernelConfig::parse_label(label).ok();
+        let bw = side.memory.zip(cfg.as_ref()).and_then(|(m, c)| {
+            let vb = self.precision.bytes() as u64;
+            Some(m.transfer(touched_bytes(f, c, vb, self.version)?, t_ref))
+        });
+        let value = match (bw, &cfg) {
+            (Some(b), Some(c)) if streaming(c.variant) => b,
+            (Some(b), _) => (b * mix).sqrt(),
+            (None, _) => mix,
+        };
+        (ratio.is_finite() && mix.is_finite() && value.is_finite() && value > 0.0).then_some(
+            Measured {
+                ratio,
+                tput,
+                mix,
+                bw,
+                value,
+            },
+        )
     }
 
     /// The target's time of configuration `label` from `t_ref` seconds measured on the
-    /// reference (`ours-mix`); `None` on a model that was not transferred.
+    /// reference (`ours-measured`, [`Measured::value`]); `None` on a model that was not
+    /// transferred.
     pub fn from_measured(&self, f: &Features, label: &str, t_ref: f64) -> Option<f64> {
-        self.measured_parts(f, label, t_ref).map(|p| p.2)
+        self.measured_parts(f, label, t_ref).map(|p| p.value)
     }
 }
 
@@ -315,7 +363,7 @@ impl MeasuredOwn<'_> {
                 let t = self
                     .model
                     .measured_with(f, &label, t_ref, own)
-                    .map(|p| p.2)
+                    .map(|p| p.value)
                     .ok_or_else(|| {
                         Error::Unsupported(format!(
                             "{label}: this profile's sparsecast model was not transferred from a \

@@ -30,6 +30,7 @@
 //!
 //! `train --models <family>` and the cross-validation report then include it.
 
+pub mod cross_bw;
 pub mod cross_own;
 pub mod cv;
 pub mod dataset;

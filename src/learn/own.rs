@@ -257,8 +257,15 @@ fn access(f: &Features) -> Result<&crate::features::Access> {
     })
 }
 
-/// Bytes one SpMV of `cfg` moves on a device with `l2` bytes of cache (see the module doc).
-fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64, version: u32) -> Result<f64> {
+/// Bytes of the arrays `cfg` stores the matrix of `f` in, `vb` bytes per value (a cuSPARSE
+/// algorithm: the format it is stored in, from version 3 of the model); `Err` where the format
+/// refuses the matrix.
+pub(crate) fn format_bytes<'f>(
+    f: &'f Features,
+    cfg: &KernelConfig,
+    vb: u64,
+    version: u32,
+) -> Result<(u64, &'f crate::features::Access)> {
     let a = access(f)?;
     let params = if cfg.variant.is_vendor() {
         // Version 3: a cuSPARSE algorithm is sized by the format it is stored in (its sliced
@@ -285,6 +292,12 @@ fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64, version: u32) -> Re
         .footprint(&s, &params, vb)
         .or_else(|_| FormatKind::Csr.footprint(&s, &params, vb))
         .map_err(|e| Error::Unsupported(e.to_string()))?;
+    Ok((fp, a))
+}
+
+/// Bytes one SpMV of `cfg` moves on a device with `l2` bytes of cache (see the module doc).
+fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64, version: u32) -> Result<f64> {
+    let (fp, a) = format_bytes(f, cfg, vb, version)?;
     let x = if version == 0 {
         let x_once = (f.ncols as f64) * vb as f64;
         let sectors = if vb == 4 {

@@ -420,6 +420,9 @@ fn instrument_cross_from_then_predict_measured_on_the_cpu() {
         panic!("the target profile's model is not the cross model");
     };
     assert!(cross.reference_model.is_some());
+    // The target's bounds are measured too (the bandwidth transfer reads its DRAM and L2).
+    let b = ts.bounds.as_ref().expect("the target's bounds");
+    assert!(b.dram_gbs > 0.0 && b.launch_floor_s > 0.0, "{b:?}");
 
     // Reference times measured by `bench --json`, carried to the target by `predict`.
     let (mtx, v, b) = bench_then_predict(dir.path(), &target, "cross");
@@ -524,6 +527,20 @@ fn timed_by(rows: &[TableRow], model: &OwnModel) -> Vec<TableRow> {
     out
 }
 
+/// The H100 f64 rows, a model of a reference device (4 µs floor, 4 TB/s, `l2_bytes`) and the
+/// rows timed by it.
+fn reference_of_4tbs(l2_bytes: f64) -> (Vec<TableRow>, OwnModel, Vec<TableRow>) {
+    let rows = h100_f64_rows();
+    let device = Device {
+        floor_s: 4e-6,
+        bandwidth: 4e12,
+        l2_bytes,
+    };
+    let m = base_model(&rows, device);
+    let on_ref = timed_by(&rows, &m);
+    (rows, m, on_ref)
+}
+
 #[test]
 fn the_product_transfer_recovers_both_devices_and_carries_reference_times() {
     use sparsecast::learn::transfer::{CALIBRATION, CALIBRATION_MAX_NNZ};
@@ -552,7 +569,7 @@ fn the_product_transfer_recovers_both_devices_and_carries_reference_times() {
         .iter()
         .map(|c| on_tar.iter().find(|t| t.matrix == c.matrix).unwrap())
         .collect();
-    let x = m.cross_fit(&cal_ref, &cal_tar);
+    let x = m.cross_fit(&cal_ref, &cal_tar, None);
     let close = |a: f64, b: f64, tol: f64| (a / b - 1.0).abs() < tol;
     assert!(
         close(x.device.floor_s, target.floor_s, 0.01),
@@ -596,7 +613,10 @@ fn the_product_transfer_recovers_both_devices_and_carries_reference_times() {
             ) else {
                 continue;
             };
-            let (ratio, _, mix) = x.measured_parts(&r.features, &t.config, t_ref).unwrap();
+            let p = x.measured_parts(&r.features, &t.config, t_ref).unwrap();
+            let (ratio, mix) = (p.ratio, p.mix);
+            // Without both devices' memory the product predicts ours-mix.
+            assert_eq!((p.bw, p.value), (None, mix));
             assert!(
                 close(ratio, want, 0.02),
                 "{} {}: {ratio} vs {want}",
@@ -616,15 +636,59 @@ fn the_product_transfer_recovers_both_devices_and_carries_reference_times() {
 }
 
 #[test]
-fn a_transferred_model_states_the_uncertainty_its_calibration_shows() {
-    let rows = h100_f64_rows();
-    let device = Device {
-        floor_s: 4e-6,
-        bandwidth: 4e12,
-        l2_bytes: 50e6,
+fn with_both_memories_the_product_retimes_the_dram_seconds() {
+    use sparsecast::learn::cross_bw::{streaming, touched_bytes, Memory, MemoryPair};
+    let (rows, m, on_ref) = reference_of_4tbs(60e6);
+    let refs: Vec<&TableRow> = on_ref.iter().collect();
+    let cal = calibration(&refs, Precision::F64);
+    let memory = MemoryPair {
+        reference: Memory {
+            dram_bytes_s: 4.3e12,
+            l2_bytes: 60e6,
+        },
+        target: Memory {
+            dram_bytes_s: 3.0e12,
+            l2_bytes: 50e6,
+        },
     };
-    let m = base_model(&rows, device);
-    let on_ref = timed_by(&rows, &m);
+    let x = m.cross_fit(&cal, &cal, Some(memory));
+    let back: OwnModel = serde_json::from_str(&serde_json::to_string(&x).unwrap()).unwrap();
+    assert_eq!(back.cross.as_ref().unwrap().memory, Some(memory));
+    let (mut streamed, mut blended, mut beyond) = (0, 0, 0);
+    for r in rows.iter().filter(|r| r.features.nnz > 2_000_000) {
+        for t in &r.times {
+            let cfg = KernelConfig::parse_label(&t.config).unwrap();
+            let Some(t_ref) = t.time() else { continue };
+            let Some(p) = back.measured_parts(&r.features, &t.config, t_ref) else {
+                continue;
+            };
+            let bytes = touched_bytes(&r.features, &cfg, 8, back.version).unwrap();
+            let bw = memory.transfer(bytes, t_ref);
+            assert_eq!(p.bw, Some(bw));
+            let want = if streaming(cfg.variant) {
+                streamed += 1;
+                bw
+            } else {
+                blended += 1;
+                (bw * p.mix).sqrt()
+            };
+            assert!((p.value / want - 1.0).abs() < 1e-12, "{}", t.config);
+            // Beyond both L2 shares the slower DRAM makes the target slower.
+            if bytes > 30e6 {
+                assert!(bw > t_ref, "{} {}: {bw} vs {t_ref}", r.matrix, t.config);
+                beyond += 1;
+            }
+        }
+    }
+    assert!(
+        streamed > 10 && blended > 10 && beyond > 10,
+        "{streamed} {blended} {beyond}"
+    );
+}
+
+#[test]
+fn a_transferred_model_states_the_uncertainty_its_calibration_shows() {
+    let (rows, m, on_ref) = reference_of_4tbs(50e6);
     let refs: Vec<&TableRow> = on_ref.iter().collect();
     let cal_ref = calibration(&refs, Precision::F64);
     // A target that differs from the reference by ±20 % at random per matrix and
@@ -654,7 +718,10 @@ fn a_transferred_model_states_the_uncertainty_its_calibration_shows() {
     let (exact, rough) = (noisy(true), noisy(false));
     let (exact, rough): (Vec<&TableRow>, Vec<&TableRow>) =
         (exact.iter().collect(), rough.iter().collect());
-    let (xe, xr) = (m.cross_fit(&cal_ref, &exact), m.cross_fit(&cal_ref, &rough));
+    let (xe, xr) = (
+        m.cross_fit(&cal_ref, &exact, None),
+        m.cross_fit(&cal_ref, &rough, None),
+    );
     let (side_e, side_r) = (xe.cross.as_ref().unwrap(), xr.cross.as_ref().unwrap());
     for label in ["csr-vector", "coo", "ell", "csr-merge"] {
         // An exact transfer keeps the native sigma (0.1) and is certain from a measured time.
