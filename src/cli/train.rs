@@ -53,7 +53,8 @@ pub struct Args {
     #[arg(long)]
     quick_cv: bool,
     /// Also write every held-out prediction of the cross-validation here (JSON Lines, one
-    /// `evaluate` record per row × configuration with each model's prediction), for analysis.
+    /// `evaluate` record per row × configuration with each model's prediction), for analysis;
+    /// with --score, every prediction scored.
     #[arg(long)]
     records: Option<PathBuf>,
     /// Fit nothing: store in --base's `sparsecast` models the calibration matrices of the
@@ -74,7 +75,7 @@ pub struct Args {
     /// pooled, the argmin and the stored second stage's pick, against cuSPARSE — so that they
     /// compare with a `train --folds` report of the same profile. For new matrices measured
     /// after a profile was fitted (`sparsecast collect` with a new seed, or resumed).
-    #[arg(long, conflicts_with_all = ["out", "calibration_only", "stage_from", "records"])]
+    #[arg(long, conflicts_with_all = ["out", "calibration_only", "stage_from"])]
     score: bool,
     /// Print JSON instead of tables.
     #[arg(long)]
@@ -172,7 +173,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let (backend, device) = device_of(&rows)?;
     let mut profile = base_profile(a.base.as_ref(), &backend, &device)?;
     if a.score {
-        return score(&profile, rows, a.report.as_deref(), a.json);
+        return score(
+            &profile,
+            rows,
+            (a.report.as_deref(), a.records.as_deref()),
+            a.json,
+        );
     }
     let out = a.out.clone().context("--out is required")?;
     let refs: Vec<&TableRow> = rows.iter().collect();
@@ -261,13 +267,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             bar.tick(m)
         })?;
         if let Some(path) = &a.records {
-            crate::util::write_atomic(path, |w| {
-                for r in &outcome.records {
-                    serde_json::to_writer(&mut *w, r).map_err(std::io::Error::other)?;
-                    w.write_all(b"\n")?;
-                }
-                Ok(())
-            })?;
+            write_records(path, &outcome.records)?;
         }
         // The second stage of the recommendation, on the held-out predictions of `sparsecast`.
         let stage_md = match learners.iter().any(|l| l.name() == "sparsecast") {
@@ -430,12 +430,27 @@ fn sections_of(profile: &Profile, keep: impl Fn(&NamedModel) -> bool) -> Vec<cv:
         .collect()
 }
 
+/// Write `records` to `path` as JSON Lines, atomically.
+fn write_records(
+    path: &std::path::Path,
+    records: &[crate::evaluate::record::Record],
+) -> anyhow::Result<()> {
+    crate::util::write_atomic(path, |w| {
+        for r in records {
+            serde_json::to_writer(&mut *w, r).map_err(std::io::Error::other)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
 /// `--score` (see [`Args`]): the profile's models as stored, on the rows none of its learned
 /// models trained on.
 fn score(
     profile: &Profile,
     rows: Vec<TableRow>,
-    report_path: Option<&std::path::Path>,
+    (report_path, records): (Option<&std::path::Path>, Option<&std::path::Path>),
     json: bool,
 ) -> anyhow::Result<()> {
     let trained = |r: &TableRow| profile.trained_on(r.precision, &r.family, |_| true);
@@ -452,6 +467,9 @@ fn score(
     let bar = LateBar::new(cv::steps(&rows, 0, 0), "score");
     let outcome = cv::run(&rows, &[], &sections, 2, false, &|m| bar.tick(m))?;
     bar.bar.finish_and_clear();
+    if let Some(path) = records {
+        write_records(path, &outcome.records)?;
+    }
     let rep = report::summarize(&outcome, 0);
     let mut md = format!(
         "Scored {} rows (matrix × precision) of {} ({} left out: their families trained the \

@@ -418,6 +418,7 @@ fn train_score_rates_a_stored_profile_on_the_matrices_it_never_trained_on() {
     assert_eq!(lines.len(), 16);
     std::fs::write(&part, lines.join("\n") + "\n").unwrap();
     let (p, rep) = (dir.path().join("p.json"), dir.path().join("score.md"));
+    let recs = dir.path().join("score.jsonl");
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/cpu-example.json");
     let o = super::common::bin()
         .args([
@@ -445,6 +446,8 @@ fn train_score_rates_a_stored_profile_on_the_matrices_it_never_trained_on() {
             .arg(&p)
             .arg("--report")
             .arg(&rep)
+            .arg("--records")
+            .arg(&recs)
             .output()
             .unwrap()
     };
@@ -480,6 +483,26 @@ fn train_score_rates_a_stored_profile_on_the_matrices_it_never_trained_on() {
         .map(|r| ok(r).iter().filter(|c| covered.contains(*c)).count())
         .sum();
     assert_eq!(ours["n"].as_u64(), Some(measured as u64), "{ours}");
+    // Every scored prediction is in the records, none of a trained matrix.
+    let unseen: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| !seen.contains(&r.family.as_str()))
+        .map(|r| r.matrix.as_str())
+        .collect();
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(&recs)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(records
+        .iter()
+        .all(|r| unseen.contains(r["matrix"].as_str().unwrap())));
+    let predicted_f32 = records
+        .iter()
+        .filter(|r| r["precision"] == "f32" && r["status"] == "ok")
+        .filter(|r| r["predictions"]["sparsecast"]["seconds"].as_f64().is_some())
+        .count();
+    assert_eq!(predicted_f32, measured);
     // The stored second stage's pick is scored per precision on the 4 matrices.
     let stage = v["stage"].as_array().unwrap();
     assert_eq!(stage.len(), 2, "{stage:?}");
