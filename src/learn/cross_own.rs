@@ -419,12 +419,21 @@ impl Model for MeasuredOwn<'_> {
             clamped: None,
         })
     }
-    fn explain(&self, _: &Features, variant: Variant, params: &FormatParams) -> String {
+    fn explain(&self, f: &Features, variant: Variant, params: &FormatParams) -> String {
         let label = super::label_of("sparsecast", &config(variant, params)).unwrap_or_default();
-        match self.time(&label) {
-            Some(t) => format!("from {:.2} µs measured on the reference", t * 1e6),
-            None => "not measured on the reference: from the features".into(),
-        }
+        let Some(t) = self.time(&label) else {
+            return "not measured on the reference: from the features".into();
+        };
+        let how = match self.model.measured_parts(f, &label, t) {
+            Some(Measured { bw: Some(_), .. }) if streaming(variant) => {
+                "its DRAM seconds re-timed at this GPU's bandwidth"
+            }
+            Some(Measured { bw: Some(_), .. }) => {
+                "the DRAM re-timing and the calibration's ratios, geometric mean"
+            }
+            _ => "by the calibration's ratios",
+        };
+        format!("from {:.2} µs measured on the reference; {how}", t * 1e6)
     }
 }
 

@@ -684,6 +684,28 @@ fn with_both_memories_the_product_retimes_the_dram_seconds() {
         streamed > 10 && blended > 10 && beyond > 10,
         "{streamed} {blended} {beyond}"
     );
+    // `predict --measured-on` says which way each time was carried.
+    use sparsecast::model::Model;
+    let measured = sparsecast::learn::cross_own::MeasuredOwn {
+        model: &back,
+        times: vec![("csr-vector".into(), 1e-4), ("coo".into(), 1e-4)],
+    };
+    let f = &rows
+        .iter()
+        .find(|r| r.features.nnz > 2_000_000)
+        .unwrap()
+        .features;
+    let note = |label: &str| {
+        let c = KernelConfig::parse_label(label).unwrap();
+        measured.explain(f, c.variant, &c.params)
+    };
+    assert!(
+        note("csr-vector").contains("re-timed"),
+        "{}",
+        note("csr-vector")
+    );
+    assert!(note("coo").contains("geometric mean"), "{}", note("coo"));
+    assert!(note("ell").contains("from the features"), "{}", note("ell"));
 }
 
 #[test]
