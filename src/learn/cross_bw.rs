@@ -30,9 +30,9 @@
 //!
 //! **Measured** (session 33, `sparsecast crossarch` over 13 tables per GPU, generated matrices
 //! of ≥ 10⁶ non-zeros; the rules chosen on the twelve training tables, checked on the unseen
-//! seed 12): median difference rate of ELL 3.5 / 3.5 % (H200 → H100, f32 / f64) and 4.6 / 4.3 %
-//! (H100 → H200) on seed 12, against 003's 8.0 / 10.8 and 8.0 / 10.4 % and `ours-mix`'s 9.3 /
-//! 11.0 and 9.2 / 11.5 % (docs/CROSS_ARCH.md, session 33). The share 0.5 was chosen on the
+//! seed 12): median difference rate of ELL 3.8 / 3.5 % (H200 → H100, f32 / f64) and 4.4 / 4.3 %
+//! (H100 → H200) on seed 12, against 003's 8.0 / 10.4 and 8.0 / 10.1 % and `ours-mix`'s 8.3 /
+//! 10.3 and 9.3 / 11.5 % (docs/CROSS_ARCH.md, session 33). The share 0.5 was chosen on the
 //! training tables (0.7: within 0.4 point; 1.0: 0.5–0.8 point worse). Fitting the DRAM-exposed
 //! fraction per format family on the 17 calibration matrices instead of 1 was tried and not
 //! kept: the four or five of them beyond the L2 gave ELL f64 a fraction of 0 and 22 % median.

@@ -22,7 +22,7 @@
 //!   [`OwnModel::from_measured`] predicts `ours-measured` ([`Measured::value`]): the bandwidth
 //!   transfer ([`super::cross_bw`], `ours-bw`) for a streaming kernel, its geometric mean with
 //!   `ours-mix` for the others; `ours-mix` where the memory is unknown. Offline on seed 12 it
-//!   brought ELL from 9.2–11.5 % median to 3.5–4.6 % (docs/CROSS_ARCH.md, session 33).
+//!   brought ELL from 8.3–11.5 % median to 3.5–4.4 % (docs/CROSS_ARCH.md, session 33).
 //! * **Uncertainty.** A transferred prediction is less certain than a native one (session 16:
 //!   the transfer's held-out error ≈ 1.3× the native model's). [`OwnModel::cross_fit`] measures
 //!   it on the calibration matrices themselves, leaving each out in turn: the transfer is
