@@ -682,6 +682,18 @@ impl OwnModel {
             || !self.reference.iter().all(|r| {
                 r.base.is_finite() && r.step_s >= 0.0 && r.trees.iter().all(|t| t.is_valid())
             })
+            || !self.cross.as_ref().map_or(true, |c| {
+                let d = &c.device;
+                [d.floor_s, d.bandwidth, d.l2_bytes]
+                    .iter()
+                    .all(|v| v.is_finite() && *v > 0.0)
+                    && c.ratio.is_valid()
+                    && c.shift
+                        .values()
+                        .chain(c.sigma.values())
+                        .all(|v| v.is_finite())
+                    && c.memory.map_or(true, |m| m.is_valid())
+            })
         {
             return Err(Error::Invalid(
                 "sparsecast model: a malformed tree or a non-finite value".into(),

@@ -654,6 +654,17 @@ fn with_both_memories_the_product_retimes_the_dram_seconds() {
     let x = m.cross_fit(&cal, &cal, Some(memory));
     let back: OwnModel = serde_json::from_str(&serde_json::to_string(&x).unwrap()).unwrap();
     assert_eq!(back.cross.as_ref().unwrap().memory, Some(memory));
+    // A stored memory that is not a positive number is refused when the profile loads.
+    assert!(back.validate().is_ok());
+    let mut bad = back.clone();
+    bad.cross.as_mut().unwrap().memory = Some(MemoryPair {
+        target: Memory {
+            dram_bytes_s: f64::NAN,
+            l2_bytes: 50e6,
+        },
+        ..memory
+    });
+    assert!(bad.validate().is_err());
     let (mut streamed, mut blended, mut beyond) = (0, 0, 0);
     for r in rows.iter().filter(|r| r.features.nnz > 2_000_000) {
         for t in &r.times {
