@@ -43,7 +43,6 @@
 use super::own::format_bytes;
 use crate::backend::{KernelConfig, Variant};
 use crate::features::Features;
-use crate::formats::FormatKind;
 use crate::model::bounds::DeviceBounds;
 use serde::{Deserialize, Serialize};
 
@@ -150,7 +149,7 @@ pub fn streaming(variant: Variant) -> bool {
 /// refuses the matrix or the features lack the access counts.
 pub fn touched_bytes(f: &Features, cfg: &KernelConfig, vb: u64, version: u32) -> Option<f64> {
     let (fp, a) = format_bytes(f, cfg, vb, version).ok()?;
-    let arrays = if cfg.variant.format() == FormatKind::Ell && !cfg.variant.is_vendor() {
+    let arrays = if cfg.variant == Variant::Ell {
         // `fp` = width · rows · (4 + vb): the columns are 4 of every 4 + vb bytes.
         let cols = fp as f64 * 4.0 / (4 + vb) as f64;
         cols + a.warp_steps[0] as f64 * 32.0 * vb as f64

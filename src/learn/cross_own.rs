@@ -419,19 +419,19 @@ impl Model for MeasuredOwn<'_> {
             clamped: None,
         })
     }
-    fn explain(&self, f: &Features, variant: Variant, params: &FormatParams) -> String {
+    fn explain(&self, _: &Features, variant: Variant, params: &FormatParams) -> String {
         let label = super::label_of("sparsecast", &config(variant, params)).unwrap_or_default();
         let Some(t) = self.time(&label) else {
             return "not measured on the reference: from the features".into();
         };
-        let how = match self.model.measured_parts(f, &label, t) {
-            Some(Measured { bw: Some(_), .. }) if streaming(variant) => {
-                "its DRAM seconds re-timed at this GPU's bandwidth"
-            }
-            Some(Measured { bw: Some(_), .. }) => {
-                "the DRAM re-timing and the calibration's ratios, geometric mean"
-            }
-            _ => "by the calibration's ratios",
+        // Which way `measured_with` carries it, without evaluating the model again: the
+        // re-timing needs both memories (and a format that takes the matrix, which the
+        // prediction being explained already has).
+        let memory = self.model.cross.as_ref().and_then(|c| c.memory).is_some();
+        let how = match (memory, streaming(variant)) {
+            (true, true) => "its DRAM seconds re-timed at this GPU's bandwidth",
+            (true, false) => "the DRAM re-timing and the calibration's ratios, geometric mean",
+            (false, _) => "by the calibration's ratios",
         };
         format!("from {:.2} µs measured on the reference; {how}", t * 1e6)
     }

@@ -145,6 +145,15 @@ pub struct Device {
     pub l2_bytes: f64,
 }
 
+impl Device {
+    /// Every parameter finite and positive.
+    pub fn is_valid(&self) -> bool {
+        [self.floor_s, self.bandwidth, self.l2_bytes]
+            .iter()
+            .all(|v| v.is_finite() && *v > 0.0)
+    }
+}
+
 /// One configuration's correction.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OwnConfig {
@@ -665,11 +674,7 @@ impl OwnModel {
                 self.version
             )));
         }
-        let d = &self.device;
-        let ok_dev = [d.floor_s, d.bandwidth, d.l2_bytes]
-            .iter()
-            .all(|v| v.is_finite() && *v > 0.0);
-        if !ok_dev
+        if !self.device.is_valid()
             || !self.configs.iter().all(|c| {
                 c.base.is_finite()
                     && c.rel_base.is_finite()
@@ -683,10 +688,7 @@ impl OwnModel {
                 r.base.is_finite() && r.step_s >= 0.0 && r.trees.iter().all(|t| t.is_valid())
             })
             || !self.cross.as_ref().map_or(true, |c| {
-                let d = &c.device;
-                [d.floor_s, d.bandwidth, d.l2_bytes]
-                    .iter()
-                    .all(|v| v.is_finite() && *v > 0.0)
+                c.device.is_valid()
                     && c.ratio.is_valid()
                     && c.shift
                         .values()
