@@ -4,6 +4,7 @@
 use super::refusal::{budget, offsets32, rows32};
 use super::util::{column_major_pieces, csr_from_rows, split_at_cuts, uniform_cuts};
 use super::{FormatKind, FormatParams, Reason, Refusal, SparseFormat, Summary, PAD};
+use crate::features::access::WarpHist;
 use crate::{Csr, Result, Scalar};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,24 @@ pub struct Ell<T> {
 /// Footprint of a `width × nrows` ELL: `width × nrows × (4 + value)`, saturating.
 pub(crate) fn bytes_for(width: u64, nrows: u64, value_bytes: u64) -> u64 {
     width.saturating_mul(nrows).saturating_mul(4 + value_bytes)
+}
+
+/// Value slots the ELL kernel (`kernels/ell.cu`, also HYB's ELL part) loads at `width`. It reads
+/// every slot's column index but skips a padding slot's value, so a warp of 32 rows loads values
+/// for as many steps as its longest row has entries, up to `width`. From `hist`, the warps of one
+/// thread per row by their steps ([`WarpHist`]): the sum over its buckets of warps × min(mean
+/// steps, width) × 32 — exact for the buckets wholly below or above `width`, the bucket that
+/// straddles it by its mean. Warp-granular, so an upper bound: a 32-byte sector of values (8 rows
+/// in f32, 4 in f64) is skipped only where all of its rows are padding. Where a stack of short
+/// rows sits on a few long ones, this is a small part of `width × rows` (a 5-point stencil under
+/// a width of 27 loads 5 of every 27 values).
+pub fn loaded_value_slots(hist: &WarpHist, width: u64) -> f64 {
+    hist.warps
+        .iter()
+        .zip(&hist.steps)
+        .filter(|(&w, _)| w > 0)
+        .map(|(&w, &s)| w as f64 * (s as f64 / w as f64).min(width as f64) * 32.0)
+        .sum()
 }
 
 /// The ELL width for `params`: the given width, or the longest row. Refused when a row is longer
@@ -199,5 +218,56 @@ impl<T: Scalar> SparseFormat<T> for Ell<T> {
                     }
                 }
             });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::Features;
+
+    /// Rows of the given lengths, columns 0, 1, … of each.
+    fn rows(lens: &[usize]) -> Csr<f64> {
+        csr_from_rows(lens.len(), 64, lens, |_, cols, vals| {
+            for (k, (c, v)) in cols.iter_mut().zip(vals).enumerate() {
+                *c = k as u32;
+                *v = 1.0;
+            }
+        })
+    }
+
+    fn hist(m: &Csr<f64>) -> WarpHist {
+        Features::compute(m).access.unwrap().warp_hist[0].clone()
+    }
+
+    #[test]
+    fn loaded_values_follow_each_warps_longest_row_up_to_the_width() {
+        // Two warps of rows of 2 entries, then a warp of rows of 40: the first two load 2
+        // values a row, the last 40 (or the width, below it).
+        let lens: Vec<usize> = [vec![2; 64], vec![40; 32]].concat();
+        let h = hist(&rows(&lens));
+        assert_eq!(loaded_value_slots(&h, 40), (2.0 * 2.0 + 40.0) * 32.0);
+        assert_eq!(loaded_value_slots(&h, 10), (2.0 * 2.0 + 10.0) * 32.0);
+        assert_eq!(loaded_value_slots(&h, 0), 0.0);
+    }
+
+    #[test]
+    fn loaded_values_lie_between_the_warps_exact_loads_and_the_stored_slots() {
+        // Lengths 0..=50 spread unevenly over warps: a bucket straddles every width below.
+        let lens: Vec<usize> = (0..1000).map(|i| (i * 37 % 51) * (i % 3) / 2).collect();
+        let m = rows(&lens);
+        let h = hist(&m);
+        for width in [1u64, 3, 7, 12, 25, 50] {
+            let exact: u64 = lens
+                .chunks(32)
+                .map(|w| (*w.iter().max().unwrap() as u64).min(width) * 32)
+                .sum();
+            let est = loaded_value_slots(&h, width);
+            let stored = (width * lens.len().div_ceil(32) as u64 * 32) as f64;
+            assert!(
+                exact as f64 <= est + 1e-9 && est <= stored,
+                "{width}: {exact} {est} {stored}"
+            );
+        }
     }
 }
