@@ -13,6 +13,17 @@
 //! SpMV runs from the L2, whose bandwidth the two GPUs share). Where the reference's DRAM time
 //! alone exceeds `T_ref` (the bytes overcount what the kernel moved), the time is scaled by
 //! `D_tar / BW_tar` over `D_ref / BW_ref` instead; never below `T_ref · BW_ref / BW_tar`.
+//! Of that change `T₁ − T_ref` a kernel shows the share [`EXPOSED_SHARE`] (session 34): its
+//! time follows the copy bandwidths' ratio (≈ 1.44) only in part (presumably because an SpMV
+//! kernel keeps fewer bytes in flight than a copy, and the faster memory needs more of them to
+//! be busy; not measured apart).
+//! Chosen on the twelve training tables over 0.8–1.0 (the worst median of one configuration over
+//! the two directions and precisions, version-7 profiles: 4.8 % at 0.9, 5.0 % at 0.85, 5.6 % at
+//! 0.8, 7.7 % at 1.0 — DIA f32; every configuration pooled 3.1–3.4 %, at 1.0 3.2–3.6 %; the
+//! version-6 points chose the same) and checked on the unseen seed 12 (673 large matrices):
+//! `ours-measured` of COO f32 H100 → H200 4.0 % (4.7 % at 1.0; 5.3 % with version 6 at 1.0),
+//! DIA f32 3.4 / 4.2 % (5.9 / 7.5 % at 1.0), the worst configuration 4.8 % (cuSPARSE COO ALG2
+//! f64 H100 → H200).
 //!
 //! **The bytes** ([`touched_bytes`]) are the format's arrays as stored ([`format_bytes`]) plus
 //! `x` (its columns, once) and `y` — except ELL, whose kernel skips the values of padding slots
@@ -49,6 +60,14 @@ use serde::{Deserialize, Serialize};
 /// The share of a device's L2 a working set may fill and still be served from it call after
 /// call (see the module documentation).
 pub const L2_RESIDENT_SHARE: f64 = 0.5;
+
+/// The share of the DRAM time's change between the two devices that a kernel's time shows
+/// (session 34, see the module documentation): `T_tar = T_ref + s · (T₁ − T_ref)`, `T₁` the full
+/// transfer.
+pub const EXPOSED_SHARE: f64 = 0.9;
+// Most of the change, never more: a share ≤ 1 keeps the time between `T_ref` and the full
+// transfer, so never below the bandwidth bound.
+const _: () = assert!(EXPOSED_SHARE > 0.5 && EXPOSED_SHARE <= 1.0);
 
 /// One device's memory system as the bandwidth transfer sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -131,7 +150,8 @@ impl MemoryPair {
             t_ref - r + t
         };
         let fastest = t_ref * (self.reference.dram_bytes_s / self.target.dram_bytes_s).min(1.0);
-        moved.max(fastest)
+        // Between `t_ref` and the full transfer, so never below `fastest` either.
+        t_ref + EXPOSED_SHARE * (moved.max(fastest) - t_ref)
     }
 }
 
@@ -176,6 +196,18 @@ mod tests {
         }
     }
 
+    /// The time shown of a full transfer `t_ref` → `full` ([`EXPOSED_SHARE`] of the change).
+    fn shown(t_ref: f64, full: f64) -> f64 {
+        t_ref + EXPOSED_SHARE * (full - t_ref)
+    }
+
+    #[test]
+    fn the_share_shown_is_most_of_the_change() {
+        // 100 µs of DRAM on the reference, 200 on the target: 90 µs more, not 100.
+        let t = pair().transfer(400e6, 150e-6);
+        assert!((t - 150e-6 - EXPOSED_SHARE * 100e-6).abs() < 1e-12, "{t}");
+    }
+
     #[test]
     fn a_resident_working_set_keeps_its_time() {
         assert_eq!(pair().transfer(20e6, 10e-6), 10e-6);
@@ -185,26 +217,28 @@ mod tests {
     fn dram_time_moves_with_the_bandwidth() {
         // 400 MB: 100 µs of DRAM on the reference, 200 on the target, 50 µs of other work.
         let t = pair().transfer(400e6, 150e-6);
-        assert!((t - 250e-6).abs() < 1e-12, "{t}");
+        assert!((t - shown(150e-6, 250e-6)).abs() < 1e-12, "{t}");
     }
 
     #[test]
     fn a_working_set_between_the_two_l2_shares_pays_only_on_the_smaller() {
         // 28 MB: resident on the reference (30 MB share), DRAM on the target (25 MB share).
         let t = pair().transfer(28e6, 10e-6);
-        assert!((t - (10e-6 + 28e6 / 2e12)).abs() < 1e-15, "{t}");
+        assert!((t - shown(10e-6, 10e-6 + 28e6 / 2e12)).abs() < 1e-15, "{t}");
     }
 
     #[test]
     fn an_overcount_scales_and_a_faster_target_is_bounded() {
         // The DRAM time (100 µs) exceeds the measured 50 µs: scaled by the bandwidth ratio.
-        assert!((pair().transfer(400e6, 50e-6) - 100e-6).abs() < 1e-12);
+        assert!((pair().transfer(400e6, 50e-6) - shown(50e-6, 100e-6)).abs() < 1e-12);
         let back = MemoryPair {
             reference: pair().target,
             target: pair().reference,
         };
+        // Scaled to 75 µs, which is also the bound `150 µs · 2 / 4`.
         let t = back.transfer(400e6, 150e-6);
-        assert!((t - 75e-6).abs() < 1e-12, "{t}");
+        assert!((t - shown(150e-6, 75e-6)).abs() < 1e-12, "{t}");
+        assert!((75e-6..150e-6).contains(&t), "{t}");
     }
 
     #[test]
