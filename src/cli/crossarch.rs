@@ -26,7 +26,8 @@ use std::path::PathBuf;
 ///             (bytes / reference time)
 ///   ours-mix  the geometric mean of ours-tput and ours-ratio
 ///   ours-bw   the reference's measured time with its DRAM seconds re-timed at the target's
-///             bandwidth and L2 size (both profiles' bounds; GPUs of as many SMs only)
+///             bandwidth and L2 size (both profiles' bounds; GPUs of as many SMs only), 0.9 of
+///             the change (the share a kernel shows, chosen on the training tables)
 ///   ours-measured  ours-bw for a streaming kernel (CSR mappings, ELL, SELL, DIA, ELL-BRO), the
 ///             geometric mean of ours-bw and ours-mix for the others: what
 ///             `predict --measured-on` predicts

@@ -128,4 +128,17 @@ mod tests {
         assert_eq!(m.matches("os error 2").count(), 1, "{m}");
         assert!(m.starts_with("writing the plan: /x/y.json: "), "{m}");
     }
+
+    #[test]
+    fn crossarch_help_states_the_exposed_share_in_use() {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        let help = cli
+            .find_subcommand_mut("crossarch")
+            .expect("a crossarch command")
+            .render_long_help()
+            .to_string();
+        let share = format!("{} of", crate::learn::cross_bw::EXPOSED_SHARE);
+        assert!(help.contains(&share), "{share:?} not in:\n{help}");
+    }
 }

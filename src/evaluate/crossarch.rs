@@ -18,7 +18,7 @@
 //!   --measured-on` predicted until session 33);
 //! * `ours-bw` — the bandwidth transfer ([`crate::learn::cross_bw`]): the reference's measured
 //!   time with its DRAM seconds re-timed at the target's bandwidth and L2 size (both profiles'
-//!   bounds);
+//!   bounds), of which it keeps [`crate::learn::cross_bw::EXPOSED_SHARE`] of the change;
 //! * `ours-measured` — `ours-bw` for a streaming kernel, the geometric mean of `ours-bw` and
 //!   `ours-mix` for the others: what `predict --measured-on` predicts with a profile of
 //!   `instrument --cross-from` ([`OwnModel::from_measured`]; `ours-ratio`, `ours-tput`,

@@ -429,9 +429,14 @@ impl Model for MeasuredOwn<'_> {
         // prediction being explained already has).
         let memory = self.model.cross.as_ref().and_then(|c| c.memory).is_some();
         let how = match (memory, streaming(variant)) {
-            (true, true) => "its DRAM seconds re-timed at this GPU's bandwidth",
-            (true, false) => "the DRAM re-timing and the calibration's ratios, geometric mean",
-            (false, _) => "by the calibration's ratios",
+            (true, true) => format!(
+                "its DRAM seconds re-timed at this GPU's bandwidth ({} of the change)",
+                super::cross_bw::EXPOSED_SHARE
+            ),
+            (true, false) => {
+                "the DRAM re-timing and the calibration's ratios, geometric mean".into()
+            }
+            (false, _) => "by the calibration's ratios".into(),
         };
         format!("from {:.2} µs measured on the reference; {how}", t * 1e6)
     }
