@@ -28,7 +28,7 @@
 //! **The bytes** ([`touched_bytes`]) are the format's arrays as stored ([`format_bytes`]) plus
 //! `x` (its columns, once) and `y` — except ELL, whose kernel skips the values of padding slots
 //! a whole warp shares: its column array, and per warp of 32 rows the values of its longest
-//! row (`warp_steps` at one thread per row, 32 values each). Unlike the model's own byte count
+//! row (the model's count, [`super::own`]'s `ell_values`). Unlike the model's own byte count
 //! ([`super::own`]) the gathers of `x` are not charged per warp sector: on those bytes a physical
 //! estimate missed ELL f32 H200 → H100 by 14.7 % median, on the footprint alone by 6.4 %
 //! (session 33).
@@ -51,7 +51,7 @@
 //! Only between GPUs of as many SMs ([`super::transfer::sms_of`]): on a partition of fewer SMs
 //! the slowdown follows the warp steps, not the bytes, and the transfer keeps `ours-mix`.
 
-use super::own::format_bytes;
+use super::own::{ell_values, format_bytes};
 use crate::backend::{KernelConfig, Variant};
 use crate::features::Features;
 use crate::model::bounds::DeviceBounds;
@@ -170,9 +170,12 @@ pub fn streaming(variant: Variant) -> bool {
 pub fn touched_bytes(f: &Features, cfg: &KernelConfig, vb: u64, version: u32) -> Option<f64> {
     let (fp, a) = format_bytes(f, cfg, vb, version).ok()?;
     let arrays = if cfg.variant == Variant::Ell {
-        // `fp` = width · rows · (4 + vb): the columns are 4 of every 4 + vb bytes.
+        // `fp` = width · rows · (4 + vb): the columns are 4 of every 4 + vb bytes. The values
+        // are the model's count of those the kernel loads (without the warp histogram: the
+        // row-per-thread warp steps, the same sum uncapped).
         let cols = fp as f64 * 4.0 / (4 + vb) as f64;
-        cols + a.warp_steps[0] as f64 * 32.0 * vb as f64
+        let loaded = ell_values(f, cfg).map_or(a.warp_steps[0] as f64 * 32.0, |(_, l)| l);
+        cols + loaded * vb as f64
     } else {
         fp as f64
     };

@@ -337,7 +337,7 @@ fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64, version: u32) -> Re
 /// ELL's and HYB's ELL part (version 7): the value slots stored (width × rows) and those the
 /// kernel loads ([`crate::formats::ell::loaded_value_slots`] of the row-per-thread warp
 /// histogram); `None` for the other configurations and for features without the histogram.
-fn ell_values(f: &Features, cfg: &KernelConfig) -> Option<(f64, f64)> {
+pub(crate) fn ell_values(f: &Features, cfg: &KernelConfig) -> Option<(f64, f64)> {
     let width = match cfg.variant {
         Variant::Ell => cfg.params.ell.width.map_or(f.max_nnz as u64, |w| w as u64),
         Variant::Hyb => cfg
