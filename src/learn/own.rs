@@ -336,10 +336,12 @@ fn bytes(f: &Features, cfg: &KernelConfig, vb: u64, l2: f64, version: u32) -> Re
 
 /// ELL's and HYB's ELL part (version 7): the value slots stored (width × rows) and those the
 /// kernel loads ([`crate::formats::ell::loaded_value_slots`] of the row-per-thread warp
-/// histogram); `None` for the other configurations and for features without the histogram.
+/// histogram); `None` for the other configurations, for features without the histogram, and
+/// for an ELL width the format refuses (below the longest row; [`crate::formats::ell::width`]).
+/// HYB's part is the given width, or the features' (Bell & Garland's rule).
 pub(crate) fn ell_values(f: &Features, cfg: &KernelConfig) -> Option<(f64, f64)> {
     let width = match cfg.variant {
-        Variant::Ell => cfg.params.ell.width.map_or(f.max_nnz as u64, |w| w as u64),
+        Variant::Ell => crate::formats::ell::width(&Summary::from_features(f), &cfg.params).ok()?,
         Variant::Hyb => cfg
             .params
             .hyb
