@@ -1,0 +1,68 @@
+//! Analysis (session 36): the heaviest thread block of the row-per-thread kernels.
+//!
+//! For every generated matrix of a table (up to MAX_NNZ), rebuild it and print one JSON line:
+//! for blocks of 128, 256 and 512 consecutive rows (one row per thread), the most entries and
+//! the most summed warp steps any block holds; the same with the rows sorted by length
+//! (JAD's order); and for warp-per-row blocks (8 rows), the most entries.
+//!
+//! ```sh
+//! cargo run --release --example cta_load -- TABLE.jsonl.gz [MAX_NNZ] > out.jsonl
+//! ```
+
+use sparsecast::corpus::table;
+use sparsecast::evaluate::record::SourceInfo;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn heaviest(lens: &[usize], rows: usize) -> (usize, u64) {
+    let mut best = (0usize, 0u64);
+    for blk in lens.chunks(rows) {
+        let e: usize = blk.iter().sum();
+        let s: u64 = blk
+            .chunks(32)
+            .map(|w| *w.iter().max().unwrap_or(&0) as u64)
+            .sum();
+        best = (best.0.max(e), best.1.max(s));
+    }
+    best
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rows = table::read(Path::new(&args[0]))?;
+    let max_nnz: usize = args.get(1).map_or(Ok(20_000_000), |s| s.parse())?;
+    let mut seen = BTreeSet::new();
+    for r in &rows {
+        if !seen.insert(r.matrix.clone()) || r.features.nnz > max_nnz {
+            continue;
+        }
+        let SourceInfo::Generated(spec) = &r.source else {
+            continue;
+        };
+        let m = match spec.generate_with_limit(sparsecast::formats::default_max_bytes()) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("{}: {e}", r.matrix);
+                continue;
+            }
+        };
+        let lens = m.row_lengths();
+        let mut sorted = lens.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let mut out = serde_json::Map::new();
+        out.insert("matrix".into(), r.matrix.clone().into());
+        for b in [128usize, 256, 512] {
+            let (e, s) = heaviest(&lens, b);
+            let (je, js) = heaviest(&sorted, b);
+            out.insert(format!("e{b}"), e.into());
+            out.insert(format!("s{b}"), s.into());
+            out.insert(format!("je{b}"), je.into());
+            out.insert(format!("js{b}"), js.into());
+        }
+        for (name, rows) in [("v8", 8usize), ("v4", 4), ("v16", 16)] {
+            out.insert(name.into(), heaviest(&lens, rows).0.into());
+        }
+        println!("{}", serde_json::Value::Object(out));
+    }
+    Ok(())
+}
