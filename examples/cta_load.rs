@@ -3,7 +3,9 @@
 //! For every generated matrix of a table (up to MAX_NNZ), rebuild it and print one JSON line:
 //! for blocks of 128, 256 and 512 consecutive rows (one row per thread), the most entries and
 //! the most summed warp steps any block holds; the same with the rows sorted by length
-//! (JAD's order); and for warp-per-row blocks (8 rows), the most entries.
+//! (JAD's order); for warp-per-row blocks (8 rows), the most entries; and per window of 256,
+//! 2,048 and 8,192 rows, the distinct 32-byte sectors of a 4-byte x it reads (summed: `xsW`) and
+//! the entries of the windows whose sectors fit 256 KB, an SM's L1 (`fitW`).
 //!
 //! ```sh
 //! cargo run --release --example cta_load -- TABLE.jsonl.gz [MAX_NNZ] > out.jsonl
@@ -59,6 +61,31 @@ fn main() -> anyhow::Result<()> {
             out.insert(format!("je{b}"), je.into());
             out.insert(format!("js{b}"), js.into());
         }
+        // x's 32-byte sectors (4-byte values) a window of rows reads: the L1's view of x.
+        for w in [256usize, 2048, 8192] {
+            let mut stamp = vec![0u32; m.ncols / 8 + 1];
+            let (mut sum, mut fit_entries) = (0u64, 0u64);
+            for (k, start) in (0..m.nrows).step_by(w).enumerate() {
+                let (mut distinct, mut entries) = (0u64, 0u64);
+                for i in start..(start + w).min(m.nrows) {
+                    for &c in m.row(i).0 {
+                        let s = &mut stamp[c as usize / 8];
+                        if *s != k as u32 + 1 {
+                            *s = k as u32 + 1;
+                            distinct += 1;
+                        }
+                        entries += 1;
+                    }
+                }
+                sum += distinct;
+                if distinct * 32 <= 256 * 1024 {
+                    fit_entries += entries;
+                }
+            }
+            out.insert(format!("xs{w}"), sum.into());
+            out.insert(format!("fit{w}"), fit_entries.into());
+        }
+        out.insert("nnz".into(), m.nnz().into());
         for (name, rows) in [("v8", 8usize), ("v4", 4), ("v16", 16)] {
             out.insert(name.into(), heaviest(&lens, rows).0.into());
         }
