@@ -11,6 +11,7 @@
 //! cargo run --release --example cta_load -- TABLE.jsonl.gz [MAX_NNZ] > out.jsonl
 //! ```
 
+use anyhow::Context;
 use sparsecast::corpus::table;
 use sparsecast::evaluate::record::SourceInfo;
 use std::collections::BTreeSet;
@@ -31,8 +32,12 @@ fn heaviest(lens: &[usize], rows: usize) -> (usize, u64) {
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let rows = table::read(Path::new(&args[0]))?;
-    let max_nnz: usize = args.get(1).map_or(Ok(20_000_000), |s| s.parse())?;
+    let usage = || anyhow::anyhow!("usage: cta_load TABLE.jsonl.gz [MAX_NNZ]");
+    let rows = table::read(Path::new(args.first().ok_or_else(usage)?))?;
+    let max_nnz: usize = args
+        .get(1)
+        .map_or(Ok(20_000_000), |s| s.parse())
+        .context("MAX_NNZ must be a whole number")?;
     let mut seen = BTreeSet::new();
     for r in &rows {
         if !seen.insert(r.matrix.clone()) || r.features.nnz > max_nnz {

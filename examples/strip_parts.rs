@@ -9,6 +9,7 @@
 //! cargo run --release --example strip_parts -- TABLE.jsonl.gz PROFILE.json.gz [MAX_NNZ] > out.jsonl
 //! ```
 
+use anyhow::Context;
 use sparsecast::corpus::table;
 use sparsecast::evaluate::record::SourceInfo;
 use sparsecast::features::StripScans;
@@ -20,9 +21,13 @@ use std::path::Path;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let rows = table::read(Path::new(&args[0]))?;
-    let profile = Profile::load(Path::new(&args[1]))?;
-    let max_nnz: usize = args.get(2).map_or(Ok(20_000_000), |s| s.parse())?;
+    let usage = || anyhow::anyhow!("usage: strip_parts TABLE.jsonl.gz PROFILE.json.gz [MAX_NNZ]");
+    let rows = table::read(Path::new(args.first().ok_or_else(usage)?))?;
+    let profile = Profile::load(Path::new(args.get(1).ok_or_else(usage)?))?;
+    let max_nnz: usize = args
+        .get(2)
+        .map_or(Ok(20_000_000), |s| s.parse())
+        .context("MAX_NNZ must be a whole number")?;
     let mut by_matrix: BTreeMap<&str, Vec<&table::TableRow>> = BTreeMap::new();
     for r in &rows {
         by_matrix.entry(&r.matrix).or_default().push(r);
