@@ -123,6 +123,8 @@ pub enum Variant {
     Bsr,
     /// ELL-BRO, one thread per row decoding its bit-packed column deltas.
     EllBro,
+    /// SEG-TILE, a thread block per column tile and group of rows, a warp per row segment.
+    SegTile,
     /// A cuSPARSE algorithm.
     Vendor(VendorAlg),
 }
@@ -144,6 +146,7 @@ impl Variant {
             Variant::Dia,
             Variant::Bsr,
             Variant::EllBro,
+            Variant::SegTile,
         ]);
         v
     }
@@ -174,6 +177,7 @@ impl Variant {
             Variant::Dia => FormatKind::Dia,
             Variant::Bsr => FormatKind::Bsr,
             Variant::EllBro => FormatKind::EllBro,
+            Variant::SegTile => FormatKind::SegTile,
             Variant::Vendor(VendorAlg::CsrAlg1 | VendorAlg::CsrAlg2) => FormatKind::Csr,
             Variant::Vendor(VendorAlg::CooAlg1 | VendorAlg::CooAlg2) => FormatKind::Coo,
             Variant::Vendor(VendorAlg::SellAlg1) => FormatKind::Sell,

@@ -29,6 +29,7 @@ pub mod ell_bro;
 pub mod hyb;
 pub mod jad;
 mod refusal;
+pub mod segtile;
 pub mod sell;
 mod summary;
 #[cfg(test)]
@@ -49,6 +50,7 @@ pub use ell_bro::{EllBro, EllBroParams};
 pub use hyb::{Hyb, HybParams};
 pub use jad::Jad;
 pub use refusal::{Missing, ParamError, Reason, Refusal};
+pub use segtile::{SegTile, SegTileParams};
 pub use sell::{Sell, SellParams};
 pub use summary::{Counts, Summary};
 
@@ -166,9 +168,9 @@ macro_rules! formats {
         /// The parameters of every format that has any, each format's own type (declared in its
         /// file, with its defaults). The same type is the command-line options
         /// (`#[command(flatten)]`: `--ell-width`, `--hyb-width`, `--sell-c`, `--sell-sigma`,
-        /// `--dia-max-fill`, `--bsr-block`, `--ell-bro-slice`) and a plan block's `params`
-        /// (`#[serde(flatten)]`: `ell_width`, `hyb_width`, `sell_c`, `sell_sigma`, `dia_max_fill`,
-        /// `bsr_block`, `ell_bro_slice`; absent
+        /// `--dia-max-fill`, `--bsr-block`, `--ell-bro-slice`, `--segtile-width`) and a plan block's
+        /// `params` (`#[serde(flatten)]`: `ell_width`, `hyb_width`, `sell_c`, `sell_sigma`,
+        /// `dia_max_fill`, `bsr_block`, `ell_bro_slice`, `segtile_width`; absent
         /// fields take their defaults, unknown ones are refused).
         #[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
         #[serde(default, deny_unknown_fields)]
@@ -217,6 +219,8 @@ formats! {
     /// ELL-BRO: sliced ELL whose column indices are delta-encoded and bit-packed into 64-bit
     /// symbols, one bit width per slice column (Tang et al.).
     EllBro => ell_bro::EllBro as "ell-bro" { ell_bro: EllBroParams },
+    /// SEG-TILE: column tiles of row segments, 16-bit column offsets (for long rows).
+    SegTile => segtile::SegTile { segtile: SegTileParams },
 }
 
 impl FormatKind {

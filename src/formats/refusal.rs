@@ -54,6 +54,13 @@ pub enum Reason {
     },
     /// A DIA diagonal offset does not fit 32-bit signed offsets.
     DiagonalOffset(i64),
+    /// SEG-TILE's row segments average fewer than `least` entries.
+    ShortSegments {
+        segments: u64,
+        nnz: u64,
+        width: u64,
+        least: f64,
+    },
     /// A parameter is out of its range.
     Param(ParamError),
     /// Not a refusal of the matrix: the summary lacks a count this format needs under these
@@ -77,6 +84,8 @@ pub enum ParamError {
     BsrBlock,
     /// ELL-BRO with slice height 0.
     EllBroSlice,
+    /// SEG-TILE with a tile width that is not a power of two up to 65,536.
+    SegTileWidth,
 }
 
 /// A count a [`super::Summary`] does not hold.
@@ -180,6 +189,21 @@ impl std::fmt::Display for Reason {
             Reason::Param(ParamError::BsrBlock) => f.write_str("block size must be at least 1"),
             Reason::Param(ParamError::EllBroSlice) => {
                 f.write_str("slice height must be at least 1")
+            }
+            Reason::ShortSegments {
+                segments,
+                nnz,
+                width,
+                least,
+            } => write!(
+                f,
+                "tiles of {width} columns cut the rows into {segments} segments for {nnz} \
+                 non-zeros: {:.2} per segment, fewer than segtile_min_segment = {least} (the format \
+                 is for long rows)",
+                nnz as f64 / segments as f64
+            ),
+            Reason::Param(ParamError::SegTileWidth) => {
+                f.write_str("tile width must be a power of two up to 65536 (or 0: chosen)")
             }
             Reason::Unknown(Missing::HybSplit { held, wanted }) => write!(
                 f,

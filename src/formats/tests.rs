@@ -49,7 +49,8 @@ fn matrix() -> impl Strategy<Value = Csr<f64>> {
 
 /// Random parameters, out-of-range ones included (C = 0, σ not a multiple of C, b = 0, ELL widths
 /// shorter than the longest row, tight DIA fill limits, ELL-BRO slices of 0 rows and slices
-/// taller than the matrix). The byte limit is set per case.
+/// taller than the matrix, SEG-TILE widths that are not powers of two or too wide, and segment
+/// minimums from none to most of these matrices' rows). The byte limit is set per case.
 fn params() -> impl Strategy<Value = FormatParams> {
     (
         proptest::option::of(0usize..=45),
@@ -59,16 +60,26 @@ fn params() -> impl Strategy<Value = FormatParams> {
         0usize..=5,
         prop_oneof![Just(f64::INFINITY), 0.5f64..12.0],
         prop_oneof![0usize..=9, Just(256), Just(usize::MAX)],
+        (
+            prop_oneof![0usize..=4, Just(65536), Just(131072)],
+            prop_oneof![Just(0.0), 0.5f64..10.0],
+        ),
     )
-        .prop_map(|(ell, hyb, c, sigma, block, fill, slice)| FormatParams {
-            ell: EllParams { width: ell },
-            hyb: HybParams { width: hyb },
-            sell: SellParams { c, sigma },
-            bsr: BsrParams { block },
-            dia: DiaParams { max_fill: fill },
-            ell_bro: EllBroParams { slice },
-            max_bytes: u64::MAX,
-        })
+        .prop_map(
+            |(ell, hyb, c, sigma, block, fill, slice, (w, least))| FormatParams {
+                ell: EllParams { width: ell },
+                hyb: HybParams { width: hyb },
+                sell: SellParams { c, sigma },
+                bsr: BsrParams { block },
+                dia: DiaParams { max_fill: fill },
+                ell_bro: EllBroParams { slice },
+                segtile: SegTileParams {
+                    width: w,
+                    min_segment: least,
+                },
+                max_bytes: u64::MAX,
+            },
+        )
 }
 
 /// The rules against the conversion of `m` to `kind` with `p`, in precision `T`.
@@ -285,6 +296,7 @@ fn with(
         bsr: BsrParams { block },
         dia: DiaParams { max_fill },
         ell_bro: EllBroParams::default(),
+        segtile: SegTileParams::default(),
         max_bytes: default_max_bytes(),
     }
 }
@@ -341,6 +353,8 @@ fn parameters_as_plan_json() {
         "ell_bro_slice",
         "ell_width",
         "hyb_width",
+        "segtile_min_segment",
+        "segtile_width",
         "sell_c",
         "sell_sigma",
     ];

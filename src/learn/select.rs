@@ -181,6 +181,8 @@ pub fn regression(variant: Variant) -> &'static [Feature] {
         Variant::Dia => DIA_LR,
         Variant::Bsr => BSR_LR,
         Variant::EllBro => ELL_BRO_LR,
+        // No paper models SEG-TILE; like merge-path CSR it balances entries over warps.
+        Variant::SegTile => MERGE_LR,
         Variant::Vendor(VendorAlg::CsrAlg1 | VendorAlg::CsrAlg2) => VENDOR_CSR_LR,
     }
 }
@@ -198,6 +200,7 @@ pub fn neighbours(variant: Variant) -> &'static [Feature] {
         Variant::Dia => DIA_KNN,
         Variant::Bsr => BSR_KNN,
         Variant::EllBro => ELL_BRO_KNN,
+        Variant::SegTile => MERGE_KNN,
     }
 }
 

@@ -43,7 +43,8 @@ fn prepared_kernel_contract() {
     let b = CpuBackend::new();
     let m = small();
     for v in Variant::ours() {
-        let cfg = KernelConfig::new(v);
+        let mut cfg = KernelConfig::new(v);
+        cfg.params.segtile.min_segment = 0.0; // SEG-TILE on rows this short
         let mut k = b.prepare(&m, &cfg).unwrap();
         assert_eq!(k.config(), &cfg);
         let f = AnyFormat::convert(&m, v.format(), &cfg.params).unwrap();
@@ -129,7 +130,9 @@ fn check_real<T: Scalar>(name: &str, m: &Csr<f64>, tol: f64, expect_dia: bool) {
     let reference = a.spmv_reference(&xf);
     let b = CpuBackend::new();
     for v in Variant::ours() {
-        let mut k = match b.prepare(&a, &KernelConfig::new(v)) {
+        let mut cfg = KernelConfig::new(v);
+        cfg.params.segtile.min_segment = 0.0; // SEG-TILE on rows this short
+        let mut k = match b.prepare(&a, &cfg) {
             Ok(k) => k,
             Err(Error::FormatRefused { format, .. }) if format == "dia" && !expect_dia => continue,
             Err(e) => panic!("{name} {v}: {e}"),

@@ -10,7 +10,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sparsecast::backend::cpu::CpuBackend;
 use sparsecast::backend::{Backend, KernelConfig, Variant};
-use sparsecast::formats::{BsrParams, EllParams, FormatKind, FormatParams, HybParams, SellParams};
+use sparsecast::formats::{
+    BsrParams, EllParams, FormatKind, FormatParams, HybParams, SegTileParams, SellParams,
+};
 use sparsecast::{Csr, Error, Scalar};
 use std::collections::BTreeSet;
 
@@ -60,10 +62,17 @@ fn banded(n: usize, band: &[i64]) -> Csr<f64> {
 /// an ELL width 3 beyond the longest row of `m`.
 fn param_sets(m: &Csr<f64>) -> Vec<(&'static str, FormatParams)> {
     let longest = (0..m.nrows).map(|i| m.row_len(i)).max().unwrap_or(0);
+    // SEG-TILE's segment minimum is lifted in every set, so that it runs on these small
+    // matrices (its refusal is tested with the format, src/formats/segtile.rs).
+    let segtile = |width| SegTileParams {
+        width,
+        min_segment: 0.0,
+    };
     let small = FormatParams {
         sell: SellParams { c: 4, sigma: 8 },
         bsr: BsrParams { block: 3 },
         hyb: HybParams { width: Some(2) },
+        segtile: segtile(4),
         ..FormatParams::default()
     };
     let unsorted = FormatParams {
@@ -73,10 +82,15 @@ fn param_sets(m: &Csr<f64>) -> Vec<(&'static str, FormatParams)> {
         ell: EllParams {
             width: Some(longest + 3),
         },
+        segtile: segtile(65536),
+        ..FormatParams::default()
+    };
+    let default = FormatParams {
+        segtile: segtile(0),
         ..FormatParams::default()
     };
     vec![
-        ("default", FormatParams::default()),
+        ("default", default),
         ("small", small),
         ("unsorted", unsorted),
     ]

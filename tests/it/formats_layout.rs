@@ -5,7 +5,7 @@
 use sparsecast::formats::hyb::auto_width;
 use sparsecast::formats::{
     AnyFormat, Bsr, BsrParams, Coo, Dia, DiaParams, Ell, EllParams, FormatKind, FormatParams, Hyb,
-    HybParams, Jad, Sell, SellParams, SparseFormat, PAD,
+    HybParams, Jad, SegTileParams, Sell, SellParams, SparseFormat, PAD,
 };
 use sparsecast::{Csr, Error};
 use std::time::Instant;
@@ -34,6 +34,11 @@ fn params() -> FormatParams {
         sell: SellParams { c: 2, sigma: 4 },
         bsr: BsrParams { block: 2 },
         hyb: HybParams { width: Some(1) },
+        // Tiles of one column: 6 tiles × 5 rows = 30 segments; no segment minimum.
+        segtile: SegTileParams {
+            width: 1,
+            min_segment: 0.0,
+        },
         ..FormatParams::default()
     }
 }
@@ -264,7 +269,8 @@ fn refusals_by_memory_budget() {
         max_bytes: 100,
         ..params()
     };
-    // Footprints (f64): CSR 108, COO 112, ELL 180, HYB 108, JAD 120, SELL 168, DIA 176, BSR 196.
+    // Footprints (f64): CSR 108, COO 112, ELL 180, HYB 108, JAD 120, SELL 168, DIA 176, BSR 196,
+    // SEG-TILE 194.
     for kind in FormatKind::ALL {
         let (format, reason) = refusal(AnyFormat::convert(&m, kind, &tight));
         assert_eq!(format, kind.name());

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use sparsecast::formats::{
-    AnyFormat, BsrParams, DiaParams, FormatKind, FormatParams, HybParams, SellParams,
+    AnyFormat, BsrParams, DiaParams, FormatKind, FormatParams, HybParams, SegTileParams, SellParams,
 };
 use sparsecast::{Csr, Error};
 
@@ -25,8 +25,9 @@ fn csr_strategy() -> impl Strategy<Value = Csr<f64>> {
 }
 
 /// Random parameters: C in 1..=5, σ ∈ {1, C, 2C, 3C}, b in 1..=5, HYB width automatic or 0..=4,
-/// ELL width automatic or the longest row plus 0..=2. DIA's fill limit is lifted so that DIA
-/// accepts (its refusal is tested elsewhere).
+/// ELL width automatic or the longest row plus 0..=2, SEG-TILE tiles of 1, 2, 4 or 16 columns or
+/// chosen. DIA's fill limit and SEG-TILE's segment minimum are lifted so that both accept (their
+/// refusals are tested elsewhere).
 fn params_strategy() -> impl Strategy<Value = (FormatParams, Option<usize>)> {
     (
         1usize..=5,
@@ -34,8 +35,9 @@ fn params_strategy() -> impl Strategy<Value = (FormatParams, Option<usize>)> {
         1usize..=5,
         proptest::option::of(0usize..=4),
         proptest::option::of(0usize..=2),
+        prop_oneof![Just(0usize), Just(1), Just(2), Just(4), Just(16)],
     )
-        .prop_map(|(c, s, b, hyb, ell_extra)| {
+        .prop_map(|(c, s, b, hyb, ell_extra, w)| {
             let params = FormatParams {
                 sell: SellParams {
                     c,
@@ -45,6 +47,10 @@ fn params_strategy() -> impl Strategy<Value = (FormatParams, Option<usize>)> {
                 hyb: HybParams { width: hyb },
                 dia: DiaParams {
                     max_fill: f64::INFINITY,
+                },
+                segtile: SegTileParams {
+                    width: w,
+                    min_segment: 0.0,
                 },
                 ..FormatParams::default()
             };
@@ -109,12 +115,16 @@ proptest! {
     }
 
     #[test]
-    fn default_params_refuse_only_dia(m in csr_strategy()) {
+    fn default_params_refuse_only_dia_and_segtile(m in csr_strategy()) {
         // With the default parameters a small matrix fits every format but DIA, which may refuse
-        // (with FormatRefused) when its diagonals hold more than 10 slots per non-zero.
+        // (with FormatRefused) when its diagonals hold more than 10 slots per non-zero, and
+        // SEG-TILE, which refuses rows of fewer than 8 entries on average (all of these).
         for kind in FormatKind::ALL {
             match AnyFormat::convert(&m, kind, &FormatParams::default()) {
                 Ok(f) => prop_assert_eq!(f.as_dyn().nnz(), m.nnz()),
+                Err(Error::FormatRefused { format, reason }) if kind == FormatKind::SegTile => {
+                    prop_assert!(reason.contains("per segment"), "{} refused: {}", format, reason);
+                }
                 Err(Error::FormatRefused { format, reason }) => {
                     prop_assert_eq!(kind, FormatKind::Dia, "{} refused: {}", format, reason);
                     prop_assert!(reason.contains("diagonals"));

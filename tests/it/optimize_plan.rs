@@ -87,7 +87,11 @@ fn by_rows<T: Scalar>(a: &Csr<T>, cuts: &[usize], variants: &[Variant]) -> Plan 
     let blocks: Vec<(Range<usize>, KernelConfig)> = bounds
         .windows(2)
         .zip(variants.iter().cycle())
-        .map(|(w, &v)| (w[0]..w[1], KernelConfig::new(v)))
+        .map(|(w, &v)| {
+            let mut cfg = KernelConfig::new(v);
+            cfg.params.segtile.min_segment = 0.0; // SEG-TILE on any block
+            (w[0]..w[1], cfg)
+        })
         .collect();
     Plan::by_rows(MatrixIdentity::of("mixed", a), T::PRECISION, &blocks).unwrap()
 }

@@ -110,6 +110,19 @@ pub const ELL_BRO: KernelFile = KernelFile {
     entry_points: &["ell_bro_f32", "ell_bro_f64"],
 };
 
+/// SEG-TILE, a thread block per column tile and group of rows (x staged in shared memory or read
+/// through the L1).
+pub const SEGTILE: KernelFile = KernelFile {
+    name: "segtile",
+    source: include_str!("../../../kernels/segtile.cu"),
+    entry_points: &[
+        "segtile_smem_f32",
+        "segtile_l1_f32",
+        "segtile_smem_f64",
+        "segtile_l1_f64",
+    ],
+};
+
 /// Fill kernels of the instrumenting phase's benchmark matrices (CSR, ELL, COO and x), see
 /// [`crate::instrument::synthetic`].
 pub const SYNTHETIC: KernelFile = KernelFile {
@@ -188,9 +201,9 @@ pub const MICRO: KernelFile = KernelFile {
 };
 
 /// Every kernel file.
-pub const ALL: [KernelFile; 14] = [
-    CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, ELL_BRO, SYNTHETIC, ROWDIST, MICRO, CONVERT,
-    CHECK,
+pub const ALL: [KernelFile; 15] = [
+    CSR, CSR_MERGE, COO, ELL, JAD, SELL, DIA, BSR, ELL_BRO, SEGTILE, SYNTHETIC, ROWDIST, MICRO,
+    CONVERT, CHECK,
 ];
 
 /// Items (path steps) per thread of the merge-path kernel; must match the `SC_MERGE(…)`

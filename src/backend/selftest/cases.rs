@@ -23,7 +23,9 @@ pub struct ParamSet {
 /// * SELL-C-σ (ours) with Lehnert et al.'s C = 512, σ = 2048 (002): slices taller than a 64- or
 ///   256-thread block, sorting windows longer than most test matrices;
 /// * ELL-BRO with slices of 32 rows (many slices, a partial last one on most matrices) and of
-///   1000 rows (slices spanning several blocks, not a power of two).
+///   1000 rows (slices spanning several blocks, not a power of two);
+/// * SEG-TILE with tiles of 1,024 columns (many tiles, x in shared memory) and of 65,536 (x
+///   through the L1).
 pub fn param_sets(variant: Variant) -> Vec<ParamSet> {
     let mut sets = vec![ParamSet {
         label: "",
@@ -48,6 +50,10 @@ pub fn param_sets(variant: Variant) -> Vec<ParamSet> {
             sets.push(with("--ell-bro-slice 1000", &|p| {
                 p.ell_bro = EllBroParams { slice: 1000 }
             }));
+        }
+        Variant::SegTile => {
+            sets.push(with("--segtile-width 1024", &|p| p.segtile.width = 1024));
+            sets.push(with("--segtile-width 65536", &|p| p.segtile.width = 65536));
         }
         _ => {}
     }

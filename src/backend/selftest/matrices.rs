@@ -221,6 +221,20 @@ pub fn test_matrices(seed: u64, scale: usize) -> Vec<TestMatrix> {
     }
     push("wide-gaps", from_positions(&mut rng, n, ncols, &pos));
 
+    // Long rows over several column tiles (SEG-TILE's matrix: its shared-memory tiles of 8,192
+    // (f32) / 4,096 (f64) columns, a partial last tile), every seventh row empty.
+    let ncols = 70_000 * s + 13;
+    let lens: Vec<usize> = (0..40 * s)
+        .map(|i| {
+            if i % 7 == 3 {
+                0
+            } else {
+                rng.random_range(1..=3000 * s)
+            }
+        })
+        .collect();
+    push("long-rows-wide", from_lengths(&mut rng, ncols, &lens));
+
     // Degenerate shapes.
     push("no-entries", Csr::zeros(50 * s, 30 * s));
     push("no-rows", Csr::zeros(0, 10));

@@ -22,6 +22,8 @@ pub(super) enum Arg<T> {
     Bytes(Dev<u8>),
     /// A 64-bit word array (`const u64*`: ELL-BRO's symbols).
     Words(Dev<u64>),
+    /// A 16-bit array (`const unsigned short*`: SEG-TILE's column offsets).
+    Half(Dev<u16>),
 }
 
 /// One launch of a kernel `f(args…, x, y)` with `grid` blocks and no dynamic shared memory.
@@ -52,6 +54,7 @@ impl<T: DeviceRepr> Launch<T> {
                 Arg::Val(a) => b.arg(&**a),
                 Arg::Bytes(a) => b.arg(&**a),
                 Arg::Words(a) => b.arg(&**a),
+                Arg::Half(a) => b.arg(&**a),
             };
         }
         b.arg(x).arg(y);
@@ -212,6 +215,29 @@ pub(super) fn ell_bro<T>(
     ]
 }
 
+/// `segtile_{smem,l1}_*` (kernels/segtile.cu): tiles of `width` columns, the rows of each tile in
+/// `groups` interleaved groups (one thread block each): `tiles × nrows + 1` segment offsets,
+/// 16-bit column offsets and values.
+pub(super) fn segtile<T>(
+    nrows: u32,
+    ncols: u32,
+    width: u32,
+    groups: u32,
+    seg_ptr: impl Into<Dev<u32>>,
+    col: impl Into<Dev<u16>>,
+    val: impl Into<Dev<T>>,
+) -> Vec<Arg<T>> {
+    vec![
+        Arg::U32(nrows),
+        Arg::U32(ncols),
+        Arg::U32(width),
+        Arg::U32(groups),
+        Arg::Idx(seg_ptr.into()),
+        Arg::Half(col.into()),
+        Arg::Val(val.into()),
+    ]
+}
+
 /// One kernel argument read back from the device ([`Launch::download`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Dumped<T> {
@@ -227,6 +253,8 @@ pub enum Dumped<T> {
     Bytes(Vec<u8>),
     /// A 64-bit word array (ELL-BRO's symbols).
     Words(Vec<u64>),
+    /// A 16-bit array (SEG-TILE's column offsets).
+    Half(Vec<u16>),
 }
 
 impl<T: DeviceRepr + Clone + Default> Launch<T> {
@@ -243,6 +271,7 @@ impl<T: DeviceRepr + Clone + Default> Launch<T> {
                     Arg::Offsets(a) => Dumped::Offsets(s.clone_dtoh(&**a).map_err(err)?),
                     Arg::Bytes(a) => Dumped::Bytes(s.clone_dtoh(&**a).map_err(err)?),
                     Arg::Words(a) => Dumped::Words(s.clone_dtoh(&**a).map_err(err)?),
+                    Arg::Half(a) => Dumped::Half(s.clone_dtoh(&**a).map_err(err)?),
                 })
             })
             .collect()

@@ -29,10 +29,11 @@ pub(super) enum Kernel<T> {
     Rows(Launch<T>),
     /// Merge-path CSR.
     Merge(Box<Merge<T>>),
+    /// A kernel that adds into y: COO (`args::coo`) or SEG-TILE (`args::segtile`).
     Coo {
         /// Zero y first (plain COO); HYB's COO part adds onto the ELL part's output instead.
         zero_y: bool,
-        /// The COO kernel (`args::coo`); not launched when its grid is empty (no entries).
+        /// The kernel; not launched when its grid is empty (no entries).
         launch: Launch<T>,
     },
     Hyb {

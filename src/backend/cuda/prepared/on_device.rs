@@ -135,6 +135,12 @@ pub(super) enum DevFormat<T> {
         /// The format's own footprint (its symbol words are counted as the format counts them).
         footprint: u64,
     },
+    SegTile {
+        width: usize,
+        seg_ptr: Arr<u32>,
+        col: Arr<u16>,
+        val: Arr<T>,
+    },
 }
 
 /// Whether [`DevFormat::convert`] handles `kind`.
@@ -219,6 +225,12 @@ impl<T: CudaScalar> DevFormat<T> {
                 symbols: up(s, &m.symbols)?,
                 val: up(s, &m.values)?,
                 footprint: f.as_dyn().footprint_bytes(),
+            },
+            AnyFormat::SegTile(m) => DevFormat::SegTile {
+                width: m.width,
+                seg_ptr: up(s, &m.seg_ptr)?,
+                col: up(s, &m.col)?,
+                val: up(s, &m.values)?,
             },
             AnyFormat::Csr(_) => {
                 return Err(Error::Invalid(
@@ -477,6 +489,9 @@ impl<T: CudaScalar> DevFormat<T> {
                 row_ptr, col, val, ..
             } => row_ptr.bytes() + col.bytes() + val.bytes(),
             DevFormat::EllBro { footprint, .. } => *footprint,
+            DevFormat::SegTile {
+                seg_ptr, col, val, ..
+            } => seg_ptr.bytes() + col.bytes() + val.bytes(),
         }
     }
 
@@ -490,7 +505,8 @@ impl<T: CudaScalar> DevFormat<T> {
             | DevFormat::Jad { val, .. }
             | DevFormat::Dia { val, .. }
             | DevFormat::Bsr { val, .. }
-            | DevFormat::EllBro { val, .. } => val.len,
+            | DevFormat::EllBro { val, .. }
+            | DevFormat::SegTile { val, .. } => val.len,
         }
     }
 }
