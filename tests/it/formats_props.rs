@@ -118,7 +118,7 @@ proptest! {
     fn default_params_refuse_only_dia_and_segtile(m in csr_strategy()) {
         // With the default parameters a small matrix fits every format but DIA, which may refuse
         // (with FormatRefused) when its diagonals hold more than 10 slots per non-zero, and
-        // SEG-TILE, which refuses rows of fewer than 8 entries on average (all of these).
+        // SEG-TILE, which refuses rows of fewer than 32 entries on average (all of these).
         for kind in FormatKind::ALL {
             match AnyFormat::convert(&m, kind, &FormatParams::default()) {
                 Ok(f) => prop_assert_eq!(f.as_dyn().nnz(), m.nnz()),
