@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# SEG-TILE's configurations (segtile, @128, @512) on the matrices of a draw with seed 12's settings
-# (seeds 12-14) that admit it, listed in scripts/segtile-only/only-seg-GPU-SEED.txt (made from the
-# draw's table: the matrices whose mean segment reaches 32 entries in f32 or f64). Session 37,
-# one device call per GPU, 4-18 s a seed; the tables data/corpus/GPU-seg-SEED.jsonl.gz merge with
+# SEG-TILE's configurations (segtile, @128, @512) on the matrices of a draw that admit it (seed
+# 12's settings by default, as seeds 11-14; seed 10: GENERATED=1500 MIXTURES=500 MIN_NNZ=1000),
+# listed in scripts/segtile-only/only-seg-GPU-SEED.txt (made from the draw's table: the matrices
+# whose mean segment reaches 32 entries in f32 or f64). Session 37, 4-42 s a seed; the tables data/corpus/GPU-seg-SEED.jsonl.gz merge with
 # GPU-SEED.jsonl.gz by matrix and precision in `train` / `score`:
 #   cp scripts/segtile_collect.sh .dev/s37/collect.sh; cp scripts/segtile-only/*.txt .dev/s37/
 #   for s in s12 s13 s14; do S=$s LIMIT=200 bash .dev/s37/collect.sh; done   # carry [".dev/s37"]
@@ -15,5 +15,6 @@ export BIN=$PWD/.dev/bin/sparsecast
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in *H200*) G=h200;; *) G=h100;; esac
 left=$((LIMIT - (SECONDS - T0) - 45))
 S=${S:-s12}
-GPU=$G TAG=-seg-$S SEED=${S#s} KRON=0 GENERATED=400 MIXTURES=800 MIN_NNZ=30000 MAX_NNZ=100000000 MATS=/tmp/none MATS_SRC=/tmp/none \
+# Seed 10's draw: GENERATED=1500 MIXTURES=500 MIN_NNZ=1000 (docs/ACCURACY.md, session 24).
+GPU=$G TAG=-seg-$S SEED=${S#s} KRON=0 GENERATED=${GENERATED:-400} MIXTURES=${MIXTURES:-800} MIN_NNZ=${MIN_NNZ:-30000} MAX_NNZ=100000000 MATS=/tmp/none MATS_SRC=/tmp/none \
   CONFIGS=segtile,segtile@128,segtile@512 ONLY=.dev/s37/only-seg-$G-$S.txt BUDGET=$((left-70)) timeout $((left+40)) bash scripts/device_collect.sh 2>&1 | tail -8
