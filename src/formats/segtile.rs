@@ -194,7 +194,7 @@ impl<T: Scalar> SegTile<T> {
             .enumerate()
             .for_each(|(t, lens)| {
                 for (r, l) in lens.iter_mut().enumerate() {
-                    *l = (start(r, t + 1).min(csr.row_ptr[r + 1]) - start(r, t)) as u32;
+                    *l = (start(r, t + 1) - start(r, t)) as u32;
                 }
             });
         for i in 1..seg_ptr.len() {
@@ -211,7 +211,7 @@ impl<T: Scalar> SegTile<T> {
             .for_each(|(t, (c, v))| {
                 let mut k = 0;
                 for r in 0..nrows {
-                    let (a, b) = (start(r, t), start(r, t + 1).min(csr.row_ptr[r + 1]));
+                    let (a, b) = (start(r, t), start(r, t + 1));
                     for i in a..b {
                         c[k] = (csr.col_idx[i] as usize - t * w) as u16;
                         v[k] = csr.values[i];
@@ -233,6 +233,14 @@ impl<T: Scalar> SegTile<T> {
     fn segment(&self, t: usize, r: usize) -> std::ops::Range<usize> {
         let i = t * self.nrows + r;
         self.seg_ptr[i] as usize..self.seg_ptr[i + 1] as usize
+    }
+
+    /// Entries in the rows before `r` (`r ≤ nrows`): a tile's segments of rows `0..r` are
+    /// consecutive, so one subtraction per tile, no pass over the rows.
+    fn entries_before(&self, r: usize) -> usize {
+        (0..self.tiles())
+            .map(|t| (self.seg_ptr[t * self.nrows + r] - self.seg_ptr[t * self.nrows]) as usize)
+            .sum()
     }
 
     /// Convert back to CSR; the exact inverse of [`SegTile::from_csr`].
@@ -283,17 +291,7 @@ impl<T: Scalar> SparseFormat<T> for SegTile<T> {
         assert_eq!(x.len(), self.ncols, "x has the wrong length");
         assert_eq!(y.len(), self.nrows, "y has the wrong length");
         let ntiles = self.tiles();
-        let per_row = |r: usize| (0..ntiles).map(|t| self.segment(t, r).len()).sum::<usize>();
-        let nnz = self.values.len();
-        let cuts = {
-            // Entries before each row, for chunks of equal work.
-            let mut before = Vec::with_capacity(self.nrows + 1);
-            before.push(0usize);
-            for r in 0..self.nrows {
-                before.push(before[r] + per_row(r));
-            }
-            row_cuts(self.nrows, nnz, |r| before[r])
-        };
+        let cuts = row_cuts(self.nrows, self.values.len(), |r| self.entries_before(r));
         split_at_cuts(y, &cuts)
             .into_par_iter()
             .zip(cuts.par_windows(2))

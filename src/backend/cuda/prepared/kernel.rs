@@ -29,9 +29,9 @@ pub(super) enum Kernel<T> {
     Rows(Launch<T>),
     /// Merge-path CSR.
     Merge(Box<Merge<T>>),
-    /// A kernel that adds into y: COO (`args::coo`) or SEG-TILE (`args::segtile`).
-    Coo {
-        /// Zero y first (plain COO); HYB's COO part adds onto the ELL part's output instead.
+    /// A kernel that adds into y with atomics: COO (`args::coo`) or SEG-TILE (`args::segtile`).
+    Adding {
+        /// Zero y first (COO, SEG-TILE); HYB's COO part adds onto the ELL part's output instead.
         zero_y: bool,
         /// The kernel; not launched when its grid is empty (no entries).
         launch: Launch<T>,
@@ -62,7 +62,7 @@ pub(super) fn launch_kernel<T: CudaScalar>(
         Kernel::Empty => Ok(()),
         Kernel::Rows(l) => l.queue(s, block, x, y),
         Kernel::Merge(m) => return m.queue(s, block, x, y),
-        Kernel::Coo { zero_y, launch } => {
+        Kernel::Adding { zero_y, launch } => {
             if *zero_y {
                 zero(y, y_words, s)?;
             }

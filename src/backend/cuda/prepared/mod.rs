@@ -8,8 +8,8 @@
 //! * Merge-path CSR: one single-pass kernel when all tiles are resident at once (rows crossing
 //!   tiles are finished by a look-back on the previous tiles' carries), else the tile kernel and
 //!   a carry fix-up kernel; the tile partition is computed once, when preparing (`merge.rs`).
-//! * COO: zero y (`cuMemsetD32Async`), then the kernel, which adds with atomics. The zeroing is
-//!   part of the SpMV and is timed with it.
+//! * COO, SEG-TILE: zero y (`cuMemsetD32Async`), then the kernel, which adds with atomics. The
+//!   zeroing is part of the SpMV and is timed with it.
 //! * HYB: the ELL kernel (writes every row), then, if the COO part has entries, the COO kernel
 //!   adding onto it.
 //! * cuSPARSE: one `cusparseSpMV` call (β = 0). A matrix without entries is not handed to cuSPARSE:

@@ -194,7 +194,7 @@ fn coo_kernel<T: CudaScalar>(
     let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
     let nnz = m.val.len;
     let chunks = launch::coo_chunks(nnz, resident_warps);
-    Ok(Kernel::Coo {
+    Ok(Kernel::Adding {
         zero_y,
         launch: Launch {
             f: function::<T>(be, "coo", block)?,
@@ -248,7 +248,6 @@ fn segtile_kernel<T: CudaScalar>(
     } else {
         nrows.div_ceil(2 * warps).max(1)
     };
-    let groups = groups.min(nrows.max(1));
     let grid = u32::try_from(groups * ntiles)
         .ok()
         .filter(|&g| g <= i32::MAX as u32)
@@ -257,7 +256,7 @@ fn segtile_kernel<T: CudaScalar>(
                 "SEG-TILE: {groups} row groups × {ntiles} tiles exceed the CUDA grid"
             ))
         })?;
-    Ok(Kernel::Coo {
+    Ok(Kernel::Adding {
         zero_y: true,
         launch: Launch {
             f,

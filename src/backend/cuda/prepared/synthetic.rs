@@ -84,7 +84,7 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
                     let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
                     let chunks = launch::coo_chunks(nnz as usize, resident_warps);
                     let (rows_d, cols_d, val) = synthetic::fill_coo::<T>(be, shape)?;
-                    Kernel::Coo {
+                    Kernel::Adding {
                         zero_y: true,
                         launch: Launch {
                             f,
