@@ -140,7 +140,10 @@ fn parse(reader: Box<dyn BufRead>, path: &Path) -> Result<Vec<TableRow>> {
 /// Read several tables into one list. A row whose matrix and precision an earlier row already
 /// has is merged into it: its configurations that the earlier row lacks are added (a table
 /// collected with `collect --configs` fills in configurations of another one), the rest is the
-/// earlier row's. Rows of one matrix measured on two different devices are an error.
+/// earlier row's. Rows of one matrix measured on two different devices are an error, and so are
+/// rows of one id whose matrices differ (rows, columns or non-zeros): a draw whose generator
+/// changed since the earlier table would otherwise lend its times to another matrix (session 38
+/// found six Kronecker expansions of the `-bro` tables so, and removed them).
 pub fn read_all(paths: &[impl AsRef<Path>]) -> Result<Vec<TableRow>> {
     let mut out: Vec<TableRow> = Vec::new();
     let mut at = std::collections::HashMap::new();
@@ -161,6 +164,24 @@ pub fn read_all(paths: &[impl AsRef<Path>]) -> Result<Vec<TableRow>> {
                     row.precision,
                     row.device,
                     first.device
+                )));
+            }
+            let shape = |f: &Features| (f.nrows, f.ncols, f.nnz);
+            if shape(&first.features) != shape(&row.features) {
+                let (a, b) = (shape(&row.features), shape(&first.features));
+                return Err(Error::Invalid(format!(
+                    "{}: {} {} is a {}×{} matrix of {} non-zeros, an earlier table's row of the \
+                     same id is {}×{} with {}: not the same matrix (was it drawn by another \
+                     version of the generator?)",
+                    p.as_ref().display(),
+                    row.matrix,
+                    row.precision,
+                    a.0,
+                    a.1,
+                    a.2,
+                    b.0,
+                    b.1,
+                    b.2
                 )));
             }
             for t in row.times {
@@ -280,6 +301,15 @@ mod tests {
         assert_eq!(labels, ["ell", "dia", "ell-bro"]);
         assert_eq!(all[0].get("ell").unwrap().time(), Some(1e-6));
         assert_eq!(all[0].get("ell-bro").unwrap().time(), Some(5e-6));
+        // Another matrix under the same id is refused.
+        let mut other = extra.clone();
+        other.features.nnz += 1;
+        write_gz(&t2, &[other]).unwrap();
+        let e = read_all(&[&t1, &t2]).unwrap_err().to_string();
+        assert!(
+            e.contains("2.jsonl.gz") && e.contains("not the same matrix"),
+            "{e}"
+        );
         // The same matrix from another device is refused.
         extra.device = "other".into();
         write_gz(&t2, &[extra]).unwrap();
