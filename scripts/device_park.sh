@@ -11,6 +11,10 @@
 #   bash scripts/device_park.sh restore   # after them, before any commit
 #   bash scripts/device_park.sh status    # what is parked, and the tree's size as a call sees it
 #
+# PROFILES=1 park also parks the shipped profiles (profiles/*.json.gz, 24 MiB by session 38) for
+# calls whose binary embeds none (SPARSECAST_NO_EMBED=1) and whose carry is large (the 70 shared
+# matrix files as .mtx.xz, 16 MiB); restore brings back whatever is parked.
+#
 # Never commits anything; refuses to overwrite a file on either side, so a table collected
 # meanwhile (e.g. a new data/corpus/h200-s12.jsonl.gz) is never clobbered.
 set -eu
@@ -27,28 +31,35 @@ case "$what" in
 park)
     mkdir -p "$PARK"
     n=0
-    for f in data/corpus/*.jsonl.gz; do
+    mkdir -p "$PARK/profiles"
+    files=(data/corpus/*.jsonl.gz)
+    [ "${PROFILES:-0}" = 1 ] && files+=(profiles/*.json.gz)
+    for f in "${files[@]}"; do
         [ -f "$f" ] || continue
-        if [ -e "$PARK/$(basename "$f")" ]; then
-            echo "error: $PARK/$(basename "$f") exists already (restore first?)" >&2
+        to="$PARK/$(basename "$f")"
+        [ "${f%%/*}" = profiles ] && to="$PARK/profiles/$(basename "$f")"
+        if [ -e "$to" ]; then
+            echo "error: $to exists already (restore first?)" >&2
             exit 1
         fi
-        mv "$f" "$PARK/" && n=$((n + 1))
+        mv "$f" "$to" && n=$((n + 1))
     done
-    echo "parked $n tables in $PARK; the tree a device call carries: $(tree_mib)"
+    echo "parked $n files in $PARK; the tree a device call carries: $(tree_mib)"
     ;;
 restore)
     n=0
-    for f in "$PARK"/*.jsonl.gz; do
+    for f in "$PARK"/*.jsonl.gz "$PARK"/profiles/*.json.gz; do
         [ -f "$f" ] || continue
-        if [ -e "data/corpus/$(basename "$f")" ]; then
-            echo "error: data/corpus/$(basename "$f") exists in the tree; left $f parked" >&2
+        dir=data/corpus
+        [ "$(basename "$(dirname "$f")")" = profiles ] && dir=profiles
+        if [ -e "$dir/$(basename "$f")" ]; then
+            echo "error: $dir/$(basename "$f") exists in the tree; left $f parked" >&2
             continue
         fi
-        mv "$f" data/corpus/ && n=$((n + 1))
+        mv "$f" "$dir/" && n=$((n + 1))
     done
-    echo "restored $n tables; the tree: $(tree_mib)"
-    git status --short data/corpus
+    echo "restored $n files; the tree: $(tree_mib)"
+    git status --short data/corpus profiles
     ;;
 status)
     echo "parked in $PARK: $(ls "$PARK" 2>/dev/null | wc -l) files"
