@@ -13,7 +13,14 @@
 //!    exceeds [`CHANGE_GAIN`] per fine piece (a part of half the rows with twice the row length
 //!    reduces it by `F/4 · ln²2 ≈ 0.12 F`);
 //! 3. **balance**: the segment with the most non-zeros is halved (by non-zeros, at a fine
-//!    boundary) until there are `N` strips, so that the program can also choose by size.
+//!    boundary) until there are `N` strips, so that the program can also choose by size;
+//! 4. **refinement**: each change-point cut moves to the 32-row group boundary, within the two
+//!    fine pieces around it, that best splits those pieces' groups in two (the least summed
+//!    squared deviation of the groups' summaries from their side's mean). A fine piece holds up
+//!    to `nrows / 512` rows, so without this step a block of a few long rows after a large
+//!    stencil also held ~2,000 of the stencil's rows (session 35's cut of the heterogeneous set's
+//!    stencil stack: 1,956), on which a kernel for long rows loses or refuses the block
+//!    (docs/OPTIMIZER.md, SEG-TILE). Balance cuts stay where the non-zeros put them.
 //!
 //! Only row pointers are read: `O(nrows)`.
 
@@ -60,8 +67,9 @@ pub fn cut_rows(row_ptr: &[usize], strips: usize) -> Vec<usize> {
         let m = [s1[b][0] - s1[a][0], s1[b][1] - s1[a][1]];
         (s2[b] - s2[a]) - (m[0] * m[0] + m[1] * m[1]) / n
     };
-    // Segments as fine-index ranges.
+    // Segments as fine-index ranges; the fine indices where a change point cut.
     let mut segs: Vec<(usize, usize)> = vec![(0, f)];
+    let mut changes = Vec::new();
     let want = strips.max(1).min(f);
     while segs.len() < want {
         let best = segs
@@ -75,6 +83,7 @@ pub fn cut_rows(row_ptr: &[usize], strips: usize) -> Vec<usize> {
             Some((i, m, gain)) if gain > CHANGE_GAIN * f as f64 => {
                 let (a, b) = segs[i];
                 segs.splice(i..=i, [(a, m), (m, b)]);
+                changes.push(m);
             }
             _ => break,
         }
@@ -96,10 +105,65 @@ pub fn cut_rows(row_ptr: &[usize], strips: usize) -> Vec<usize> {
             .unwrap_or(a + 1);
         segs.splice(i..=i, [(a, m), (m, b)]);
     }
-    let mut cuts: Vec<usize> = segs.iter().map(|&(a, _)| fine[a]).collect();
+    let starts: Vec<usize> = segs.iter().map(|&(a, _)| a).collect();
+    let mut cuts: Vec<usize> = starts.iter().map(|&a| fine[a]).collect();
     cuts.push(nrows);
+    for (k, &a) in starts.iter().enumerate().skip(1) {
+        if changes.contains(&a) {
+            // Within the fine pieces either side, strictly between the neighbouring cuts.
+            let lo = fine[a - 1].max(cuts[k - 1]);
+            let hi = fine[(a + 1).min(f)].min(cuts[k + 1]);
+            cuts[k] = refine(row_ptr, lo, hi, cuts[k]);
+        }
+    }
     cuts.dedup();
     cuts
+}
+
+/// The 32-row group boundary strictly inside `lo..hi` that best splits the groups of those rows
+/// in two (least summed squared deviation of the groups' `(ln(1 + mean row), ln(1 + longest
+/// row))` from their side's mean); `at` where `lo..hi` holds fewer than two groups. Ties keep
+/// the boundary nearest `at`. `O(hi − lo)`.
+fn refine(row_ptr: &[usize], lo: usize, hi: usize, at: usize) -> usize {
+    let nrows = row_ptr.len() - 1;
+    let bounds: Vec<usize> = (lo..hi)
+        .step_by(ALIGN)
+        .chain(std::iter::once(hi))
+        .map(|r| r.min(nrows))
+        .collect();
+    if bounds.len() < 3 {
+        return at;
+    }
+    let sig: Vec<[f64; 2]> = bounds
+        .windows(2)
+        .map(|w| {
+            let rows = (w[1] - w[0]).max(1) as f64;
+            let nnz = (row_ptr[w[1]] - row_ptr[w[0]]) as f64;
+            let max = (w[0]..w[1])
+                .map(|r| row_ptr[r + 1] - row_ptr[r])
+                .max()
+                .unwrap_or(0) as f64;
+            [(nnz / rows).ln_1p(), max.ln_1p()]
+        })
+        .collect();
+    let g = sig.len();
+    let (mut s1, mut s2) = (vec![[0.0; 2]; g + 1], vec![0.0; g + 1]);
+    for (k, v) in sig.iter().enumerate() {
+        s1[k + 1] = [s1[k][0] + v[0], s1[k][1] + v[1]];
+        s2[k + 1] = s2[k] + v[0] * v[0] + v[1] * v[1];
+    }
+    let sse = |a: usize, b: usize| {
+        let n = (b - a) as f64;
+        let m = [s1[b][0] - s1[a][0], s1[b][1] - s1[a][1]];
+        (s2[b] - s2[a]) - (m[0] * m[0] + m[1] * m[1]) / n
+    };
+    (1..g)
+        .min_by(|&x, &y| {
+            let (cx, cy) = (sse(0, x) + sse(x, g), sse(0, y) + sse(y, g));
+            cx.total_cmp(&cy)
+                .then(bounds[x].abs_diff(at).cmp(&bounds[y].abs_diff(at)))
+        })
+        .map_or(at, |k| bounds[k])
 }
 
 #[cfg(test)]
@@ -129,6 +193,29 @@ mod tests {
         let c = cut_rows(&ptr(&vec![5usize; 6400]), 4);
         assert_eq!(c, vec![0, 1600, 3200, 4800, 6400]);
         assert_eq!(cut_rows(&ptr(&[1, 2]), 5), vec![0, 2]);
+    }
+
+    #[test]
+    fn change_points_are_refined_to_the_group() {
+        // 100,000 short rows then 200 long ones: the fine pieces hold ~6,272 rows, yet the cut
+        // falls on the 32-row group where the long rows begin (99,968 holds rows 99,968..100,000
+        // of the stencil and the long block begins at 100,000, a multiple of 32).
+        let mut lens = vec![5usize; 100_000];
+        lens.extend(vec![20_000usize; 200]);
+        let c = cut_rows(&ptr(&lens), 2);
+        assert_eq!(c, vec![0, 100_000, 100_200]);
+        // The other way round, and off the 32-row grid: 210 long rows then short ones; the group
+        // of rows 192..224 is mostly long, so the cut is 224.
+        let mut lens = vec![20_000usize; 210];
+        lens.extend(vec![5usize; 100_000]);
+        let c = cut_rows(&ptr(&lens), 2);
+        assert_eq!(c, vec![0, 224, 100_210]);
+        // With more strips the balance cuts stay on fine pieces, the change point exact.
+        let mut lens = vec![5usize; 100_000];
+        lens.extend(vec![20_000usize; 200]);
+        let c = cut_rows(&ptr(&lens), 4);
+        assert!(c.contains(&100_000), "{c:?}");
+        assert!(c.windows(2).all(|w| w[0] < w[1]), "{c:?}");
         assert_eq!(cut_rows(&ptr(&[]), 5), vec![0]);
     }
 }
