@@ -13,6 +13,9 @@
 #       ONLY=.dev/only-s5.txt BUDGET=230 bash scripts/device_collect.sh     # session 11's table
 #   GPU=h200 TAG=-s6 SEED=6 KRON=0 GENERATED=110 MIXTURES=60 MIN_NNZ=1000000 MAX_NNZ=40000000 \
 #       MATS=/tmp/none MATS_SRC=/tmp/none BUDGET=420 bash scripts/device_collect.sh  # session 12
+#   GPU=h200 TAG=-s21 SEED=21 KRON=0 GENERATED=0 MIXTURES=0 LONG_BLOCKS=300 MIN_NNZ=10000 \
+#       MAX_NNZ=30000000 MATS=/tmp/none MATS_SRC=/tmp/none BUDGET=500 \
+#       bash scripts/device_collect.sh   # blocks of long rows (session 38)
 #   GPU=h100 TAG=-bro CONFIGS=ell-bro ONLY=.dev/only-bro.txt MATS_SRC=.dev/mats-all \
 #       bash scripts/device_collect.sh   # fill in ELL-BRO on seed-1 rows that lack it (train
 #                                        # merges the rows of one matrix across tables)
@@ -63,7 +66,8 @@ fi
 echo "corpus: $(ls "$MATS" | wc -l) files; $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader)"
 t0=$SECONDS
 "$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
-    --kron-per-file "${KRON:-1}" --mixtures "${MIXTURES:-0}" --min-nnz "${MIN_NNZ:-1000}" --max-nnz "${MAX_NNZ:-100000000}" \
+    --kron-per-file "${KRON:-1}" --mixtures "${MIXTURES:-0}" \
+    ${LONG_BLOCKS:+--long-blocks "$LONG_BLOCKS"} --min-nnz "${MIN_NNZ:-1000}" --max-nnz "${MAX_NNZ:-100000000}" \
     ${ONLY:+--only "$ONLY"} ${CONFIGS:+--configs "$CONFIGS"} --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 \
     | tee >(gzip -c > "$OUT/collect-$GPU$TAG.log.gz") | grep -v '^trace:' | tail -40
 rc=${PIPESTATUS[0]}

@@ -47,6 +47,11 @@ pub struct Args {
     /// adding them leaves the other matrices of a seed unchanged).
     #[arg(long, default_value_t = 0)]
     mixtures: usize,
+    /// Blocks of long rows: few rows (1–5,000) of 32 entries or more over many columns, the
+    /// shape of the row blocks `optimize` predicts for a matrix's long rows (drawn after
+    /// --mixtures, so adding them leaves the other matrices of a seed unchanged).
+    #[arg(long, default_value_t = 0)]
+    long_blocks: usize,
     /// Kronecker expansions of each corpus file.
     #[arg(long, default_value_t = 1)]
     kron_per_file: usize,
@@ -157,6 +162,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         min_nnz: a.min_nnz,
         max_nnz: a.max_nnz,
         mixtures: a.mixtures,
+        long_blocks: a.long_blocks,
         seed: a.seed,
     })?;
     let items = match &a.only {
@@ -165,7 +171,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     if items.is_empty() {
         anyhow::bail!(
-            "nothing to collect: no .mtx/.mtx.gz file under --corpus, --generated 0 and --mixtures 0"
+            "nothing to collect: no .mtx/.mtx.gz file under --corpus, --generated 0, --mixtures 0 and --long-blocks 0"
         );
     }
     let total: u64 = items.iter().map(|i| i.est_nnz).sum();

@@ -50,6 +50,9 @@ pub struct DrawOptions {
     /// Heterogeneous matrices ([`draw_mixture`]), drawn after the generated ones, stratified in
     /// log(nnz) over the same range.
     pub mixtures: usize,
+    /// Blocks of long rows ([`draw_long_block`]), drawn after the mixtures (so a seed's other
+    /// matrices are unchanged), stratified in log(nnz) over the same range.
+    pub long_blocks: usize,
     /// Seed of every draw.
     pub seed: u64,
 }
@@ -285,6 +288,43 @@ pub fn draw_mixture(rng: &mut ChaCha8Rng, target: u64) -> GeneratorSpec {
     GeneratorSpec::Stack { parts }
 }
 
+/// A block of long rows of about `target` non-zeros, the shape of the row blocks the optimizer
+/// predicts for the long rows of a heterogeneous matrix (session 38: on 200 rows of 5·10³–4·10⁴
+/// entries over 490,000 columns our model, trained on whole matrices only, predicted SEG-TILE at
+/// 27 µs where it ran 17 µs on the H200): a number of rows log-uniform in 1…5,000 (within
+/// `target / 10⁶ … target / 32`: rows of 32–10⁶ entries), their mean length `L` what the target leaves,
+/// columns `L` × a factor log-uniform in 1.5…4,000 (the width of the matrix the block came from;
+/// at most 3·10⁷), and lengths constant `L` or uniform in `[L/4, 7L/4]` with even odds, at random
+/// columns. Choices of ours: the ranges cover the heterogeneous set's long parts (10⁴ rows of
+/// 256 over 5·10⁵ columns … 50 rows of 2·10⁵ over 5·10⁵) and the mixtures' long-row parts.
+pub fn draw_long_block(rng: &mut ChaCha8Rng, target: u64) -> GeneratorSpec {
+    let t = target.max(64) as f64;
+    // Rows of at most 10⁶ entries, at least 32.
+    let rows = log_uniform(rng, 1.0, 5000.0)
+        .round()
+        .max((t / 1e6).ceil())
+        .min((t / 32.0).max(1.0)) as usize;
+    let len = (t / rows as f64).max(32.0);
+    let cols = (len * log_uniform(rng, 1.5, 4000.0))
+        .min(3e7)
+        .max(len * 1.75 + 1.0) as usize;
+    let len = len.round() as usize;
+    let row_len = if rng.random_bool(0.5) {
+        RowLength::Constant { nnz: len }
+    } else {
+        RowLength::Uniform {
+            min: len / 4,
+            max: (len * 7 / 4).min(cols),
+        }
+    };
+    GeneratorSpec::Random {
+        rows,
+        cols,
+        row_len,
+        seed: rng.random::<u32>() as u64,
+    }
+}
+
 /// The corpus's matrices: files (in discovery order), then everything generated, shuffled.
 pub fn draw(opts: &DrawOptions) -> Result<Vec<Item>> {
     if opts.min_nnz == 0 || opts.min_nnz > opts.max_nnz {
@@ -357,6 +397,7 @@ pub fn draw(opts: &DrawOptions) -> Result<Vec<Item>> {
         };
     stratified(opts.generated, "", draw_spec);
     stratified(opts.mixtures, "m", draw_mixture);
+    stratified(opts.long_blocks, "l", draw_long_block);
     drawn.shuffle(&mut rng);
     items.extend(drawn);
     Ok(items)
@@ -402,6 +443,7 @@ mod tests {
             min_nnz: 1_000,
             max_nnz: 10_000_000,
             mixtures: 0,
+            long_blocks: 0,
             seed: 9,
         };
         let a = draw(&opts).unwrap();
@@ -463,6 +505,7 @@ mod tests {
             min_nnz: 1_000,
             max_nnz: 100_000,
             mixtures: 4,
+            long_blocks: 0,
             seed: 3,
         };
         let a = draw(&opts).unwrap();
@@ -474,10 +517,58 @@ mod tests {
         // (so the committed tables' draws are unchanged).
         let plain = draw(&DrawOptions {
             mixtures: 0,
+            long_blocks: 0,
             ..opts.clone()
         })
         .unwrap();
         let mut rest: Vec<_> = a.iter().filter(|i| !i.id.starts_with("gen/s3-m")).collect();
+        let mut want: Vec<_> = plain.iter().collect();
+        rest.sort_by(|x, y| x.id.cmp(&y.id));
+        want.sort_by(|x, y| x.id.cmp(&y.id));
+        assert_eq!(rest, want);
+    }
+
+    #[test]
+    fn long_blocks_are_few_long_rows_drawn_last() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for target in [3_000u64, 40_000, 400_000, 4_000_000, 30_000_000] {
+            for _ in 0..10 {
+                let spec = draw_long_block(&mut rng, target);
+                let GeneratorSpec::Random { rows, cols, .. } = spec else {
+                    panic!("{spec:?}")
+                };
+                assert!((1..=5000).contains(&rows), "{spec:?}");
+                let m = spec.generate().unwrap();
+                let mean = m.nnz() as f64 / rows as f64;
+                assert!(mean >= 8.0 && (cols as f64) > mean, "{spec:?}: mean {mean}");
+                let r = m.nnz() as f64 / target as f64;
+                assert!(
+                    (0.3..3.0).contains(&r),
+                    "{spec:?}: {} for {target}",
+                    m.nnz()
+                );
+            }
+        }
+        let opts = DrawOptions {
+            corpus: vec![],
+            kron_per_file: 0,
+            max_kron_nnz: 1_000_000,
+            generated: 3,
+            min_nnz: 1_000,
+            max_nnz: 100_000,
+            mixtures: 2,
+            long_blocks: 5,
+            seed: 4,
+        };
+        let a = draw(&opts).unwrap();
+        let blocks: Vec<_> = a.iter().filter(|i| i.id.starts_with("gen/s4-l")).collect();
+        assert_eq!(blocks.len(), 5);
+        let mut rest: Vec<_> = a.iter().filter(|i| !i.id.starts_with("gen/s4-l")).collect();
+        let plain = draw(&DrawOptions {
+            long_blocks: 0,
+            ..opts.clone()
+        })
+        .unwrap();
         let mut want: Vec<_> = plain.iter().collect();
         rest.sort_by(|x, y| x.id.cmp(&y.id));
         want.sort_by(|x, y| x.id.cmp(&y.id));
