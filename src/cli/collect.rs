@@ -13,7 +13,8 @@ use std::path::PathBuf;
 /// stencils, banded, block-diagonal, power law) and parameters are drawn from --seed, their sizes
 /// spread evenly in log(nnz) between --min-nnz and --max-nnz, and --mixtures heterogeneous
 /// matrices (generated parts stacked by rows: a bulk of one family with a few long rows or a
-/// block of another family) over the same sizes. Every configuration (all our
+/// block of another family) over the same sizes, and --long-blocks blocks of a few long rows
+/// over many columns (the row blocks `optimize` predicts for long rows). Every configuration (all our
 /// kernels and thread mappings, SELL-C-σ also with C = 512 σ = 2048, --block-kernels again at each
 /// --block-sizes, every cuSPARSE algorithm on CUDA) is checked against the f64 reference and
 /// timed. One JSON line per matrix × precision is appended to --out at once: a run that is cut
@@ -34,6 +35,9 @@ use std::path::PathBuf;
 ///       --seed 3 --out h200-s3.jsonl
 ///   sparsecast collect --backend cuda --sms 32 --corpus mats --generated 400 \
 ///       --only scripts/partition-subset.txt --out h200-sms32.jsonl
+///   sparsecast collect --backend cuda --kron-per-file 0 --long-blocks 300 --seed 21 \
+///       --min-nnz 10000 --max-nnz 15000000 --out h200-s21.jsonl   # H200: 1.2 s a block of
+///       # rows up to 2·10^5 entries, up to 53 s a block of longer rows (thread-per-row kernels)
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
