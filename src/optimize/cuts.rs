@@ -40,33 +40,7 @@ pub fn cut_rows(row_ptr: &[usize], strips: usize) -> Vec<usize> {
     let fine: Vec<usize> = (0..=f)
         .map(|k| ((groups * k / f) * ALIGN).min(nrows))
         .collect();
-    let sig: Vec<[f64; 2]> = fine
-        .windows(2)
-        .map(|w| {
-            let rows = (w[1] - w[0]).max(1) as f64;
-            let nnz = (row_ptr[w[1]] - row_ptr[w[0]]) as f64;
-            let max = (w[0]..w[1])
-                .map(|r| row_ptr[r + 1] - row_ptr[r])
-                .max()
-                .unwrap_or(0) as f64;
-            [(nnz / rows).ln_1p(), max.ln_1p()]
-        })
-        .collect();
-    // Prefix sums of the summaries and their squares: the deviation of any segment in O(1).
-    let mut s1 = vec![[0.0; 2]; f + 1];
-    let mut s2 = vec![0.0; f + 1];
-    for (k, v) in sig.iter().enumerate() {
-        s1[k + 1] = [s1[k][0] + v[0], s1[k][1] + v[1]];
-        s2[k + 1] = s2[k] + v[0] * v[0] + v[1] * v[1];
-    }
-    let sse = |a: usize, b: usize| {
-        let n = (b - a) as f64;
-        if n == 0.0 {
-            return 0.0;
-        }
-        let m = [s1[b][0] - s1[a][0], s1[b][1] - s1[a][1]];
-        (s2[b] - s2[a]) - (m[0] * m[0] + m[1] * m[1]) / n
-    };
+    let sum = &Summaries::new(row_ptr, &fine);
     // Segments as fine-index ranges; the fine indices where a change point cut.
     let mut segs: Vec<(usize, usize)> = vec![(0, f)];
     let mut changes = Vec::new();
@@ -76,7 +50,7 @@ pub fn cut_rows(row_ptr: &[usize], strips: usize) -> Vec<usize> {
             .iter()
             .enumerate()
             .flat_map(|(i, &(a, b))| {
-                (a + 1..b).map(move |m| (i, m, sse(a, b) - sse(a, m) - sse(m, b)))
+                (a + 1..b).map(move |m| (i, m, sum.sse(a, b) - sum.sse(a, m) - sum.sse(m, b)))
             })
             .max_by(|x, y| x.2.total_cmp(&y.2));
         match best {
@@ -134,36 +108,53 @@ fn refine(row_ptr: &[usize], lo: usize, hi: usize, at: usize) -> usize {
     if bounds.len() < 3 {
         return at;
     }
-    let sig: Vec<[f64; 2]> = bounds
-        .windows(2)
-        .map(|w| {
+    let sum = Summaries::new(row_ptr, &bounds);
+    let g = bounds.len() - 1;
+    (1..g)
+        .min_by(|&x, &y| {
+            let (cx, cy) = (sum.sse(0, x) + sum.sse(x, g), sum.sse(0, y) + sum.sse(y, g));
+            cx.total_cmp(&cy)
+                .then(bounds[x].abs_diff(at).cmp(&bounds[y].abs_diff(at)))
+        })
+        .map_or(at, |k| bounds[k])
+}
+
+/// The pieces between consecutive `bounds`, each summarized by `(ln(1 + mean row), ln(1 +
+/// longest row))`, with prefix sums of the summaries and their squares: the squared deviation
+/// of any run of pieces from its mean in `O(1)`.
+struct Summaries {
+    s1: Vec<[f64; 2]>,
+    s2: Vec<f64>,
+}
+
+impl Summaries {
+    fn new(row_ptr: &[usize], bounds: &[usize]) -> Self {
+        let n = bounds.len().saturating_sub(1);
+        let (mut s1, mut s2) = (vec![[0.0; 2]; n + 1], vec![0.0; n + 1]);
+        for (k, w) in bounds.windows(2).enumerate() {
             let rows = (w[1] - w[0]).max(1) as f64;
             let nnz = (row_ptr[w[1]] - row_ptr[w[0]]) as f64;
             let max = (w[0]..w[1])
                 .map(|r| row_ptr[r + 1] - row_ptr[r])
                 .max()
                 .unwrap_or(0) as f64;
-            [(nnz / rows).ln_1p(), max.ln_1p()]
-        })
-        .collect();
-    let g = sig.len();
-    let (mut s1, mut s2) = (vec![[0.0; 2]; g + 1], vec![0.0; g + 1]);
-    for (k, v) in sig.iter().enumerate() {
-        s1[k + 1] = [s1[k][0] + v[0], s1[k][1] + v[1]];
-        s2[k + 1] = s2[k] + v[0] * v[0] + v[1] * v[1];
+            let v = [(nnz / rows).ln_1p(), max.ln_1p()];
+            s1[k + 1] = [s1[k][0] + v[0], s1[k][1] + v[1]];
+            s2[k + 1] = s2[k] + v[0] * v[0] + v[1] * v[1];
+        }
+        Summaries { s1, s2 }
     }
-    let sse = |a: usize, b: usize| {
+
+    /// Squared deviation of pieces `a..b` from their mean (0 for none).
+    fn sse(&self, a: usize, b: usize) -> f64 {
         let n = (b - a) as f64;
+        if n == 0.0 {
+            return 0.0;
+        }
+        let (s1, s2) = (&self.s1, &self.s2);
         let m = [s1[b][0] - s1[a][0], s1[b][1] - s1[a][1]];
         (s2[b] - s2[a]) - (m[0] * m[0] + m[1] * m[1]) / n
-    };
-    (1..g)
-        .min_by(|&x, &y| {
-            let (cx, cy) = (sse(0, x) + sse(x, g), sse(0, y) + sse(y, g));
-            cx.total_cmp(&cy)
-                .then(bounds[x].abs_diff(at).cmp(&bounds[y].abs_diff(at)))
-        })
-        .map_or(at, |k| bounds[k])
+    }
 }
 
 #[cfg(test)]
