@@ -15,6 +15,8 @@
 #   TUNE=1 GPU=h100 bash scripts/device_optimizer.sh   # also the tuned answer (optimize --tune),
 #                                            # timed again alone beside the untuned one
 #   SETS="het" BHET=200 … bash scripts/device_optimizer.sh   # only these sets (het real large)
+#   HET_f64=6,7,8 HET_f32=9,10 …                          # only these heterogeneous matrices
+#                                            # (1-based, in het.json's order) of that precision
 #
 # Writes $OUT/optimizer-$GPU.tar.gz (one JSON per set and precision, the log, optimizer-$GPU.md:
 # the tables to paste into docs/OPTIMIZER.md) and prints the summaries. The calibration line
@@ -95,7 +97,9 @@ t0=$SECONDS
 # target); the budgets stop taking new inputs, so one call stays within ≈ 5 minutes.
 for p in f64 f32; do
     for set in ${SETS:-het real large}; do case $set in
-        het) run het "$p" "${BHET:-75}" "$W/het.json" ;;
+        het) h="$W/het.json"; pick="HET_$p"; if [ -n "${!pick:-}" ]; then
+                 h="$W/het-$p.json"; python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); json.dump([a[int(i)-1] for i in sys.argv[2].split(",")], open(sys.argv[3],"w"))' "$W/het.json" "${!pick}" "$h"; fi
+             run het "$p" "${BHET:-75}" "$h" ;;
         real) run real "$p" "${BREAL:-30}" "${REAL[@]}" ;;
         large) run large "$p" "${BLARGE:-25}" "$W/large.json" ;;
     esac; done
