@@ -61,11 +61,12 @@ pub struct Args {
     #[arg(long)]
     measure: bool,
     /// Tune instead of measuring everything: time only the N predicted-fastest configurations
-    /// (default 3), the predicted-fastest cuSPARSE algorithm and the second stage's pick on
-    /// the backend, and recommend the fastest measured of them. Held out on the training
-    /// corpora this puts the recommendation within 5 % of the best configuration on 98–99 % of
-    /// the matrices, against 91–94 % for the prediction alone (docs/ACCURACY.md), for ≤ N + 2
-    /// runs instead of 31.
+    /// (default 3), the predicted-fastest cuSPARSE algorithm, the fastest of each storage format
+    /// those N leave out if predicted within 20 % of the fastest, and the second stage's pick,
+    /// on the backend, and recommend the fastest measured of them. On matrices the profile never
+    /// saw this puts the recommendation within 5 % of the best configuration on 99.5–99.7 % of
+    /// them, against 92–93 % for the prediction alone (docs/ACCURACY.md), for about 4 runs
+    /// instead of 34.
     #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with = "measure")]
     tune: Option<Option<usize>>,
     /// Backend for --measure; default: the profile's (a profile of another backend is refused).
@@ -546,6 +547,7 @@ fn one<T: Scalar>(
                 k,
                 |r| r.seconds,
                 |r| r.config.variant.is_vendor(),
+                |r| r.config.variant.format(),
             )
             .into_iter()
             .map(|i| ranking.rows[i].config.label())

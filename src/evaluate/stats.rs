@@ -24,9 +24,10 @@
 //!   model with the same coverage would reach). A matrix where the model's unrestricted pick
 //!   was not measured (refused or failed) is counted in `pick not run`.
 //! * **Tuned pick** (`sparsecast+tune`, our model only): of the model's shortlist — its
-//!   [`crate::model::SHORTLIST`] fastest predictions among the measured configurations and its
-//!   fastest-predicted cuSPARSE algorithm ([`crate::model::shortlist`]) — the fastest measured:
-//!   what `predict --tune` recommends after timing at most `SHORTLIST + 1` configurations. It
+//!   [`crate::model::SHORTLIST`] fastest predictions among the measured configurations, its
+//!   fastest-predicted cuSPARSE algorithm and the fastest-predicted configuration of each format
+//!   those leave out within [`crate::model::SHORTLIST_BAND`] of the fastest
+//!   ([`crate::model::shortlist`]) — the fastest measured: what `predict --tune` recommends. It
 //!   is ranked and compared with cuSPARSE as a pick is.
 //! * **Speed** (per precision): speed-up = `t(best cuSPARSE algorithm) / t(x)` for x = our best
 //!   kernel, each plan, and each model's pick (> 1: faster than cuSPARSE); summarized by the
@@ -263,8 +264,8 @@ pub fn pick<'a>(group: &[&'a Record], model: &str) -> Option<&'a Record> {
 
 /// The label of a model's *tuned* pick in the reports (`sparsecast+tune`): what `predict --tune`
 /// recommends — of the model's [`crate::model::shortlist`] (its [`crate::model::SHORTLIST`]
-/// fastest predictions and its fastest-predicted cuSPARSE algorithm, among the configurations
-/// measured), the fastest measured.
+/// fastest predictions, its fastest-predicted cuSPARSE algorithm and the band of formats those
+/// leave out, among the configurations measured), the fastest measured.
 pub fn tuned(model: &str) -> String {
     format!("{model}{TUNED_SUFFIX}")
 }
@@ -307,6 +308,7 @@ pub fn tuned_pick<'a>(
         crate::model::SHORTLIST,
         |r| r.predicted(model),
         |r| r.kind == ConfigKind::Vendor,
+        |r| r.format.clone(),
     )
     .into_iter()
     .map(|i| measured[i])

@@ -541,6 +541,7 @@ fn measure_all<T: BackendScalar>(
             k,
             |s| s.seconds,
             |s| s.config.variant.is_vendor(),
+            |s| s.config.variant.format(),
         );
         if opt.best_single().is_some() && !s.contains(&0) {
             s.push(0);

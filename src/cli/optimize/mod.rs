@@ -166,8 +166,9 @@ pub struct Args {
     /// more, adopted or not), other candidate plans solved on the same block features (the same
     /// blocks run the other way, the other execution mode's rule, blocks costing one launch
     /// floor, cuSPARSE algorithms as blocks on CUDA; plans of two blocks or more, duplicates
-    /// dropped), the N predicted-fastest single configurations (default 3) and the
-    /// predicted-fastest cuSPARSE algorithm on the backend, and answer with the fastest measured
+    /// dropped), the N predicted-fastest single configurations (default 3), the
+    /// predicted-fastest cuSPARSE algorithm and the fastest of each storage format those N leave
+    /// out if predicted within 20 % of the fastest, on the backend, and answer with the fastest measured
     /// (--save-plan then writes it). With --measure everything is timed as well, and the tuned
     /// answer is timed again on its own, so that it can be compared without the bias of picking
     /// the fastest of noisy times.
