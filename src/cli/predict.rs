@@ -841,9 +841,10 @@ fn print_result(r: &MatrixResult) {
     if close_call && r.kernels.iter().all(|k| k.measured_seconds.is_none()) {
         println!(
             "too close to call by prediction (\"within its uncertainty\" above): `--tune` on the \
-             device times the {} predicted-fastest and the fastest cuSPARSE algorithm, and keeps \
-             the fastest",
-            crate::model::SHORTLIST
+             device times the {} predicted-fastest, the fastest cuSPARSE algorithm and the \
+             fastest of each other format within {:.0} %, and keeps the fastest",
+            crate::model::SHORTLIST,
+            100.0 * crate::model::SHORTLIST_BAND
         );
     }
     // The tool's own cost, not an SpMV time: say so.
