@@ -14,14 +14,13 @@ import sys
 
 records, profile, l2, peak = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 prof = json.load(gzip.open(profile) if profile.endswith(".gz") else open(profile))
-floor = {}
-for p in prof["precisions"]:
-    for m in p["models"]:
-        dev = m.get("model", {}).get("device") if isinstance(m.get("model"), dict) else None
-        if isinstance(dev, dict) and "floor_s" in dev:
-            floor[p.get("precision", len(floor))] = dev["floor_s"]
-prec_names = ["f32", "f64"]
-floor = {prec_names[k] if isinstance(k, int) else k: v for k, v in floor.items()}
+# The launch floor of the `sparsecast` model's device model, per precision.
+floor = {
+    p["precision"]: m["model"]["device"]["floor_s"]
+    for p in prof["precisions"]
+    for m in p["models"]
+    if m.get("name") == "sparsecast"
+}
 n = below = 0
 fastest = {}
 worst_bw = (0.0, None)
