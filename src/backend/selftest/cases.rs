@@ -24,8 +24,9 @@ pub struct ParamSet {
 ///   256-thread block, sorting windows longer than most test matrices;
 /// * ELL-BRO with slices of 32 rows (many slices, a partial last one on most matrices) and of
 ///   1000 rows (slices spanning several blocks, not a power of two);
-/// * SEG-TILE with tiles of 1,024 columns (many tiles, x in shared memory) and of 65,536 (x
-///   through the L1).
+/// * SEG-TILE admitting every matrix (`--segtile-min-segment 0`: short segments, runs of empty
+///   ones), at the chosen tile width, with tiles of 1,024 columns (many tiles, x in shared
+///   memory) and of 65,536 (x through the L1).
 pub fn param_sets(variant: Variant) -> Vec<ParamSet> {
     let mut sets = vec![ParamSet {
         label: "",
@@ -52,8 +53,22 @@ pub fn param_sets(variant: Variant) -> Vec<ParamSet> {
             }));
         }
         Variant::SegTile => {
-            sets.push(with("--segtile-width 1024", &|p| p.segtile.width = 1024));
-            sets.push(with("--segtile-width 65536", &|p| p.segtile.width = 65536));
+            // Admitting every matrix, however short its segments: the kernel's chunks then
+            // cross many rows, empty ones and runs of them (the defaults refuse most test
+            // matrices, whose rows are short).
+            let every = |p: &mut FormatParams| p.segtile.min_segment = 0.0;
+            sets.push(with("--segtile-min-segment 0", &|p| every(p)));
+            sets.push(with("--segtile-width 1024 --segtile-min-segment 0", &|p| {
+                every(p);
+                p.segtile.width = 1024
+            }));
+            sets.push(with(
+                "--segtile-width 65536 --segtile-min-segment 0",
+                &|p| {
+                    every(p);
+                    p.segtile.width = 65536
+                },
+            ));
         }
         _ => {}
     }

@@ -235,6 +235,18 @@ pub fn test_matrices(seed: u64, scale: usize) -> Vec<TestMatrix> {
         .collect();
     push("long-rows-wide", from_lengths(&mut rng, ncols, &lens));
 
+    // Long rows between runs of 96 empty rows, over several column tiles: SEG-TILE's flat
+    // chunks cross runs of empty segments longer than the 32 rows a warp reads at once (passed
+    // by a search, kernels/segtile.cu).
+    let ncols = 20_000 * s + 7;
+    let lens: Vec<usize> = (0..3000 * s)
+        .map(|i| match i % 97 {
+            5 => rng.random_range(200..=2000 * s),
+            _ => 0,
+        })
+        .collect();
+    push("sparse-long-rows", from_lengths(&mut rng, ncols, &lens));
+
     // Degenerate shapes.
     push("no-entries", Csr::zeros(50 * s, 30 * s));
     push("no-rows", Csr::zeros(0, 10));
@@ -291,6 +303,10 @@ mod tests {
         assert!(get("wide").ncols > get("wide").nrows);
         assert!(get("tall").nrows > get("tall").ncols);
         assert!(get("warp-edges").row_lengths().contains(&33));
+        // Every non-empty row of sparse-long-rows is 96 empty rows from the next one.
+        let sparse = get("sparse-long-rows").row_lengths();
+        let full: Vec<usize> = (0..sparse.len()).filter(|&i| sparse[i] > 0).collect();
+        assert!(full.len() > 20 && full.windows(2).all(|w| w[1] - w[0] == 97));
         assert_ne!(test_matrices(8, 1)[0].csr, a[0].csr, "seed must matter");
         assert_eq!(get("one-row").nrows, 1);
         let gaps = get("wide-gaps");
