@@ -15,6 +15,7 @@
 #   TUNE=1 GPU=h100 bash scripts/device_optimizer.sh   # also the tuned answer (optimize --tune),
 #                                            # timed again alone beside the untuned one
 #   SETS="het" BHET=200 … bash scripts/device_optimizer.sh   # only these sets (het real large)
+#   HET_f64=6,7 LARGE_f32=10 …   # only these matrices of the heterogeneous / large set (1-based)
 #   HET_f64=6,7,8 HET_f32=9,10 …                          # only these heterogeneous matrices
 #                                            # (1-based, in het.json's order) of that precision
 #
@@ -101,7 +102,9 @@ for p in f64 f32; do
                  h="$W/het-$p.json"; python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); json.dump([a[int(i)-1] for i in sys.argv[2].split(",")], open(sys.argv[3],"w"))' "$W/het.json" "${!pick}" "$h"; fi
              run het "$p" "${BHET:-75}" "$h" ;;
         real) run real "$p" "${BREAL:-30}" "${REAL[@]}" ;;
-        large) run large "$p" "${BLARGE:-25}" "$W/large.json" ;;
+        large) l="$W/large.json"; pick="LARGE_$p"; if [ -n "${!pick:-}" ]; then
+                 l="$W/large-$p.json"; python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); json.dump([a[int(i)-1] for i in sys.argv[2].split(",")], open(sys.argv[3],"w"))' "$W/large.json" "${!pick}" "$l"; fi
+             run large "$p" "${BLARGE:-25}" "$l" ;;
     esac; done
 done
 python3 "$(dirname "$0")/replay_adoption.py" "$W" 2>&1 | tee -a "$LOG" | head -12

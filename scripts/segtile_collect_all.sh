@@ -22,20 +22,8 @@ LIMIT=${LIMIT:-560}
 mkdir -p .dev/bin && xz -dc .dev/s38/sparsecast.xz > .dev/bin/sparsecast && chmod +x .dev/bin/sparsecast
 export BIN=$PWD/.dev/bin/sparsecast
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in *H200*) G=h200;; *) G=h100;; esac
-# Each seed's draw (scripts/device_collect.sh's variables).
-args() {
-    case $1 in
-    s1) echo "KRON=1 GENERATED=400 MIXTURES=0 MIN_NNZ=1000 MAX_NNZ=100000000";;
-    s2) echo "KRON=1 GENERATED=0 MIXTURES=0 MIN_NNZ=1000 MAX_NNZ=100000000";;
-    s3) echo "KRON=1 GENERATED=0 MIXTURES=120 MIN_NNZ=1000 MAX_NNZ=30000000";;
-    s4) echo "KRON=0 GENERATED=800 MIXTURES=200 MIN_NNZ=1000 MAX_NNZ=1000000";;
-    s5) echo "KRON=1 GENERATED=0 MIXTURES=0 MIN_NNZ=1000 MAX_NNZ=30000000";;
-    s6) echo "KRON=0 GENERATED=110 MIXTURES=60 MIN_NNZ=1000000 MAX_NNZ=40000000";;
-    s7) echo "KRON=0 GENERATED=60 MIXTURES=60 MIN_NNZ=1000000 MAX_NNZ=60000000";;
-    s8) echo "KRON=0 GENERATED=300 MIXTURES=100 MIN_NNZ=1000 MAX_NNZ=100000000";;
-    s9) echo "KRON=0 GENERATED=100 MIXTURES=300 MIN_NNZ=10000 MAX_NNZ=100000000";;
-    esac
-}
+# Each seed's draw: scripts/seed_args.sh.
+source scripts/seed_args.sh
 # The files once, unpacked into the directory the draw names them by (`mats/…`).
 mkdir -p /root/mats
 for f in .dev/s38/mats/*.mtx.xz; do
@@ -47,7 +35,7 @@ for S in ${SEEDS:-s4 s8 s9 s6 s2 s5 s1 s3 s7}; do
     left=$((LIMIT - (SECONDS - T0) - 30))
     [ $left -lt 40 ] && { echo "== $S: skipped, $left s left"; continue; }
     echo "== $S ($left s left)"
-    env $(args $S) GPU=$G TAG=-seg-$S SEED=${S#s} MATS=/root/mats MATS_SRC=/tmp/none \
+    env $(seed_args $S) GPU=$G TAG=-seg-$S SEED=${S#s} MATS=/root/mats MATS_SRC=/tmp/none \
         CONFIGS=segtile,segtile@128,segtile@512 ONLY=.dev/s38/only-seg-$G-$S.txt \
         BUDGET=$((left - 20)) timeout $((left + 10)) bash scripts/device_collect.sh 2>&1 | grep -v '^-\|^total\|^d' | tail -4
 done

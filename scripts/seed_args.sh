@@ -1,0 +1,21 @@
+# The draw of each seed of the training and scoring tables, as scripts/device_collect.sh's
+# variables (docs/ACCURACY.md; sourced by scripts/segtile_collect_all.sh and
+# scripts/device_s40.sh from the repository root): `env $(seed_args s4) … bash
+# scripts/device_collect.sh`. Seeds 1-9 were measured with the 70 shared files in the corpus
+# directory (the Kronecker expansions need them), seeds 10-14 and 21 without.
+seed_args() {
+    case $1 in
+    s1) echo "KRON=1 GENERATED=400 MIXTURES=0 MIN_NNZ=1000 MAX_NNZ=100000000";;
+    s2) echo "KRON=1 GENERATED=0 MIXTURES=0 MIN_NNZ=1000 MAX_NNZ=100000000";;
+    s3) echo "KRON=1 GENERATED=0 MIXTURES=120 MIN_NNZ=1000 MAX_NNZ=30000000";;
+    s4) echo "KRON=0 GENERATED=800 MIXTURES=200 MIN_NNZ=1000 MAX_NNZ=1000000";;
+    s5) echo "KRON=1 GENERATED=0 MIXTURES=0 MIN_NNZ=1000 MAX_NNZ=30000000";;
+    s6) echo "KRON=0 GENERATED=110 MIXTURES=60 MIN_NNZ=1000000 MAX_NNZ=40000000";;
+    s7) echo "KRON=0 GENERATED=60 MIXTURES=60 MIN_NNZ=1000000 MAX_NNZ=60000000";;
+    s8) echo "KRON=0 GENERATED=300 MIXTURES=100 MIN_NNZ=1000 MAX_NNZ=100000000";;
+    s9) echo "KRON=0 GENERATED=100 MIXTURES=300 MIN_NNZ=10000 MAX_NNZ=100000000";;
+    s10) echo "KRON=0 GENERATED=1500 MIXTURES=500 MIN_NNZ=1000 MAX_NNZ=100000000";;
+    s11|s12|s13|s14) echo "KRON=0 GENERATED=400 MIXTURES=800 MIN_NNZ=30000 MAX_NNZ=100000000";;
+    s21) echo "KRON=0 GENERATED=0 MIXTURES=0 LONG_BLOCKS=300 MIN_NNZ=10000 MAX_NNZ=15000000";;
+    esac
+}
