@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""How far the kernels let the recommendation go against cuSPARSE (docs/ACCURACY.md, session 40).
+
+    python3 scripts/kernel_bound.py data/corpus/h200-s14.jsonl.gz [data/corpus/h200-seg-s14.jsonl.gz]
+
+Per precision, over every matrix of a table (SEG-TILE's table merged where given): the geomean of
+(fastest cuSPARSE algorithm / fastest of our configurations), the matrices where ours are slower
+(and by more than 5 %), that geomean by generator family, the perfect pick's geomean against
+cuSPARSE (the faster of the two on every matrix: no model can do better), and our SELL-C-σ
+against cuSPARSE's SELL (quantiles of `sell` / `cusparse-sell`).
+"""
+import collections
+import gzip
+import json
+import math
+import sys
+
+
+def gm(v):
+    return math.exp(sum(map(math.log, v)) / len(v))
+
+
+def main():
+    table, extra = sys.argv[1], sys.argv[2:]
+    more = {}
+    for path in extra:
+        for line in gzip.open(path):
+            r = json.loads(line)
+            more.setdefault((r["matrix"], r["precision"]), []).extend(r["times"])
+    by = collections.defaultdict(list)
+    for line in gzip.open(table):
+        r = json.loads(line)
+        by[r["precision"]].append(r)
+    for prec, rows in sorted(by.items()):
+        ratio, perfect, sell = [], [], []
+        fam = collections.defaultdict(list)
+        for r in rows:
+            t = {x["config"]: x["median_s"] for x in r["times"] + more.get((r["matrix"], prec), [])
+                 if x["status"] == "ok"}
+            vendor = [v for k, v in t.items() if k.startswith("cusparse")]
+            ours = [v for k, v in t.items() if not k.startswith("cusparse")]
+            if not vendor or not ours:
+                continue
+            q = min(vendor) / min(ours)
+            ratio.append(q)
+            perfect.append(max(q, 1.0))
+            fam[r["matrix"].split("-")[2]].append(q)
+            if "sell" in t and "cusparse-sell" in t:
+                sell.append(t["sell"] / t["cusparse-sell"])
+        sell.sort()
+        print(f"{prec}: {len(ratio)} matrices; ours / cuSPARSE best: geomean {gm(ratio):.3f}, "
+              f"ours slower on {sum(q < 1 for q in ratio)} ({sum(q < 0.95 for q in ratio)} by > 5 %); "
+              f"perfect pick {gm(perfect):.3f}")
+        for k, v in sorted(fam.items()):
+            print(f"    {k:<12} {len(v):4d}  geomean {gm(v):.3f}  worst {min(v):.3f}")
+        if sell:
+            qs = [sell[int(p * (len(sell) - 1))] for p in (0.1, 0.25, 0.5, 0.75, 0.9)]
+            print("    sell / cusparse-sell, 10-25-50-75-90 %: " + " ".join(f"{x:.2f}" for x in qs))
+
+
+if __name__ == "__main__":
+    main()
