@@ -53,9 +53,9 @@ pub fn param_sets(variant: Variant) -> Vec<ParamSet> {
             }));
         }
         Variant::SegTile => {
-            // Admitting every matrix, however short its segments: the kernel's chunks then
-            // cross many rows, empty ones and runs of them (the defaults refuse most test
-            // matrices, whose rows are short).
+            // Admitting every matrix, however short its segments: the kernel then meets short
+            // segments, empty ones and runs of them (the defaults refuse most test matrices,
+            // whose rows are short).
             let every = |p: &mut FormatParams| p.segtile.min_segment = 0.0;
             sets.push(with("--segtile-min-segment 0", &|p| every(p)));
             sets.push(with("--segtile-width 1024 --segtile-min-segment 0", &|p| {

@@ -235,9 +235,9 @@ pub fn test_matrices(seed: u64, scale: usize) -> Vec<TestMatrix> {
         .collect();
     push("long-rows-wide", from_lengths(&mut rng, ncols, &lens));
 
-    // Long rows between runs of 96 empty rows, over several column tiles: SEG-TILE's flat
-    // chunks cross runs of empty segments longer than the 32 rows a warp reads at once (passed
-    // by a search, kernels/segtile.cu).
+    // Long rows between runs of 96 empty rows, over several column tiles: runs of empty
+    // segments longer than a warp's 32 rows (a SEG-TILE kernel that cuts a tile's entries into
+    // chunks, as session 40's trial did, must pass them; docs/OPTIMIZER.md).
     let ncols = 20_000 * s + 7;
     let lens: Vec<usize> = (0..3000 * s)
         .map(|i| match i % 97 {
