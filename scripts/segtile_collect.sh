@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SEG-TILE's configurations (segtile, @128, @512) on the matrices of a draw that admit it (seed
-# 12's settings by default, as seeds 11-14; seed 10: GENERATED=1500 MIXTURES=500 MIN_NNZ=1000),
+# 12's by default; each seed's draw from scripts/seed_args.sh),
 # listed in scripts/segtile-only/only-seg-GPU-SEED.txt (made from the draw's table: the matrices
 # whose mean segment reaches 32 entries in f32 or f64). Session 37, 4-42 s a seed; the tables data/corpus/GPU-seg-SEED.jsonl.gz merge with
 # GPU-SEED.jsonl.gz by matrix and precision in `train` / `score`:
@@ -15,6 +15,7 @@ export BIN=$PWD/.dev/bin/sparsecast
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in *H200*) G=h200;; *) G=h100;; esac
 left=$((LIMIT - (SECONDS - T0) - 45))
 S=${S:-s12}
-# Seed 10's draw: GENERATED=1500 MIXTURES=500 MIN_NNZ=1000 (docs/ACCURACY.md, session 24).
-GPU=$G TAG=-seg-$S SEED=${S#s} KRON=0 GENERATED=${GENERATED:-400} MIXTURES=${MIXTURES:-800} MIN_NNZ=${MIN_NNZ:-30000} MAX_NNZ=100000000 MATS=/tmp/none MATS_SRC=/tmp/none \
+# Each seed's draw (seed 10's differs from 11-14's): scripts/seed_args.sh.
+source scripts/seed_args.sh
+env $(seed_args $S) GPU=$G TAG=-seg-$S SEED=${S#s} MATS=/tmp/none MATS_SRC=/tmp/none \
   CONFIGS=segtile,segtile@128,segtile@512 ONLY=.dev/s37/only-seg-$G-$S.txt BUDGET=$((left-70)) timeout $((left+40)) bash scripts/device_collect.sh 2>&1 | tail -8

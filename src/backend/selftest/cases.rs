@@ -57,7 +57,7 @@ pub fn param_sets(variant: Variant) -> Vec<ParamSet> {
             // segments, empty ones and runs of them (the defaults refuse most test matrices,
             // whose rows are short).
             let every = |p: &mut FormatParams| p.segtile.min_segment = 0.0;
-            sets.push(with("--segtile-min-segment 0", &|p| every(p)));
+            sets.push(with("--segtile-min-segment 0", &every));
             sets.push(with("--segtile-width 1024 --segtile-min-segment 0", &|p| {
                 every(p);
                 p.segtile.width = 1024
