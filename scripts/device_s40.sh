@@ -26,14 +26,7 @@ set -u
 T0=$SECONDS
 LIMIT=${LIMIT:-570}
 D=${D:-.dev/s40}
-mkdir -p .dev/bin && xz -dc ${BINXZ:-$D/sparsecast.xz} > .dev/bin/sparsecast && chmod +x .dev/bin/sparsecast
-export BIN=$PWD/.dev/bin/sparsecast
-OUT=${OUT:-.dev/out}
-mkdir -p "$OUT"
-case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in *H200*) G=h200;; *) G=h100;; esac
-for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-    [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-done
+source scripts/device_env.sh
 # SELFTEST=0 skips the self-test; SUFFIX names the tables of a variant (TAG -seg-sN$SUFFIX), e.g.
 # SUFFIX=-l1flat SPARSECAST_NVRTC_OPTIONS="-DSC_SEG_L1_FLAT=1"; KERNELS=1 prints the assembler's
 # report (registers, spills) of the SEG-TILE kernels first.

@@ -6,6 +6,8 @@
 // (slice, chunk), lane sums added to y with atomics (y zeroed in the timed run), with the padding
 // test as a branch or as a select (padding value 0, column 0). y checked against an f64 host sum.
 //   nvcc -O3 -arch=sm_90 -std=c++17 sell_split.cu -lcusparse -o sell_split && ./sell_split
+// It #includes the shipped kernel of its time: build it at commit af4abdb (session 40). Session 41
+// shipped the split (kernels/sell.cu), which changed sell_f32/sell_f64's arguments.
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <algorithm>

@@ -32,6 +32,7 @@ pub mod partition;
 mod prepared;
 mod rowdist;
 pub mod rowdist_check;
+pub mod sell_split;
 pub mod sources;
 mod synthetic;
 pub mod timing;

@@ -21,7 +21,9 @@ pub struct ParamSet {
 
 /// The parameter sets `variant` runs with: the defaults first, then
 /// * SELL-C-σ (ours) with Lehnert et al.'s C = 512, σ = 2048 (002): slices taller than a 64- or
-///   256-thread block, sorting windows longer than most test matrices;
+///   256-thread block, sorting windows longer than most test matrices; with C = 8 and C = 40,
+///   unsorted: the split of wide slices over warps (`sell_split.rs`) with lane groups of 8 live
+///   lanes, and of 32 and 8;
 /// * ELL-BRO with slices of 32 rows (many slices, a partial last one on most matrices) and of
 ///   1000 rows (slices spanning several blocks, not a power of two);
 /// * SEG-TILE admitting every matrix (`--segtile-min-segment 0`: short segments, runs of empty
@@ -38,12 +40,20 @@ pub fn param_sets(variant: Variant) -> Vec<ParamSet> {
         ParamSet { label, params }
     };
     match variant {
-        Variant::Sell => sets.push(with("--sell-c 512 --sell-sigma 2048", &|p| {
-            p.sell = SellParams {
-                c: 512,
-                sigma: 2048,
-            }
-        })),
+        Variant::Sell => {
+            sets.push(with("--sell-c 512 --sell-sigma 2048", &|p| {
+                p.sell = SellParams {
+                    c: 512,
+                    sigma: 2048,
+                }
+            }));
+            sets.push(with("--sell-c 8 --sell-sigma 1", &|p| {
+                p.sell = SellParams { c: 8, sigma: 1 }
+            }));
+            sets.push(with("--sell-c 40 --sell-sigma 1", &|p| {
+                p.sell = SellParams { c: 40, sigma: 1 }
+            }));
+        }
         Variant::EllBro => {
             sets.push(with("--ell-bro-slice 32", &|p| {
                 p.ell_bro = EllBroParams { slice: 32 }

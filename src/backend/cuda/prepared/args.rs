@@ -24,6 +24,12 @@ pub(super) enum Arg<T> {
     Words(Dev<u64>),
     /// A 16-bit array (`const unsigned short*`: SEG-TILE's column offsets).
     Half(Dev<u16>),
+    /// An index array the kernel writes (`u32*`: SELL's arrival counters). Pushed as a shared
+    /// reference: the launch only needs its address, and the array is this launch's alone, used on
+    /// one stream.
+    Work(Dev<u32>),
+    /// A value array the kernel writes (`T*`: SELL's accumulators); as [`Arg::Work`].
+    WorkVal(Dev<T>),
 }
 
 /// One launch of a kernel `f(args…, x, y)` with `grid` blocks and no dynamic shared memory.
@@ -55,6 +61,8 @@ impl<T: DeviceRepr> Launch<T> {
                 Arg::Bytes(a) => b.arg(&**a),
                 Arg::Words(a) => b.arg(&**a),
                 Arg::Half(a) => b.arg(&**a),
+                Arg::Work(a) => b.arg(&**a),
+                Arg::WorkVal(a) => b.arg(&**a),
             };
         }
         b.arg(x).arg(y);
@@ -132,26 +140,25 @@ pub(super) fn jad<T>(
     ]
 }
 
-/// `sell_*` (kernels/sell.cu): slices of `c` rows: slice offsets and widths, the row
-/// permutation, columns and values.
+/// `sell_*` (kernels/sell.cu): `[nrows, C, split_above, units, unit blocks]`; the slice
+/// offsets and widths, the row permutation and the columns; the values; each unit's lane group and
+/// the groups (`sell_split.rs`); the groups' arrival counters and accumulators (32 a group), which
+/// the kernel writes (zeroed here; the kernel leaves the counters at zero).
 pub(super) fn sell<T>(
-    nrows: u32,
-    c: u32,
-    slice_ptr: impl Into<Dev<u32>>,
-    slice_width: impl Into<Dev<u32>>,
-    perm: impl Into<Dev<u32>>,
-    col: impl Into<Dev<u32>>,
-    val: impl Into<Dev<T>>,
+    counts: [u32; 5],
+    arrays: [Dev<u32>; 4],
+    val: Dev<T>,
+    split: [Dev<u32>; 2],
+    arrivals: Dev<u32>,
+    acc: Dev<T>,
 ) -> Vec<Arg<T>> {
-    vec![
-        Arg::U32(nrows),
-        Arg::U32(c),
-        Arg::Idx(slice_ptr.into()),
-        Arg::Idx(slice_width.into()),
-        Arg::Idx(perm.into()),
-        Arg::Idx(col.into()),
-        Arg::Val(val.into()),
-    ]
+    let mut out: Vec<Arg<T>> = counts.into_iter().map(Arg::U32).collect();
+    out.extend(arrays.into_iter().map(Arg::Idx));
+    out.push(Arg::Val(val));
+    out.extend(split.into_iter().map(Arg::Idx));
+    out.push(Arg::Work(arrivals));
+    out.push(Arg::WorkVal(acc));
+    out
 }
 
 /// `dia_*` (kernels/dia.cu): `ndiag` diagonal offsets and their values.
@@ -272,6 +279,8 @@ impl<T: DeviceRepr + Clone + Default> Launch<T> {
                     Arg::Bytes(a) => Dumped::Bytes(s.clone_dtoh(&**a).map_err(err)?),
                     Arg::Words(a) => Dumped::Words(s.clone_dtoh(&**a).map_err(err)?),
                     Arg::Half(a) => Dumped::Half(s.clone_dtoh(&**a).map_err(err)?),
+                    Arg::Work(a) => Dumped::Idx(s.clone_dtoh(&**a).map_err(err)?),
+                    Arg::WorkVal(a) => Dumped::Val(s.clone_dtoh(&**a).map_err(err)?),
                 })
             })
             .collect()

@@ -103,6 +103,9 @@ pub(super) enum DevFormat<T> {
     },
     Sell {
         c: usize,
+        /// The slices' widths on the host too: the kernel's split of wide slices is planned
+        /// from them (`sell_split.rs`).
+        widths: Vec<u32>,
         slice_ptr: Arr<u32>,
         slice_width: Arr<u32>,
         perm: Arr<u32>,
@@ -195,6 +198,7 @@ impl<T: CudaScalar> DevFormat<T> {
             },
             AnyFormat::Sell(m) => DevFormat::Sell {
                 c: m.c,
+                widths: m.slice_width.clone(),
                 slice_ptr: up(s, &m.slice_ptr)?,
                 slice_width: up(s, &m.slice_width)?,
                 perm: up(s, &m.perm)?,
@@ -363,6 +367,7 @@ impl<T: CudaScalar> DevFormat<T> {
                     c,
                     slice_ptr: up(s, &plan.slice_ptr)?,
                     slice_width: up(s, &widths)?,
+                    widths,
                     perm: up(s, &plan.perm)?,
                     col: done(col, slots),
                     val: done(val, slots),

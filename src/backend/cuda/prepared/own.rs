@@ -6,10 +6,11 @@ use super::kernel::Kernel;
 use super::merge::Merge;
 use super::on_device::{Arr, DevCoo, DevEll, DevFormat};
 use super::shared::Uploader;
-use super::{function, row_ptr_u32};
-use crate::backend::cuda::{launch, CudaBackend, CudaScalar};
+use super::{function, row_ptr_u32, upload};
+use crate::backend::cuda::{launch, sell_split, zeros, CudaBackend, CudaScalar};
 use crate::backend::Variant;
 use crate::{Csr, Error, Result};
+use std::sync::Arc;
 
 pub(super) fn own_kernel<T: CudaScalar>(
     be: &CudaBackend,
@@ -67,28 +68,22 @@ pub(super) fn own_kernel<T: CudaScalar>(
             Variant::Sell,
             Some(DevFormat::Sell {
                 c,
+                widths,
                 slice_ptr,
                 slice_width,
                 perm,
                 col,
                 val,
             }),
-        ) => Kernel::Rows(Launch {
-            f: function::<T>(be, "sell", block)?,
-            grid: launch::row_grid(nrows, block)?,
-            // C is not limited to the block (a slice may span blocks: 002 uses C = 512) nor to
-            // powers of two; a C beyond u32::MAX only passes the conversion with no entries, as
-            // one slice, which u32::MAX (≥ nrows) describes as well.
-            args: args::sell(
-                nrows as u32,
-                (*c).min(u32::MAX as usize) as u32,
-                slice_ptr.dev.clone(),
-                slice_width.dev.clone(),
-                perm.dev.clone(),
-                col.dev.clone(),
-                val.dev.clone(),
-            ),
-        }),
+        ) => sell_kernel(
+            be,
+            nrows,
+            *c,
+            widths,
+            [slice_ptr, slice_width, perm, col],
+            val,
+            block,
+        )?,
         (Variant::Dia, Some(DevFormat::Dia { offsets, val })) => Kernel::Rows(Launch {
             f: function::<T>(be, "dia", block)?,
             grid: launch::row_grid(nrows, block)?,
@@ -180,6 +175,67 @@ fn ell_kernel<T: CudaScalar>(be: &CudaBackend, m: &DevEll<T>, block: u32) -> Res
             m.width as u32,
             m.col.dev.clone(),
             m.val.dev.clone(),
+        ),
+    }))
+}
+
+/// SELL-C-σ: a thread per sorted row position, and the wide slices' width split over warps
+/// (`sell_split.rs`; the units' blocks come first in the grid). C is not limited to the block (a
+/// slice may span blocks: 002 uses C = 512) nor to powers of two; a C beyond u32::MAX only passes
+/// the conversion with no entries, as one slice, which u32::MAX (≥ nrows) describes as well.
+fn sell_kernel<T: CudaScalar>(
+    be: &CudaBackend,
+    nrows: usize,
+    c: usize,
+    widths: &[u32],
+    [slice_ptr, slice_width, perm, col]: [&Arr<u32>; 4],
+    val: &Arr<T>,
+    block: u32,
+) -> Result<Kernel<T>> {
+    let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
+    let rule = sell_split::Rule::from_env()?;
+    let split = sell_split::plan(widths, c, nrows, resident_warps, rule)?;
+    let s = &be.stream;
+    let unit_blocks = launch::blocks_for(split.units() as u64 * launch::WARP as u64, block)?;
+    let row_blocks = launch::row_grid(nrows, block)?;
+    let grid = unit_blocks
+        .checked_add(row_blocks)
+        .filter(|&g| g as u64 <= launch::MAX_GRID_X)
+        .ok_or_else(|| {
+            Error::Unsupported(format!(
+                "SELL: {unit_blocks} blocks of split slices and {row_blocks} of rows exceed the CUDA grid"
+            ))
+        })?;
+    let arrivals = zeros::<u32>(s, split.ngroups().max(1), "allocating SELL counters")?;
+    let acc = zeros::<T>(
+        s,
+        (split.ngroups() * 32).max(1),
+        "allocating SELL accumulators",
+    )?;
+    Ok(Kernel::Rows(Launch {
+        f: function::<T>(be, "sell", block)?,
+        grid,
+        args: args::sell(
+            [
+                nrows as u32,
+                c.min(u32::MAX as usize) as u32,
+                split.split_above,
+                split.units() as u32,
+                unit_blocks,
+            ],
+            [
+                slice_ptr.dev.clone(),
+                slice_width.dev.clone(),
+                perm.dev.clone(),
+                col.dev.clone(),
+            ],
+            val.dev.clone(),
+            [
+                Arc::new(upload(s, &split.unit_group)?),
+                Arc::new(upload(s, &split.groups)?),
+            ],
+            Arc::new(arrivals),
+            Arc::new(acc),
         ),
     }))
 }

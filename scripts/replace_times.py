@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Replace some configurations' times in a training table with those of a table that measured
+them again (session 41: the SELL kernel that splits wide slices, scripts/device_s41.sh).
+
+usage: python3 scripts/replace_times.py TABLE NEW [NEW ...] --configs sell,sell@128 [--out OUT]
+
+Every row of TABLE (matrix, precision) that a NEW table also holds gets NEW's times of the named
+configurations in place of its own (a configuration NEW lacks for that row is dropped from the
+row, so no time of the old kernel survives beside the new ones); rows NEW lacks keep theirs and
+are counted. The two rows must describe the same matrix (rows, columns, non-zeros) on the same
+device. Writes OUT (default: TABLE itself, atomically) and prints what changed.
+"""
+import argparse
+import gzip
+import json
+import os
+import sys
+import tempfile
+
+
+def rows(path):
+    with gzip.open(path, "rt") as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("table")
+    ap.add_argument("new", nargs="+")
+    ap.add_argument("--configs", required=True)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    configs = set(a.configs.split(","))
+    new = {}
+    for p in a.new:
+        for r in rows(p):
+            new.setdefault((r["matrix"], r["precision"]), r)
+    out, replaced, kept, dropped = [], 0, 0, 0
+    for r in rows(a.table):
+        n = new.get((r["matrix"], r["precision"]))
+        if n is None:
+            kept += sum(t["config"] in configs for t in r["times"])
+            out.append(r)
+            continue
+        shape = lambda x: (x["features"]["nrows"], x["features"]["ncols"], x["features"]["nnz"])
+        if shape(r) != shape(n) or r["device"] != n["device"]:
+            sys.exit(f"{r['matrix']} {r['precision']}: not the same matrix or device in the new table")
+        fresh = {t["config"]: t for t in n["times"] if t["config"] in configs}
+        times = []
+        for t in r["times"]:
+            if t["config"] not in configs:
+                times.append(t)
+            elif t["config"] in fresh:
+                times.append(fresh.pop(t["config"]))
+                replaced += 1
+            else:
+                dropped += 1
+        times.extend(fresh.values())
+        r["times"] = times
+        out.append(r)
+    dest = a.out or a.table
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(dest)), suffix=".tmp")
+    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+        for r in out:
+            f.write((json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n").encode())
+    os.replace(tmp, dest)
+    print(f"{dest}: {replaced} times replaced, {dropped} dropped (not measured again), "
+          f"{kept} kept (rows the new tables lack)")
+
+
+if __name__ == "__main__":
+    main()

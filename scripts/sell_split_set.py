@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""The matrices of a training table whose SELL slices the session-41 kernel splits over warps
+(src/backend/cuda/sell_split.rs, the shipped rule), from the table alone: the widest slice is the
+longest row (`max_nnz`), the work is the stored slots over 32 (from `sell`'s and
+`sell-c512-s2048`'s footprints), 132 SMs × 64 warps on both GPUs. A matrix within 10 % of the
+threshold counts as split (the C = 512 slices' last lane groups are approximated).
+
+    python3 scripts/sell_split_set.py --list TABLE > only-sell-GPU-sN.txt   # what to measure again
+    python3 scripts/sell_split_set.py --drop TABLE [TABLE ...]              # see below
+
+--drop removes the four SELL configurations' times from the rows the kernel splits (rewriting
+each table atomically): those times are the old kernel's, 1.3-400x slower than the shipped one
+(docs/PERFORMANCE.md, session 41), and a model must not learn them. Rows whose slices are not
+split keep theirs: the row path is unchanged (H200, seed 14: 114 such rows, geomean 1.001x).
+"""
+import gzip
+import json
+import math
+import os
+import sys
+import tempfile
+
+RESIDENT_WARPS = 132 * 64
+MIN_CHUNK, FILL, SKEW = 16, 0.25, 4.0
+SELL = {"sell", "sell@128", "sell@512", "sell-c512-s2048"}
+
+
+def threshold(work, groups):
+    chunk = max(MIN_CHUNK, math.ceil(work / RESIDENT_WARPS))
+    t = 2 * chunk
+    if groups >= FILL * RESIDENT_WARPS:
+        t = max(t, int(SKEW * work / groups))
+    return t
+
+
+def splits(row):
+    f = row["features"]
+    nrows, vb = f["nrows"], 4 if row["precision"] == "f32" else 8
+    fb = {t["config"]: t.get("footprint_bytes") for t in row["times"]}
+    for cfg, c in (("sell", 32), ("sell-c512-s2048", 512)):
+        b = fb.get(cfg)
+        if not b or nrows == 0:
+            continue
+        ns = -(-nrows // c)
+        slots = (b - (ns + 1) * 4 - ns * 4 - nrows * 4) / (4 + vb)
+        groups = (ns - 1) * (c // 32) + -(-(nrows - (ns - 1) * c) // 32)
+        if f["max_nnz"] > 0.9 * threshold(slots / 32, max(groups, 1)):
+            return True
+    return False
+
+
+def rows(path):
+    with gzip.open(path, "rt") as fh:
+        return [json.loads(l) for l in fh if l.strip()]
+
+
+def write(path, out):
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
+    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+        for r in out:
+            f.write((json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n").encode())
+    os.replace(tmp, path)
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ("--list", "--drop"):
+        sys.exit(__doc__)
+    if sys.argv[1] == "--list":
+        seen = []
+        for r in rows(sys.argv[2]):
+            if any(t["config"] == "sell" for t in r["times"]) and splits(r) and r["matrix"] not in seen:
+                seen.append(r["matrix"])
+        print("\n".join(seen))
+        return
+    for path in sys.argv[2:]:
+        out, dropped, hit = rows(path), 0, 0
+        for r in out:
+            if splits(r):
+                n = len(r["times"])
+                r["times"] = [t for t in r["times"] if t["config"] not in SELL]
+                dropped += n - len(r["times"])
+                hit += n > len(r["times"])
+        write(path, out)
+        print(f"{path}: {dropped} SELL times dropped from {hit} of {len(out)} rows")
+
+
+if __name__ == "__main__":
+    main()

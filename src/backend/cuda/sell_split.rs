@@ -1,0 +1,345 @@
+//! Which SELL slices the kernel (`kernels/sell.cu`) splits over several warps, and how. Pure,
+//! tested without a GPU.
+//!
+//! A warp walking a slice's whole width alone is the slice's critical path: a stack of 4·10⁵
+//! rows of 5 entries and 100 rows of 2·10⁴ ran 3.2 ms on the H200 where splitting the wide
+//! slices' width over warps ran 25 µs, and the power-law matrix 4.2 ms against 80 µs (session 40,
+//! `scripts/prototype/sell_split.cu`, docs/PERFORMANCE.md). The rule (session 41):
+//! - the work is `Σ width × lane groups` warp steps (a lane group is 32 lanes of a slice, so a
+//!   slice of C = 512 has 16);
+//! - a chunk is that work over the device's resident warps (one wave), at least [`MIN_CHUNK`]
+//!   steps: a matrix that fills the GPU with whole slices is left alone, a small or skewed one is
+//!   cut until one wave holds it;
+//! - a slice is split only where it is wider than two chunks, into `⌈width / chunk⌉` chunks of
+//!   equal length (the kernel derives each chunk's steps from the width and the count), so no
+//!   warp is left a sliver;
+//! - and, where the lane groups alone already fill a quarter of the resident warps, only where
+//!   it is also wider than 4 × the mean width (work / lane groups): a matrix of even rows that
+//!   fills the GPU is bound by bandwidth, and splitting it cost 13–26 % (session 41, H200, seed
+//!   14: 103,709 rows of 223 entries, 66.5 → 90.0 µs; 241,450 random rows of mean 92, at most
+//!   318). Where the groups fill less, every slice wider than two chunks is split: 16,701 rows
+//!   of 57 entries ran 10.2 µs whole and 6.9 µs in chunks of 16.
+//!
+//! Each split lane group costs one counter and 32 accumulators (the kernel adds the units' sums
+//! into them with atomics).
+
+use crate::{Error, Result};
+
+/// Shortest chunk a split slice's unit walks, in steps of 32 entries: a unit's additions and its
+/// count cost about one step each.
+pub const MIN_CHUNK: u32 = 16;
+
+/// Lanes of a warp.
+const LANES: usize = 32;
+
+/// The split of one matrix's SELL slices.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SellSplit {
+    /// Slices wider than this are split; the kernel's row threads skip them.
+    pub split_above: u32,
+    /// Per unit (a warp): its lane group's index into `groups`.
+    pub unit_group: Vec<u32>,
+    /// Per split lane group, 4 words: the slice, its first lane, its first unit, its chunks.
+    pub groups: Vec<u32>,
+}
+
+impl SellSplit {
+    /// Units (warps) of the split slices.
+    pub fn units(&self) -> usize {
+        self.unit_group.len()
+    }
+
+    /// Split lane groups.
+    pub fn ngroups(&self) -> usize {
+        self.groups.len() / 4
+    }
+}
+
+/// The rule's numbers: the waves of resident warps the work is cut into, the shortest chunk, the
+/// share of the resident warps below which every slice may be split, and the multiple of the
+/// mean width a slice must exceed above it. The shipped rule is one wave, [`MIN_CHUNK`], ¼ and 4;
+/// an experiment sets others through `SPARSECAST_SELL_SPLIT` (`off`, or e.g.
+/// `waves=2,min=32,fill=0.5,skew=8`), read by [`Rule::from_env`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rule {
+    /// Waves of resident warps (0: no slice is split, the kernel of session 40).
+    pub waves: f64,
+    /// Shortest chunk, steps.
+    pub min_chunk: u32,
+    /// Lane groups below this share of the resident warps: every slice wider than two chunks is
+    /// split.
+    pub fill: f64,
+    /// Above it, a slice must also be wider than this multiple of the mean width.
+    pub skew: f64,
+}
+
+impl Default for Rule {
+    fn default() -> Self {
+        Rule {
+            waves: 1.0,
+            min_chunk: MIN_CHUNK,
+            fill: 0.25,
+            skew: 4.0,
+        }
+    }
+}
+
+impl Rule {
+    /// The rule `SPARSECAST_SELL_SPLIT` names, else the default; an unreadable value is an error.
+    pub fn from_env() -> Result<Rule> {
+        match std::env::var("SPARSECAST_SELL_SPLIT") {
+            Ok(v) => Rule::parse(&v),
+            Err(_) => Ok(Rule::default()),
+        }
+    }
+
+    /// `off`, or `waves=W,min=M,fill=F,skew=S` (any part may be left out).
+    pub fn parse(v: &str) -> Result<Rule> {
+        let bad = || {
+            Error::Invalid(format!(
+                "SPARSECAST_SELL_SPLIT={v:?}: expected `off` or `waves=W,min=M,fill=F,skew=S` \
+                 (W > 0, M ≥ 1, F ≥ 0, S ≥ 0)"
+            ))
+        };
+        if v.trim() == "off" {
+            return Ok(Rule {
+                waves: 0.0,
+                ..Rule::default()
+            });
+        }
+        let mut r = Rule::default();
+        for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part.split_once('=') {
+                Some(("waves", w)) => r.waves = w.parse().map_err(|_| bad())?,
+                Some(("min", m)) => r.min_chunk = m.parse().map_err(|_| bad())?,
+                Some(("fill", f)) => r.fill = f.parse().map_err(|_| bad())?,
+                Some(("skew", k)) => r.skew = k.parse().map_err(|_| bad())?,
+                _ => return Err(bad()),
+            }
+        }
+        let finite = |x: f64| x >= 0.0 && x.is_finite();
+        let valid = r.waves > 0.0 && finite(r.waves) && finite(r.fill) && finite(r.skew);
+        if !valid || r.min_chunk == 0 {
+            return Err(bad());
+        }
+        Ok(r)
+    }
+}
+
+/// The split of slices of `c` rows with these widths (`nrows` rows in all, the last slice
+/// possibly short) for a device with `resident_warps` warps in flight, by `rule`.
+pub fn plan(
+    widths: &[u32],
+    c: usize,
+    nrows: usize,
+    resident_warps: u32,
+    rule: Rule,
+) -> Result<SellSplit> {
+    if rule.waves == 0.0 {
+        return Ok(SellSplit {
+            split_above: u32::MAX,
+            ..SellSplit::default()
+        });
+    }
+    let c = c.max(1);
+    let lane_groups = |s: usize| nrows.saturating_sub(s * c).min(c).div_ceil(LANES) as u64;
+    let work: u64 = widths
+        .iter()
+        .enumerate()
+        .map(|(s, &w)| w as u64 * lane_groups(s))
+        .sum();
+    let warps = (resident_warps.max(1) as f64 * rule.waves).max(1.0);
+    let chunk =
+        ((work as f64 / warps).ceil() as u64).clamp(rule.min_chunk as u64, u32::MAX as u64 / 2);
+    let groups: u64 = (0..widths.len()).map(lane_groups).sum();
+    let mean = work as f64 / groups.max(1) as f64;
+    let mut split_above = 2 * chunk;
+    if groups as f64 >= rule.fill * resident_warps as f64 {
+        split_above = split_above.max((rule.skew * mean).min(u32::MAX as f64) as u64);
+    }
+    let split_above = split_above.min(u32::MAX as u64) as u32;
+    let mut out = SellSplit {
+        split_above,
+        ..SellSplit::default()
+    };
+    let too_many = || {
+        Error::Unsupported(format!(
+            "SELL: the split of {} slices needs more than 2³² warps",
+            widths.len()
+        ))
+    };
+    for (s, &w) in widths.iter().enumerate() {
+        if w <= split_above {
+            continue;
+        }
+        let chunks = (w as u64).div_ceil(chunk) as u32; // ≥ 3
+        for g in 0..lane_groups(s) {
+            let q = u32::try_from(out.ngroups()).map_err(|_| too_many())?;
+            let first = u32::try_from(out.units()).map_err(|_| too_many())?;
+            out.groups.extend([
+                u32::try_from(s).map_err(|_| too_many())?,
+                (g * LANES as u64) as u32,
+                first,
+                chunks,
+            ]);
+            out.unit_group
+                .extend(std::iter::repeat(q).take(chunks as usize));
+            if out.units() > u32::MAX as usize {
+                return Err(too_many());
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The steps of a group's chunk `i` as the kernel derives them.
+    fn chunk_range(w: u32, chunks: u32, i: u32) -> (u32, u32) {
+        let len = w.div_ceil(chunks);
+        let k0 = (i * len).min(w);
+        (k0, (k0 + len).min(w))
+    }
+
+    fn check_cover(p: &SellSplit, widths: &[u32]) {
+        for q in 0..p.ngroups() {
+            let g = &p.groups[4 * q..4 * q + 4];
+            let (w, first, chunks) = (widths[g[0] as usize], g[2] as usize, g[3]);
+            assert!(chunks >= 3, "a split slice is wider than two chunks");
+            assert!(p.unit_group[first..first + chunks as usize]
+                .iter()
+                .all(|&u| u as usize == q));
+            // The chunks tile the width, each step once.
+            let mut next = 0;
+            for i in 0..chunks {
+                let (k0, k1) = chunk_range(w, chunks, i);
+                assert_eq!(k0, next);
+                next = k1;
+            }
+            assert_eq!(next, w);
+        }
+        assert_eq!(
+            p.units(),
+            (0..p.ngroups())
+                .map(|q| p.groups[4 * q + 3] as usize)
+                .sum::<usize>()
+        );
+    }
+
+    #[test]
+    fn a_full_gpu_of_even_slices_is_not_split() {
+        // 10⁶ rows of 100: 31,250 slices × 100 steps over 8,448 warps: chunks of 370.
+        let widths = vec![100u32; 31_250];
+        let p = plan(&widths, 32, 1_000_000, 8_448, Rule::default()).unwrap();
+        assert_eq!(p.split_above, 2 * 370);
+        assert_eq!((p.units(), p.ngroups()), (0, 0));
+        // 103,709 rows of 223 (session 41's banded matrix, 13-26 % slower split): 3,241 slices
+        // fill more than a quarter of the warps, and none is 4 × wider than the mean.
+        let widths = vec![223u32; 3_241];
+        let p = plan(&widths, 32, 103_709, 8_448, Rule::default()).unwrap();
+        assert_eq!((p.units(), p.split_above), (0, 4 * 223));
+        // Below a quarter (2,000 slices), every slice wider than two chunks is split.
+        let widths = vec![223u32; 2_000];
+        let p = plan(&widths, 32, 64_000, 8_448, Rule::default()).unwrap();
+        assert_eq!(p.split_above, 2 * 53);
+        assert_eq!(p.units(), 2_000 * 223usize.div_ceil(53));
+        check_cover(&p, &widths);
+    }
+
+    #[test]
+    fn a_stack_splits_only_its_wide_slices_and_covers_every_step() {
+        // 12,500 slices of 5 and 4 of 19,575 (session 40's stack): 140,800 steps over 8,448
+        // warps is 17 a warp; the 12,504 slices fill more than a quarter of the warps, so a
+        // split slice is also wider than 4 × the mean width 11.26.
+        let mut widths = vec![5u32; 12_500];
+        widths.extend([19_575u32; 4]);
+        let nrows = widths.len() * 32 - 28; // the last slice holds 4 rows
+        let p = plan(&widths, 32, nrows, 8_448, Rule::default()).unwrap();
+        assert_eq!(p.split_above, 45);
+        assert_eq!(p.ngroups(), 4);
+        assert_eq!(p.units(), 4 * 19_575usize.div_ceil(17));
+        for q in 0..4 {
+            assert_eq!(p.groups[4 * q] as usize, 12_500 + q);
+            assert_eq!(p.groups[4 * q + 1], 0);
+        }
+        check_cover(&p, &widths);
+    }
+
+    #[test]
+    fn tall_slices_split_every_lane_group_and_the_last_slice_counts_its_rows() {
+        // C = 512: 16 lane groups a slice; the last slice holds 40 rows: 2 lane groups.
+        let widths = vec![10u32, 5_000, 4_000];
+        let p = plan(&widths, 512, 1024 + 40, 1_000, Rule::default()).unwrap();
+        // Work 10·16 + 5,000·16 + 4,000·2 = 88,160 steps over 1,000 warps: chunks of 89; 34
+        // lane groups fill less than a quarter of the warps.
+        assert_eq!(p.split_above, 2 * 89);
+        assert_eq!(p.ngroups(), 16 + 2);
+        let lanes: Vec<u32> = (0..p.ngroups()).map(|q| p.groups[4 * q + 1]).collect();
+        assert_eq!(lanes[..16], (0..16).map(|g| g * 32).collect::<Vec<_>>()[..]);
+        assert_eq!(lanes[16..], [0, 32]);
+        assert!(p.groups[4 * 16] == 2 && p.groups[4 * 17] == 2);
+        assert_eq!(p.units(), 16 * 57 + 2 * 45);
+        check_cover(&p, &widths);
+        // Every unit's group starts at or before it and holds it.
+        for (u, &q) in p.unit_group.iter().enumerate() {
+            let (first, chunks) = (p.groups[4 * q as usize + 2], p.groups[4 * q as usize + 3]);
+            assert!(first as usize <= u && u < (first + chunks) as usize);
+        }
+    }
+
+    #[test]
+    fn no_slices_no_units() {
+        let p = plan(&[], 32, 0, 8_448, Rule::default()).unwrap();
+        assert_eq!(
+            (p.units(), p.ngroups(), p.split_above),
+            (0, 0, 2 * MIN_CHUNK)
+        );
+    }
+
+    #[test]
+    fn the_experiment_rules_parse_and_off_splits_nothing() {
+        let r = Rule::parse("waves=2,min=32,fill=0.5,skew=8").unwrap();
+        assert_eq!(
+            r,
+            Rule {
+                waves: 2.0,
+                min_chunk: 32,
+                fill: 0.5,
+                skew: 8.0
+            }
+        );
+        assert_eq!(Rule::parse("min=64").unwrap().waves, 1.0);
+        for bad in [
+            "waves=0",
+            "min=0",
+            "fast",
+            "waves=x",
+            "waves=inf",
+            "fill=-1",
+        ] {
+            assert!(Rule::parse(bad).is_err(), "{bad}");
+        }
+        let off = Rule::parse("off").unwrap();
+        let p = plan(&[100_000, 3], 32, 64, 8_448, off).unwrap();
+        assert_eq!((p.units(), p.split_above), (0, u32::MAX));
+        // Two waves halve the chunk (the stack's 140,800 steps with a minimum of 8: 9) but not the
+        // threshold, 4 × the mean width.
+        let mut widths = vec![5u32; 12_500];
+        widths.extend([19_575u32; 4]);
+        let r = Rule {
+            waves: 2.0,
+            min_chunk: 8,
+            ..Rule::default()
+        };
+        let p = plan(&widths, 32, widths.len() * 32, 8_448, r).unwrap();
+        assert_eq!(p.split_above, 45);
+        assert_eq!(p.units(), 4 * 19_575usize.div_ceil(9));
+        check_cover(&p, &widths);
+        // With skew 0 the threshold is two chunks, whatever the fill.
+        let r = Rule { skew: 0.0, ..r };
+        let p = plan(&widths, 32, widths.len() * 32, 8_448, r).unwrap();
+        assert_eq!(p.split_above, 18);
+    }
+}
