@@ -99,8 +99,11 @@ pub const TREES: Boost = Boost {
 /// counts for ELL and HYB only the values their kernel loads ([`ell_values`]: it skips a padding
 /// slot's value, which on a stack of short rows under a few long ones is most of the stored
 /// values) and gives the trees that share and the ELL part's capped warp steps (on the unseen
-/// draw of session 33, HYB's error on stacks correlated −0.39 with the share it skips).
-pub const VERSION: u32 = 7;
+/// draw of session 33, HYB's error on stacks correlated −0.39 with the share it skips); 8 gives
+/// our SELL-C-σ the chain of its session-41 kernel, which splits slices wider than a threshold
+/// over warps ([`sell_chain`]: the longest row up to that threshold; before, the longest row,
+/// which for a row of 10⁵ entries put the base 100–400× above the new kernel's time).
+pub const VERSION: u32 = 8;
 
 /// The share of the relative correction in the prediction (version 2; see the module doc).
 pub const RELATIVE_SHARE: f64 = 0.5;
@@ -434,6 +437,44 @@ fn chain(f: &Features, v: Variant, version: u32) -> f64 {
     (f.max_nnz as f64 / per_step as f64).ceil()
 }
 
+/// Warps in flight on the GPUs the profiles are for (132 SMs × 64 warps, H100 and H200): the
+/// split rule's device parameter as the model reads it (a profile moved to another device keeps
+/// it; the trees correct what differs).
+const RESIDENT_WARPS: u32 = 132 * 64;
+
+/// The longest chain of `cfg` (version 8: our SELL-C-σ's per [`sell_chain`], else [`chain`]).
+fn chain_of(f: &Features, cfg: &KernelConfig, version: u32) -> f64 {
+    match (version >= 8 && cfg.variant == Variant::Sell)
+        .then(|| sell_chain(f, &cfg.params.sell))
+        .flatten()
+    {
+        Some(c) => c,
+        None => chain(f, cfg.variant, version),
+    }
+}
+
+/// Our SELL-C-σ kernel's longest chain (version 8): it splits every slice wider than
+/// [`crate::backend::cuda::sell_split::threshold`] over warps, so no warp walks more steps than
+/// that; the longest row where it is shorter. `None` where the features lack the slot count of
+/// these parameters. The work is the stored slots over 32 (exact for C a multiple of 32 but for
+/// the last slice's padding lanes).
+fn sell_chain(f: &Features, p: &crate::formats::SellParams) -> Option<f64> {
+    let count = f
+        .access
+        .as_ref()?
+        .sell
+        .iter()
+        .find(|s| s.c == p.c && s.sigma == p.sigma)?;
+    let c = p.c.max(1);
+    let nslices = f.nrows.div_ceil(c);
+    let last = f.nrows - nslices.saturating_sub(1) * c;
+    let groups = (nslices.saturating_sub(1) * c.div_ceil(32) + last.div_ceil(32)) as u64;
+    let rule = crate::backend::cuda::sell_split::Rule::default();
+    let (_, split_above) =
+        crate::backend::cuda::sell_split::threshold(count.slots / 32, groups, RESIDENT_WARPS, rule);
+    Some((f.max_nnz as f64).min(split_above as f64))
+}
+
 /// The mixture of row lengths, from the log2 histogram of the features (version 5): the share
 /// of the entries in rows of at least 4, 32, 256 and 4,096 entries (a row of bucket `k ≥ 1`,
 /// lengths `[2^(k−1), 2^k)`, counted as `0.75 · 2^k` entries), the occupied buckets, and the share
@@ -478,7 +519,7 @@ fn features(
 ) -> Result<(Vec<f64>, f64, f64)> {
     let a = access(f)?;
     let b = bytes(f, cfg, vb, d.l2_bytes, version)?;
-    let steps_chain = chain(f, cfg.variant, version);
+    let steps_chain = chain_of(f, cfg, version);
     let stream = b / d.bandwidth;
     let base = (d.floor_s + stream.max(step_s * steps_chain)).ln();
     let nnz = f.nnz.max(1) as f64;
@@ -619,7 +660,7 @@ impl OwnModel {
         };
         Ok(Parts {
             bytes: b,
-            chain_s: c.step_s * chain(f, cfg.variant, self.version),
+            chain_s: c.step_s * chain_of(f, &cfg, self.version),
             correction: blended.unwrap_or(own),
             sigma: c.sigma_for(f.nnz as f64),
             steps: steps(f, cfg.variant, self.version),
@@ -808,7 +849,7 @@ fn fit_step(set: &ConfigSet<'_>, d: &Device) -> f64 {
         .examples
         .iter()
         .filter_map(|(row, y)| {
-            let c = chain(&row.features, set.config.variant, VERSION);
+            let c = chain_of(&row.features, &set.config, VERSION);
             (c >= 256.0).then(|| (y.exp() - d.floor_s).max(0.0) / c)
         })
         .collect();
@@ -1076,9 +1117,8 @@ mod tests {
         Features::compute(&crate::Csr::from_triplets(64, 64, &rows, &cols, &vals).unwrap())
     }
 
-    #[test]
-    fn the_row_mix_tells_a_stack_of_long_rows_from_uniform_rows() {
-        // 100 rows of 2 entries and one of 5,000: almost every entry in a row of ≥ 4,096.
+    /// 100 rows of 2 entries, then one of 5,000.
+    fn short_rows_and_one_long() -> Features {
         let (mut rows, mut cols) = (Vec::new(), Vec::new());
         for r in 0..101u32 {
             let len = if r == 100 { 5000 } else { 2 };
@@ -1086,8 +1126,34 @@ mod tests {
             cols.extend(0..len);
         }
         let vals = vec![1.0f64; rows.len()];
-        let f =
-            Features::compute(&crate::Csr::from_triplets(101, 5000, &rows, &cols, &vals).unwrap());
+        Features::compute(&crate::Csr::from_triplets(101, 5000, &rows, &cols, &vals).unwrap())
+    }
+
+    #[test]
+    fn sells_chain_stops_at_the_split_threshold_from_version_8() {
+        // 100 rows of 2 entries and one of 5,000, sorted in one window of 256: slices of width
+        // 5,000, 2, 2 and 2 (the last of 5 rows): 5,006 warp steps over 4 lane groups, chunks of
+        // the minimum 16, so the kernel splits what is wider than 32.
+        let f = short_rows_and_one_long();
+        let sell = KernelConfig::new(Variant::Sell);
+        assert_eq!(chain_of(&f, &sell, 8), 32.0);
+        assert_eq!(chain_of(&f, &sell, 7), 5000.0);
+        // cuSPARSE's SELL walks the whole width.
+        let vendor = KernelConfig::new(Variant::Vendor(VendorAlg::SellAlg1));
+        assert_eq!(chain_of(&f, &vendor, 8), 5000.0);
+        // Parameters whose slots the features lack: the longest row.
+        let mut odd = sell.clone();
+        odd.params.sell.c = 64;
+        assert_eq!(chain_of(&f, &odd, 8), 5000.0);
+        // 64 rows, one of 40: its slice is split too (wider than 32).
+        assert_eq!(chain_of(&one_long_row(), &sell, 8), 32.0);
+        assert_eq!(chain_of(&one_long_row(), &sell, 7), 40.0);
+    }
+
+    #[test]
+    fn the_row_mix_tells_a_stack_of_long_rows_from_uniform_rows() {
+        // 100 rows of 2 entries and one of 5,000: almost every entry in a row of ≥ 4,096.
+        let f = short_rows_and_one_long();
         let m = row_mix(&f);
         // Bucket 2 (lengths 2–3) counts 3 entries a row, bucket 13 (4,096–8,191) 6,144.
         let long = 6144.0 / (6144.0 + 300.0);

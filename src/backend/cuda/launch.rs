@@ -79,8 +79,8 @@ pub fn csr_grid(nrows: usize, threads_per_row: u32, block: u32) -> Result<u32> {
     blocks_for(nrows as u64 * threads_per_row as u64, block)
 }
 
-/// Grid of the one-thread-per-row kernels (ELL, JAD, DIA) and of SELL (one thread per sorted row
-/// position).
+/// Grid of the one-thread-per-row kernels (ELL, JAD, DIA) and of SELL's row part (one thread per
+/// sorted row position; its split slices' units add their own blocks, `sell_split.rs`).
 pub fn row_grid(nrows: usize, block: u32) -> Result<u32> {
     blocks_for(nrows as u64, block)
 }

@@ -126,6 +126,20 @@ impl Rule {
     }
 }
 
+/// The chunk and the width above which a slice is split, for `work` warp steps over `groups`
+/// lane groups on a device with `resident_warps` warps in flight, by `rule` (not `off`). Also
+/// what the `sparsecast` model reads as SELL's longest chain (`src/learn/own.rs`, version 8).
+pub fn threshold(work: u64, groups: u64, resident_warps: u32, rule: Rule) -> (u64, u32) {
+    let warps = (resident_warps.max(1) as f64 * rule.waves).max(1.0);
+    let chunk = ((work as f64 / warps).ceil() as u64).clamp(rule.min_chunk as u64, u32::MAX as u64);
+    let mean = work as f64 / groups.max(1) as f64;
+    let mut split_above = 2 * chunk;
+    if groups as f64 >= rule.fill * resident_warps as f64 {
+        split_above = split_above.max((rule.skew * mean).min(u32::MAX as f64) as u64);
+    }
+    (chunk, split_above.min(u32::MAX as u64) as u32)
+}
+
 /// The split of slices of `c` rows with these widths (`nrows` rows in all, the last slice
 /// possibly short) for a device with `resident_warps` warps in flight, by `rule`.
 pub fn plan(
@@ -148,16 +162,8 @@ pub fn plan(
         .enumerate()
         .map(|(s, &w)| w as u64 * lane_groups(s))
         .sum();
-    let warps = (resident_warps.max(1) as f64 * rule.waves).max(1.0);
-    let chunk =
-        ((work as f64 / warps).ceil() as u64).clamp(rule.min_chunk as u64, u32::MAX as u64 / 2);
     let groups: u64 = (0..widths.len()).map(lane_groups).sum();
-    let mean = work as f64 / groups.max(1) as f64;
-    let mut split_above = 2 * chunk;
-    if groups as f64 >= rule.fill * resident_warps as f64 {
-        split_above = split_above.max((rule.skew * mean).min(u32::MAX as f64) as u64);
-    }
-    let split_above = split_above.min(u32::MAX as u64) as u32;
+    let (chunk, split_above) = threshold(work, groups, resident_warps, rule);
     let mut out = SellSplit {
         split_above,
         ..SellSplit::default()
