@@ -11,16 +11,11 @@ are counted. The two rows must describe the same matrix (rows, columns, non-zero
 device. Writes OUT (default: TABLE itself, atomically) and prints what changed.
 """
 import argparse
-import gzip
-import json
 import os
 import sys
-import tempfile
 
-
-def rows(path):
-    with gzip.open(path, "rt") as f:
-        return [json.loads(l) for l in f if l.strip()]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jsonio import table_rows as rows, write_table  # noqa: E402
 
 
 def main():
@@ -59,11 +54,7 @@ def main():
         r["times"] = times
         out.append(r)
     dest = a.out or a.table
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(dest)), suffix=".tmp")
-    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
-        for r in out:
-            f.write((json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n").encode())
-    os.replace(tmp, dest)
+    write_table(dest, out)
     print(f"{dest}: {replaced} times replaced, {dropped} dropped (not measured again), "
           f"{kept} kept (rows the new tables lack)")
 

@@ -11,25 +11,19 @@ per SELL configuration and precision, the speed-up old / new (geomean, quantiles
 0.95x); then `sell`, `sell@128` and `sell@512` together by the slices' skew (longest row / mean
 slice width) and fill (slices / resident warps), the two quantities of the rule.
 """
-import gzip
-import json
 import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jsonio import table_rows  # noqa: E402
 from sell_split_set import RESIDENT_WARPS, splits  # noqa: E402
 
 CONFIGS = ["sell", "sell@128", "sell@512", "sell-c512-s2048"]
 
 
 def load(path):
-    out = {}
-    with gzip.open(path, "rt") as fh:
-        for line in fh:
-            r = json.loads(line)
-            out[(r["matrix"], r["precision"])] = r
-    return out
+    return {(r["matrix"], r["precision"]): r for r in table_rows(path)}
 
 
 def times(r):

@@ -13,12 +13,12 @@ each table atomically): those times are the old kernel's, 1.3-400x slower than t
 (docs/PERFORMANCE.md, session 41), and a model must not learn them. Rows whose slices are not
 split keep theirs: the row path is unchanged (H200, seed 14: 114 such rows, geomean 1.001x).
 """
-import gzip
-import json
 import math
 import os
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jsonio import table_rows as rows, write_table as write  # noqa: E402
 
 RESIDENT_WARPS = 132 * 64
 MIN_CHUNK, FILL, SKEW = 16, 0.25, 4.0
@@ -47,19 +47,6 @@ def splits(row):
         if f["max_nnz"] > 0.9 * threshold(slots / 32, max(groups, 1)):
             return True
     return False
-
-
-def rows(path):
-    with gzip.open(path, "rt") as fh:
-        return [json.loads(l) for l in fh if l.strip()]
-
-
-def write(path, out):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
-    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
-        for r in out:
-            f.write((json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n").encode())
-    os.replace(tmp, path)
 
 
 def main():

@@ -465,13 +465,9 @@ fn sell_chain(f: &Features, p: &crate::formats::SellParams) -> Option<f64> {
         .sell
         .iter()
         .find(|s| s.c == p.c && s.sigma == p.sigma)?;
-    let c = p.c.max(1);
-    let nslices = f.nrows.div_ceil(c);
-    let last = f.nrows - nslices.saturating_sub(1) * c;
-    let groups = (nslices.saturating_sub(1) * c.div_ceil(32) + last.div_ceil(32)) as u64;
-    let rule = crate::backend::cuda::sell_split::Rule::default();
-    let (_, split_above) =
-        crate::backend::cuda::sell_split::threshold(count.slots / 32, groups, RESIDENT_WARPS, rule);
+    use crate::backend::cuda::sell_split::{threshold, total_lane_groups, Rule};
+    let groups = total_lane_groups(f.nrows, p.c);
+    let (_, split_above) = threshold(count.slots / 32, groups, RESIDENT_WARPS, Rule::default());
     Some((f.max_nnz as f64).min(split_above as f64))
 }
 

@@ -126,6 +126,15 @@ impl Rule {
     }
 }
 
+/// Lane groups (32 lanes of a slice) of `nrows` rows in slices of `c`, the last slice possibly
+/// short: what [`threshold`]'s mean width divides by.
+pub fn total_lane_groups(nrows: usize, c: usize) -> u64 {
+    let c = c.max(1);
+    let nslices = nrows.div_ceil(c);
+    let last = nrows - nslices.saturating_sub(1) * c;
+    (nslices.saturating_sub(1) * c.div_ceil(LANES) + last.div_ceil(LANES)) as u64
+}
+
 /// The chunk and the width above which a slice is split, for `work` warp steps over `groups`
 /// lane groups on a device with `resident_warps` warps in flight, by `rule` (not `off`). Also
 /// what the `sparsecast` model reads as SELL's longest chain (`src/learn/own.rs`, version 8).
@@ -162,8 +171,7 @@ pub fn plan(
         .enumerate()
         .map(|(s, &w)| w as u64 * lane_groups(s))
         .sum();
-    let groups: u64 = (0..widths.len()).map(lane_groups).sum();
-    let (chunk, split_above) = threshold(work, groups, resident_warps, rule);
+    let (chunk, split_above) = threshold(work, total_lane_groups(nrows, c), resident_warps, rule);
     let mut out = SellSplit {
         split_above,
         ..SellSplit::default()
@@ -287,6 +295,9 @@ mod tests {
         assert_eq!(lanes[16..], [0, 32]);
         assert!(p.groups[4 * 16] == 2 && p.groups[4 * 17] == 2);
         assert_eq!(p.units(), 16 * 57 + 2 * 45);
+        assert_eq!(total_lane_groups(1024 + 40, 512), 34);
+        assert_eq!(total_lane_groups(12_504 * 32 - 28, 32), 12_504);
+        assert_eq!((total_lane_groups(0, 32), total_lane_groups(5, 40)), (0, 1));
         check_cover(&p, &widths);
         // Every unit's group starts at or before it and holds it.
         for (u, &q) in p.unit_group.iter().enumerate() {
