@@ -11,7 +11,8 @@
 #     The tables corpus-GPU-sell-sN.jsonl.gz replace the SELL times of data/corpus/GPU-sN.jsonl.gz
 #     (scripts/replace_times.py). $D/only-sell-GPU-sN.txt, where present, limits a seed to the
 #     matrices whose slices the kernel splits (scripts/sell_split_set.py); the others run the
-#     unchanged row path.
+#     unchanged row path. SELFTEST=full runs the whole `selftest --backend cuda` instead
+#     (session 42; its --json kept as selftest-full-GPU.txt.gz).
 #
 #   PROFILES=1 bash scripts/device_park.sh park
 #   SPARSECAST_NO_EMBED=1 CARGO_TARGET_DIR=/tmp/tgt-ne cargo build --release
@@ -54,7 +55,17 @@ if [ "$STEP" = trial ]; then
         SPARSECAST_SELL_SPLIT=$R collect s14 -sell-s14-${R//[=,]/} sell $((left / n))
     done
 else
-    if [ "${SELFTEST:-1}" = 1 ]; then
+    if [ "${SELFTEST:-1}" = full ]; then
+        echo "== full self-test ($G)"
+        timeout 280 "$BIN" selftest --backend cuda --json "$OUT/selftest-full-$G.json" \
+            > "$OUT/selftest-full-$G.txt" 2>&1
+        rc=$?
+        gzip -9 "$OUT/selftest-full-$G.json" && mv "$OUT/selftest-full-$G.json.gz" "$OUT/selftest-full-$G.txt.gz"
+        echo "selftest rc=$rc in $((SECONDS - T0)) s"
+        grep -i "failed\|mismatch" "$OUT/selftest-full-$G.txt" | grep -v " 0 failed" | head -5
+        tail -2 "$OUT/selftest-full-$G.txt"
+        [ $rc = 0 ] || SEEDS=""
+    elif [ "${SELFTEST:-1}" = 1 ]; then
         "$BIN" device --kernels 2>&1 | grep "sell_" | head -4
         echo "== self-test ($G)"
         timeout 150 "$BIN" selftest --backend cuda --formats sell --block-sizes ${BLOCKS:-64,256,1024} \
@@ -78,5 +89,5 @@ else
     done
 fi
 echo "total $((SECONDS - T0)) s"
-(cd "$OUT" && tar cf "s41-$STEP-$G.tar" corpus-*.jsonl.gz collect-*.log.gz $(ls selftest-*.txt 2>/dev/null) &&
-    rm -f corpus-*.jsonl.gz collect-*.log.gz selftest-*.txt; ls -la)
+(cd "$OUT" && tar cf "s41-$STEP-$G.tar" corpus-*.jsonl.gz collect-*.log.gz $(ls selftest-*.txt* 2>/dev/null) &&
+    rm -f corpus-*.jsonl.gz collect-*.log.gz selftest-*.txt*; ls -la)

@@ -30,7 +30,7 @@ def main():
     for p in a.new:
         for r in rows(p):
             new.setdefault((r["matrix"], r["precision"]), r)
-    out, replaced, kept, dropped = [], 0, 0, 0
+    out, replaced, added, kept, dropped = [], 0, 0, 0, 0
     for r in rows(a.table):
         n = new.get((r["matrix"], r["precision"]))
         if n is None:
@@ -50,12 +50,14 @@ def main():
                 replaced += 1
             else:
                 dropped += 1
+        added += len(fresh)
         times.extend(fresh.values())
         r["times"] = times
         out.append(r)
     dest = a.out or a.table
     write_table(dest, out)
-    print(f"{dest}: {replaced} times replaced, {dropped} dropped (not measured again), "
+    print(f"{dest}: {replaced} times replaced, {added} added (the row lacked them), "
+          f"{dropped} dropped (not measured again), "
           f"{kept} kept (rows the new tables lack)")
 
 
