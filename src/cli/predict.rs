@@ -8,7 +8,6 @@ use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol};
 use crate::features::Features;
 use crate::formats::{EllParams, FormatParams, HybParams};
 use crate::instrument::{synthetic, Statistic};
-use crate::matrix::generate::GeneratorSpec;
 use crate::model::accuracy::{difference_rate, summarize, Sample};
 use crate::model::{rank_with, Coverage, Model, Ranked};
 use crate::{Csr, Precision, Scalar};
@@ -30,8 +29,9 @@ use std::time::Instant;
 ///
 /// Without --profile the profile built into the binary is used (and named). Inputs are Matrix
 /// Market files (plain or gzip) or generator specs (`.json`: one spec, in the JSON that
-/// `sparsecast generate spec` reads, or an array of them); an input that cannot be read is
-/// reported and skipped, and the command exits with an error at the end naming it.
+/// `sparsecast generate spec` reads, a stack of generated parts `{"stack": [spec, …]}` as
+/// `optimize` reads it, or an array of those); an input that cannot be read is reported and
+/// skipped, and the command exits with an error at the end naming it.
 ///
 /// Examples:
 ///   sparsecast predict matrix.mtx.gz
@@ -42,7 +42,7 @@ use std::time::Instant;
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Matrix Market files or generator-spec JSON files.
+    /// Matrix Market files or generator-spec JSON files (specs, stacks, arrays of them).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     #[command(flatten)]
@@ -457,16 +457,8 @@ fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, String, Load
     for path in inputs {
         if path.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
-            let specs: Vec<GeneratorSpec> = match serde_json::from_str::<GeneratorSpec>(&text) {
-                Ok(s) => vec![s],
-                Err(_) => serde_json::from_str(&text).map_err(|e| {
-                    crate::Error::parse(
-                        path.display().to_string(),
-                        e.line() as u64,
-                        format!("expected a generator spec or an array of them: {e}"),
-                    )
-                })?,
-            };
+            let specs =
+                crate::optimize::stack::specs_from_json(&text, &path.display().to_string())?;
             for s in specs {
                 let family = family_of(&format!("gen/{}", s.name()), &Generated(s.clone()));
                 out.push((s.name(), family, Box::new(move || s.generate())));

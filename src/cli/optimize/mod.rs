@@ -13,10 +13,9 @@ mod report;
 use super::common;
 use crate::backend::{BackendKind, BackendScalar, TimingProtocol};
 use crate::formats::{EllParams, FormatParams, HybParams};
-use crate::matrix::generate::GeneratorSpec;
 use crate::optimize::{
     block_model, optimize_with_progress, BlockModel, MatrixIdentity, OptimizeOptions, Plan,
-    PlanRule, Provenance, StackSpec, DEFAULT_MAX_STRIPS,
+    PlanRule, Provenance, DEFAULT_MAX_STRIPS,
 };
 use crate::{Csr, Precision};
 use anyhow::{bail, Context};
@@ -672,31 +671,8 @@ fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<(String, Loader)>> {
     for path in inputs {
         if path.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
-            let bad = |e: serde_json::Error| {
-                crate::Error::parse(
-                    path.display().to_string(),
-                    // A spec is parsed from a `serde_json::Value`, which carries no position
-                    // (line 0): name the first line instead.
-                    e.line().max(1) as u64,
-                    format!(
-                        "expected a generator spec, {{\"stack\": [specs]}}, or an array of \
-                         those: {e}"
-                    ),
-                )
-            };
-            let v: serde_json::Value = serde_json::from_str(&text).map_err(bad)?;
-            let items = match v {
-                serde_json::Value::Array(items) => items,
-                one => vec![one],
-            };
-            for item in items {
-                if item.get("stack").is_some() {
-                    let s: StackSpec = serde_json::from_value(item).map_err(bad)?;
-                    out.push((s.name(), Box::new(move || s.generate())));
-                } else {
-                    let s: GeneratorSpec = serde_json::from_value(item).map_err(bad)?;
-                    out.push((s.name(), Box::new(move || s.generate())));
-                }
+            for s in crate::optimize::stack::specs_from_json(&text, &path.display().to_string())? {
+                out.push((s.name(), Box::new(move || s.generate())));
             }
         } else {
             let p = path.clone();
