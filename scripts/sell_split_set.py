@@ -7,6 +7,11 @@ threshold counts as split (the C = 512 slices' last lane groups are approximated
 
     python3 scripts/sell_split_set.py --list TABLE > only-sell-GPU-sN.txt   # what to measure again
     python3 scripts/sell_split_set.py --drop TABLE [TABLE ...]              # see below
+    python3 scripts/sell_split_set.py --missing OLD TABLE > only.txt         # what is left to time
+
+--missing: the split matrices of OLD (a table from before --drop, e.g. `git show
+af4abdb:data/corpus/GPU-sN.jsonl.gz`, whose SELL footprints tell the slots) whose rows in TABLE
+hold no `sell` time yet, i.e. those a budget-limited collect did not reach (session 42).
 
 --drop removes the four SELL configurations' times from the rows the kernel splits (rewriting
 each table atomically): those times are the old kernel's, 1.3-400x slower than the shipped one
@@ -50,8 +55,19 @@ def splits(row):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("--list", "--drop"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("--list", "--drop", "--missing"):
         sys.exit(__doc__)
+    if sys.argv[1] == "--missing":
+        if len(sys.argv) != 4:
+            sys.exit(__doc__)
+        timed = {r["matrix"] for r in rows(sys.argv[3]) if any(t["config"] == "sell" for t in r["times"])}
+        seen = []
+        for r in rows(sys.argv[2]):
+            m = r["matrix"]
+            if any(t["config"] == "sell" for t in r["times"]) and splits(r) and m not in timed and m not in seen:
+                seen.append(m)
+        print("\n".join(seen))
+        return
     if sys.argv[1] == "--list":
         seen = []
         for r in rows(sys.argv[2]):
