@@ -12,7 +12,7 @@
 #     (scripts/replace_times.py). $D/only-sell-GPU-sN.txt, where present, limits a seed to the
 #     matrices whose slices the kernel splits (scripts/sell_split_set.py); the others run the
 #     unchanged row path. SELFTEST=full runs the whole `selftest --backend cuda` instead
-#     (session 42; its --json kept as selftest-full-GPU.txt.gz).
+#     (session 42; its --json kept as selftest-full-GPU.json.gz).
 #
 #   PROFILES=1 bash scripts/device_park.sh park
 #   SPARSECAST_NO_EMBED=1 CARGO_TARGET_DIR=/tmp/tgt-ne cargo build --release
@@ -55,25 +55,20 @@ if [ "$STEP" = trial ]; then
         SPARSECAST_SELL_SPLIT=$R collect s14 -sell-s14-${R//[=,]/} sell $((left / n))
     done
 else
-    if [ "${SELFTEST:-1}" = full ]; then
-        echo "== full self-test ($G)"
-        timeout 280 "$BIN" selftest --backend cuda --json "$OUT/selftest-full-$G.json" \
-            > "$OUT/selftest-full-$G.txt" 2>&1
+    if [ "${SELFTEST:-1}" != 0 ]; then
+        if [ "${SELFTEST:-1}" = full ]; then   # every format (session 42)
+            name=full secs=280 args=(--json "$OUT/selftest-full-$G.json")
+        else
+            "$BIN" device --kernels 2>&1 | grep "sell_" | head -4
+            name=sell secs=150 args=(--formats sell --block-sizes "${BLOCKS:-64,256,1024}")
+        fi
+        echo "== self-test $name ($G)"
+        timeout $secs "$BIN" selftest --backend cuda "${args[@]}" > "$OUT/selftest-$name-$G.txt" 2>&1
         rc=$?
-        gzip -9 "$OUT/selftest-full-$G.json" && mv "$OUT/selftest-full-$G.json.gz" "$OUT/selftest-full-$G.txt.gz"
+        [ -f "$OUT/selftest-full-$G.json" ] && gzip -9 "$OUT/selftest-full-$G.json"
         echo "selftest rc=$rc in $((SECONDS - T0)) s"
-        grep -i "failed\|mismatch" "$OUT/selftest-full-$G.txt" | grep -v " 0 failed" | head -5
-        tail -2 "$OUT/selftest-full-$G.txt"
-        [ $rc = 0 ] || SEEDS=""
-    elif [ "${SELFTEST:-1}" = 1 ]; then
-        "$BIN" device --kernels 2>&1 | grep "sell_" | head -4
-        echo "== self-test ($G)"
-        timeout 150 "$BIN" selftest --backend cuda --formats sell --block-sizes ${BLOCKS:-64,256,1024} \
-            > "$OUT/selftest-sell-$G.txt" 2>&1
-        rc=$?
-        echo "selftest rc=$rc in $((SECONDS - T0)) s"
-        grep -i "fail\|mismatch" "$OUT/selftest-sell-$G.txt" | head -5
-        tail -3 "$OUT/selftest-sell-$G.txt"
+        grep -i "fail\|mismatch" "$OUT/selftest-$name-$G.txt" | grep -v " 0 failed" | head -5
+        tail -3 "$OUT/selftest-$name-$G.txt"
         [ $rc = 0 ] || SEEDS=""   # a kernel that fails is not timed
     fi
     mkdir -p /root/mats
@@ -89,5 +84,5 @@ else
     done
 fi
 echo "total $((SECONDS - T0)) s"
-(cd "$OUT" && tar cf "s41-$STEP-$G.tar" corpus-*.jsonl.gz collect-*.log.gz $(ls selftest-*.txt* 2>/dev/null) &&
-    rm -f corpus-*.jsonl.gz collect-*.log.gz selftest-*.txt*; ls -la)
+(cd "$OUT" && tar cf "s41-$STEP-$G.tar" corpus-*.jsonl.gz collect-*.log.gz $(ls selftest-* 2>/dev/null) &&
+    rm -f corpus-*.jsonl.gz collect-*.log.gz selftest-*; ls -la)

@@ -57,22 +57,17 @@ def splits(row):
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ("--list", "--drop", "--missing"):
         sys.exit(__doc__)
-    if sys.argv[1] == "--missing":
-        if len(sys.argv) != 4:
+    if sys.argv[1] in ("--list", "--missing"):
+        if sys.argv[1] == "--missing" and len(sys.argv) != 4:
             sys.exit(__doc__)
-        timed = {r["matrix"] for r in rows(sys.argv[3]) if any(t["config"] == "sell" for t in r["times"])}
+        timed = set()
+        if sys.argv[1] == "--missing":
+            timed = {r["matrix"] for r in rows(sys.argv[3]) if any(t["config"] == "sell" for t in r["times"])}
         seen = []
         for r in rows(sys.argv[2]):
             m = r["matrix"]
             if any(t["config"] == "sell" for t in r["times"]) and splits(r) and m not in timed and m not in seen:
                 seen.append(m)
-        print("\n".join(seen))
-        return
-    if sys.argv[1] == "--list":
-        seen = []
-        for r in rows(sys.argv[2]):
-            if any(t["config"] == "sell" for t in r["times"]) and splits(r) and r["matrix"] not in seen:
-                seen.append(r["matrix"])
         print("\n".join(seen))
         return
     for path in sys.argv[2:]:
