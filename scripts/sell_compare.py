@@ -17,7 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from jsonio import table_rows  # noqa: E402
-from sell_split_set import RESIDENT_WARPS, splits  # noqa: E402
+from sell_split_set import skew_fill, splits  # noqa: E402
 
 CONFIGS = ["sell", "sell@128", "sell@512", "sell-c512-s2048"]
 
@@ -56,16 +56,12 @@ def main():
     print("|---|---|---|---|---|---|")
     rows = []
     for k, o, n, r in pairs:
-        f = r["features"]
-        nrows, vb = f["nrows"], 4 if k[1] == "f32" else 8
-        fb = {t["config"]: t.get("footprint_bytes") for t in r["times"]}
-        if not fb.get("sell"):
+        sf = skew_fill(r)
+        if sf is None:
             continue
-        ns = -(-nrows // 32)
-        work = (fb["sell"] - (ns + 1) * 4 - ns * 4 - nrows * 4) / (4 + vb) / 32
         for cfg in CONFIGS[:3]:
             if o.get(cfg) and n.get(cfg):
-                rows.append((o[cfg] / n[cfg], f["max_nnz"] * ns / work, ns / RESIDENT_WARPS))
+                rows.append((o[cfg] / n[cfg], *sf))
     for skew in ((0, 2), (2, 4), (4, 16), (16, math.inf)):
         for fill in ((0, 0.05), (0.05, 0.15), (0.15, 0.25), (0.25, math.inf)):
             v = [x for x, s, fl in rows if skew[0] < s <= skew[1] and fill[0] <= fl < fill[1]]

@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from jsonio import table_rows  # noqa: E402
-from sell_split_set import RESIDENT_WARPS, splits  # noqa: E402
+from sell_split_set import skew_fill, splits  # noqa: E402
 
 RULES = ["shipped", "fill015", "off"]
 CONTROL = 12
@@ -38,13 +38,10 @@ def make_lists(g, out):
     for s in ("s10", "s11", "s12", "s13", "s14"):
         band, other = set(), set()
         for r in table_rows(f"data/corpus/{g}-{s}.jsonl.gz"):
-            fb = {x["config"]: x.get("footprint_bytes") for x in r["times"]}
-            if not splits(r) or not fb.get("sell"):
+            sf = skew_fill(r)
+            if not splits(r) or sf is None:
                 continue
-            f, vb = r["features"], 4 if r["precision"] == "f32" else 8
-            ns = -(-f["nrows"] // 32)
-            work = (fb["sell"] - (ns + 1) * 4 - ns * 4 - f["nrows"] * 4) / (4 + vb) / 32
-            balanced = f["max_nnz"] * ns / work <= 2 and 0.15 <= ns / RESIDENT_WARPS < 0.25
+            balanced = sf[0] <= 2 and 0.15 <= sf[1] < 0.25
             (band if balanced else other).add(r["matrix"])
         random.seed(43)
         ctrl = random.sample(sorted(other), min(len(other), CONTROL))

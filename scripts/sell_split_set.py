@@ -54,6 +54,20 @@ def splits(row):
     return False
 
 
+def skew_fill(row):
+    """The two quantities of the rule for `sell` (C = 32) from a row's stored footprint: the
+    longest row over the mean slice width (`skew`) and the slices over the resident warps
+    (`fill`); None without a `sell` footprint."""
+    f = row["features"]
+    nrows, vb = f["nrows"], 4 if row["precision"] == "f32" else 8
+    b = {t["config"]: t.get("footprint_bytes") for t in row["times"]}.get("sell")
+    if not b:
+        return None
+    ns = -(-nrows // 32)
+    work = (b - (ns + 1) * 4 - ns * 4 - nrows * 4) / (4 + vb) / 32
+    return f["max_nnz"] * ns / work, ns / RESIDENT_WARPS
+
+
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ("--list", "--drop", "--missing"):
         sys.exit(__doc__)
