@@ -8,7 +8,10 @@ Every row of TABLE (matrix, precision) that a NEW table also holds gets NEW's ti
 configurations in place of its own (a configuration NEW lacks for that row is dropped from the
 row, so no time of the old kernel survives beside the new ones); rows NEW lacks keep theirs and
 are counted. The two rows must describe the same matrix (rows, columns, non-zeros) on the same
-device. Writes OUT (default: TABLE itself, atomically) and prints what changed.
+device, else the command stops — unless --skip-different, which keeps such a row as it was and
+counts it (session 44: the draws of seeds 1-3 name 6-10 Kronecker expansions by ids whose
+expansion factor has changed since those tables were measured, so the same id is another matrix).
+Writes OUT (default: TABLE itself, atomically) and prints what changed.
 """
 import argparse
 import os
@@ -24,13 +27,15 @@ def main():
     ap.add_argument("new", nargs="+")
     ap.add_argument("--configs", required=True)
     ap.add_argument("--out")
+    ap.add_argument("--skip-different", action="store_true",
+                    help="keep rows whose new row is another matrix (count them) instead of stopping")
     a = ap.parse_args()
     configs = set(a.configs.split(","))
     new = {}
     for p in a.new:
         for r in rows(p):
             new.setdefault((r["matrix"], r["precision"]), r)
-    out, replaced, added, kept, dropped = [], 0, 0, 0, 0
+    out, replaced, added, kept, dropped, different = [], 0, 0, 0, 0, 0
     for r in rows(a.table):
         n = new.get((r["matrix"], r["precision"]))
         if n is None:
@@ -38,6 +43,11 @@ def main():
             out.append(r)
             continue
         shape = lambda x: (x["features"]["nrows"], x["features"]["ncols"], x["features"]["nnz"])
+        if (shape(r) != shape(n) or r["device"] != n["device"]) and a.skip_different:
+            different += 1
+            kept += sum(t["config"] in configs for t in r["times"])
+            out.append(r)
+            continue
         if shape(r) != shape(n) or r["device"] != n["device"]:
             sys.exit(f"{r['matrix']} {r['precision']}: not the same matrix or device in the new table")
         fresh = {t["config"]: t for t in n["times"] if t["config"] in configs}
@@ -58,7 +68,8 @@ def main():
     write_table(dest, out)
     print(f"{dest}: {replaced} times replaced, {added} added (the row lacked them), "
           f"{dropped} dropped (not measured again), "
-          f"{kept} kept (rows the new tables lack)")
+          f"{kept} kept (rows the new tables lack"
+          + (f"; {different} rows skipped: another matrix under the same id)" if different else ")"))
 
 
 if __name__ == "__main__":
