@@ -5,10 +5,14 @@
 //! included) and everything else stay as measured.
 //!
 //! The counts written: BSR's per-block-row ones (`BsrCount::max_row_blocks`,
-//! `BsrCount::warp_trips`, session 30) and the histograms of the warps by their steps
-//! (`Access::warp_hist`, session 31). The rebuilt matrix must be the measured one: its non-zeros,
-//! stored BSR blocks and summed warp steps are checked against the row's features, and a matrix
-//! that differs (or whose source is gone) is reported and its rows left as they were.
+//! `BsrCount::warp_trips`, session 30), the histograms of the warps by their steps
+//! (`Access::warp_hist`, session 31) and the warps' lane-alignment steps (`Access::align_steps`,
+//! session 44). Rows that hold the first two get the last from the rebuilt matrix's row pointers
+//! alone ([`crate::features::access::warp_counts`], no pass over the entries); the others get
+//! all three from [`Features::compute`]. The rebuilt matrix must be the measured one: its
+//! non-zeros, stored BSR blocks (where computed) and summed warp steps are checked against the
+//! row's features, and a matrix that differs (or whose source is gone) is reported and its rows
+//! left as they were.
 
 use super::table::TableRow;
 use crate::evaluate::record::SourceInfo;
@@ -75,13 +79,45 @@ pub fn rebuild(source: &SourceInfo, mats: Option<&Path>) -> Result<Csr<f64>> {
     }
 }
 
-/// Whether `row` already holds the counts this pass writes.
-fn has_counts(row: &TableRow) -> bool {
+/// Whether `row` holds the counts of the full pass (BSR's per-block-row counts, the warp
+/// histograms).
+fn has_full_counts(row: &TableRow) -> bool {
     let Some(a) = row.features.access.as_ref() else {
         return false;
     };
     let bsr = a.bsr.is_some_and(|b| b.blocks == 0 || b.warp_trips > 0);
     bsr && (row.features.nrows == 0 || !a.warp_hist.is_empty())
+}
+
+/// Whether `row` already holds every count this pass writes (a matrix with an entry has at
+/// least one alignment step).
+fn has_counts(row: &TableRow) -> bool {
+    let align = |a: &crate::features::Access| row.features.nnz == 0 || a.align_steps[0] > 0;
+    has_full_counts(row) && row.features.access.as_ref().is_some_and(align)
+}
+
+/// The counts of `a` for `rows`: the full pass where some row lacks its counts, else the warp
+/// and alignment steps from the row pointers (the rest of the access features stay `None`/empty
+/// and are not written).
+fn fresh_counts(a: &Csr<f64>, full: bool) -> crate::features::Access {
+    if full {
+        return Features::compute(a)
+            .access
+            .expect("Features::compute sets the access features");
+    }
+    let (warp_steps, align_steps) = crate::features::access::warp_counts(&a.row_ptr);
+    crate::features::Access {
+        warp_steps,
+        align_steps,
+        x_sectors_f32: 0,
+        x_sectors_f64: 0,
+        row_sectors_f64: 0,
+        cols_used: 0,
+        dia: None,
+        sell: Vec::new(),
+        bsr: None,
+        warp_hist: Vec::new(),
+    }
 }
 
 /// Write the new counts (BSR's per-block-row counts of the default block size, the warp
@@ -122,10 +158,9 @@ pub fn new_counts(
         let name = first.matrix.clone();
         tick(done, total, &name);
         done += first.features.nnz as u64;
+        let full = idx.iter().any(|&i| !has_full_counts(&rows[i]));
         let counted = rebuild(&first.source, mats).and_then(|a| {
-            let fresh = Features::compute(&a)
-                .access
-                .expect("Features::compute sets the access features");
+            let fresh = fresh_counts(&a, full);
             let stored = first.features.access.as_ref();
             let blocks = |x: Option<&crate::features::Access>| x.and_then(|x| x.bsr);
             let same_blocks = match (blocks(stored), fresh.bsr) {
@@ -152,8 +187,11 @@ pub fn new_counts(
             Ok(c) => {
                 for &i in idx {
                     if let Some(a) = rows[i].features.access.as_mut() {
-                        a.bsr = c.bsr;
-                        a.warp_hist = c.warp_hist.clone();
+                        if full {
+                            a.bsr = c.bsr;
+                            a.warp_hist = c.warp_hist.clone();
+                        }
+                        a.align_steps = c.align_steps;
                         out.rows_updated += 1;
                     }
                 }
@@ -175,11 +213,13 @@ mod tests {
     use crate::Precision;
 
     /// A row of `source` as a table collected before the counts existed holds it: its features
-    /// without BSR's per-block-row counts, one measured time.
+    /// without BSR's per-block-row counts, the warp histograms and the alignment steps, one
+    /// measured time.
     fn old_row(source: SourceInfo, a: &Csr<f64>, precision: Precision) -> TableRow {
         let mut features = Features::compute(a);
         let access = features.access.as_mut().unwrap();
         access.warp_hist.clear();
+        access.align_steps = [0, 0];
         let b = access.bsr.as_mut().unwrap();
         (b.max_row_blocks, b.warp_trips) = (0, 0);
         TableRow {
@@ -236,6 +276,9 @@ mod tests {
                 fresh_access.warp_hist
             );
             assert!(!fresh_access.warp_hist.is_empty());
+            let got = r.features.access.as_ref().unwrap().align_steps;
+            assert_eq!(got, fresh_access.align_steps);
+            assert!(got[0] > 0);
             let mut r = r.clone();
             r.features.access = b.features.access.clone();
             assert_eq!(&r, b, "only the counts change");
@@ -243,6 +286,26 @@ mod tests {
         // A second pass finds them there and rebuilds nothing.
         let again = new_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
         assert_eq!((again.already, again.rows_updated), (1, 0));
+    }
+
+    #[test]
+    fn rows_with_the_full_counts_get_the_alignment_steps_alone() {
+        // Rows of 16 entries on 4-byte elements: 2 offsets per 32 rows, so 16 lanes meet.
+        let spec: GeneratorSpec = serde_json::from_str(
+            r#"{"family":"random","rows":96,"cols":500,
+                "row_len":{"dist":"constant","nnz":16},"seed":7}"#,
+        )
+        .unwrap();
+        let a = spec.generate().unwrap();
+        let full = Features::compute(&a);
+        let mut row = old_row(SourceInfo::Generated(spec), &a, Precision::F32);
+        row.features = full.clone();
+        row.features.access.as_mut().unwrap().align_steps = [0, 0];
+        let mut rows = vec![row];
+        let out = new_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
+        assert_eq!((out.rows_updated, out.failed.len()), (1, 0));
+        assert_eq!(rows[0].features, full, "the alignment steps, nothing else");
+        assert_eq!(full.access.unwrap().align_steps, [3 * 16 * 16, 3 * 16 * 32]);
     }
 
     #[test]

@@ -50,6 +50,93 @@ pub struct Access {
     /// computed before it (session 31; `sparsecast refeature` adds it to measured tables).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warp_hist: Vec<WarpHist>,
+    /// For 4- and 8-byte elements (in that order): the sum over warps of the row-per-thread
+    /// mapping (32 consecutive rows) and over the steps `s` of each warp's loop of the largest
+    /// number of the warp's rows still in their loop (`len > s`) whose entries start at the same
+    /// byte offset modulo 128 (`row_ptr · bytes mod 128`, [`warp_align_steps`]). Each lane of a
+    /// thread-per-row kernel reads its own 128-byte line, and lines that share that offset share
+    /// the L1's 4-byte banks, so such a step is served in that many passes: rows of a constant
+    /// length that is a multiple of 8, 16 or 32 entries make every step 8, 16 or 32 passes.
+    /// Divided by `warp_steps[0]`: the mean degree of a step (1: every lane its own bank).
+    /// Invariant to a shift of every row start, so row blocks compose. Zero in features
+    /// computed before it (session 44; `sparsecast refeature` adds it to measured tables).
+    #[serde(default)]
+    pub align_steps: [u64; 2],
+}
+
+/// Element sizes of [`Access::align_steps`], in that order.
+pub const ALIGN_BYTES: [usize; 2] = [4, 8];
+
+/// The warps of one group of [`GROUP_ROWS`] rows of lengths `lens` for every mapping of
+/// [`THREADS_PER_ROW`]: `warp(mapping, steps)` for each warp (`32 / t` rows), its steps the
+/// longest row's `⌈len / t⌉` ([`Access::warp_steps`]).
+pub fn group_warps(lens: &[usize], mut warp: impl FnMut(usize, u64)) {
+    for (k, &t) in THREADS_PER_ROW.iter().enumerate() {
+        let t = t as usize;
+        for w in lens.chunks(GROUP_ROWS / t) {
+            warp(
+                k,
+                w.iter().map(|&l| l.div_ceil(t)).max().unwrap_or(0) as u64,
+            );
+        }
+    }
+}
+
+/// [`Access::warp_steps`] and [`Access::align_steps`] of a matrix from its `row_ptr` alone (the
+/// counts that need no column: what `sparsecast refeature` adds to tables measured before
+/// [`Access::align_steps`] existed, without the full pass of [`super::Features::compute`]).
+pub fn warp_counts(row_ptr: &[usize]) -> ([u64; 6], [u64; 2]) {
+    use rayon::prelude::*;
+    let nrows = row_ptr.len().saturating_sub(1);
+    (0..nrows.div_ceil(GROUP_ROWS))
+        .into_par_iter()
+        .map(|g| {
+            let ptr = &row_ptr[g * GROUP_ROWS..=((g + 1) * GROUP_ROWS).min(nrows)];
+            let lens: Vec<usize> = ptr.windows(2).map(|w| w[1] - w[0]).collect();
+            let mut steps = [0u64; 6];
+            group_warps(&lens, |k, s| steps[k] += s);
+            (steps, warp_align_steps(ptr))
+        })
+        .reduce(
+            || ([0; 6], [0; 2]),
+            |a, b| {
+                (
+                    std::array::from_fn(|k| a.0[k] + b.0[k]),
+                    [a.1[0] + b.1[0], a.1[1] + b.1[1]],
+                )
+            },
+        )
+}
+
+/// [`Access::align_steps`] of one warp of the row-per-thread mapping whose rows start at the
+/// entries `ptr[..n]` and end at `ptr[1..]` (`ptr` is a slice of `row_ptr`, at most 33 long).
+/// `O(rows · log rows)`: the rows sorted by length, longest first, each step range
+/// `(len of the next, len of this]` counts the most rows of one offset among those so far.
+pub fn warp_align_steps(ptr: &[usize]) -> [u64; 2] {
+    let n = ptr.len().saturating_sub(1);
+    debug_assert!(n <= GROUP_ROWS);
+    let mut rows = [(0usize, 0usize); GROUP_ROWS];
+    for (k, w) in ptr.windows(2).enumerate() {
+        rows[k] = (w[1] - w[0], w[0]);
+    }
+    let rows = &mut rows[..n];
+    rows.sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
+    let mut out = [0u64; 2];
+    for (e, &bytes) in ALIGN_BYTES.iter().enumerate() {
+        let mut count = [0u8; 128];
+        let mut most = 0u8;
+        for (k, &(len, start)) in rows.iter().enumerate() {
+            if len == 0 {
+                break;
+            }
+            let c = &mut count[(start * bytes) % 128];
+            *c += 1;
+            most = most.max(*c);
+            let next = rows.get(k + 1).map_or(0, |r| r.0);
+            out[e] += (len - next) as u64 * most as u64;
+        }
+    }
+    out
 }
 
 /// Buckets of a [`WarpHist`]: bucket 0 holds the warps of no step (only empty rows), bucket
@@ -222,6 +309,107 @@ mod tests {
         // t = 2: 16 rows per warp: [0..16) has row 5 → 20, [16..32) → 1, [32] → 2.
         assert_eq!(a.warp_steps[1], 23);
         assert_eq!(a.cols_used, 40);
+    }
+
+    /// Rows of constant length `len`, as a `row_ptr`.
+    fn ptr_of(lens: &[usize]) -> Vec<usize> {
+        let mut p = vec![0];
+        for &l in lens {
+            p.push(p.last().unwrap() + l);
+        }
+        p
+    }
+
+    /// [`warp_align_steps`] the slow way: every step of the warp, the most active rows of one
+    /// offset.
+    fn align_by_steps(ptr: &[usize]) -> [u64; 2] {
+        let rows: Vec<(usize, usize)> = ptr.windows(2).map(|w| (w[0], w[1] - w[0])).collect();
+        let longest = rows.iter().map(|r| r.1).max().unwrap_or(0);
+        ALIGN_BYTES.map(|e| {
+            (0..longest)
+                .map(|s| {
+                    let mut c = std::collections::HashMap::new();
+                    for &(start, len) in &rows {
+                        if len > s {
+                            *c.entry((start * e) % 128).or_insert(0u64) += 1;
+                        }
+                    }
+                    c.values().copied().max().unwrap_or(0)
+                })
+                .sum()
+        })
+    }
+
+    #[test]
+    fn align_steps_count_the_rows_that_share_an_offset_modulo_128_bytes() {
+        // 4-byte elements: rows of 32 entries start on 128-byte multiples (every lane one
+        // bank: 32 per step), of 8 on four offsets (8 per step), of 3 on 32 offsets (1).
+        // 8-byte elements: 32 → 32, 8 → 16, 3 → 2 (24-byte strides: 16 offsets).
+        for (len, deg) in [(32, [32, 32]), (8, [8, 16]), (3, [1, 2]), (33, [1, 2])] {
+            let p = ptr_of(&[len; 32]);
+            let steps = len as u64;
+            assert_eq!(warp_align_steps(&p), deg.map(|d| d * steps), "length {len}");
+        }
+        // Rows that finish leave the count: 31 rows of one entry and row 5 of 40. Step 0: rows
+        // start at entries 0..=5 and 45..=70, so 4-byte offsets (entry mod 32) meet at most
+        // twice (64..=70 on 0..=6) and 8-byte ones (entry mod 16) three times (0, 48, 64);
+        // steps 1..40 hold row 5 alone.
+        let mut lens = vec![1; 32];
+        lens[5] = 40;
+        assert_eq!(warp_align_steps(&ptr_of(&lens)), [2 + 39, 3 + 39]);
+        // Empty rows, an empty warp and a partial warp.
+        assert_eq!(warp_align_steps(&ptr_of(&[0, 0, 0])), [0, 0]);
+        assert_eq!(warp_align_steps(&[]), [0, 0]);
+        // Two rows of 16 start 64 bytes apart in 4 bytes, 128 in 8 bytes.
+        assert_eq!(warp_align_steps(&ptr_of(&[16, 0, 16])), [16, 2 * 16]);
+    }
+
+    #[test]
+    fn align_steps_agree_with_the_step_by_step_count_and_ignore_a_common_shift() {
+        let mut x = 12345u64;
+        for trial in 0..300 {
+            let n = 1 + trial % 32;
+            let lens: Vec<usize> = (0..n)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let r = (x >> 33) as usize;
+                    match trial % 3 {
+                        0 => r % 70,
+                        1 => 8 * (r % 6),
+                        _ => [0, 16, 32, 17][r % 4],
+                    }
+                })
+                .collect();
+            let p = ptr_of(&lens);
+            let want = align_by_steps(&p);
+            assert_eq!(warp_align_steps(&p), want, "lengths {lens:?}");
+            let shifted: Vec<usize> = p.iter().map(|v| v + 1000 + trial).collect();
+            assert_eq!(warp_align_steps(&shifted), want, "shifted {lens:?}");
+        }
+    }
+
+    #[test]
+    fn warp_counts_from_row_ptr_agree_with_the_full_pass() {
+        let long: Vec<u32> = (0..64).collect();
+        let mut rows: Vec<&[u32]> = vec![&[1, 2, 3, 4, 5, 6, 7, 8]; 100];
+        rows[40] = &long;
+        rows[70] = &[];
+        let m = csr(&rows, 64);
+        let a = Access::compute(&m);
+        assert_eq!(warp_counts(&m.row_ptr), (a.warp_steps, a.align_steps));
+    }
+
+    #[test]
+    fn align_steps_are_summed_over_the_warps_of_a_matrix() {
+        // 33 rows: warp 0 has row 5 of 40 and 31 of one entry (as in the test above), warp 1
+        // the row of 3.
+        let a = a_long_row_in_a_warp();
+        assert_eq!(a.align_steps, [41 + 3, 42 + 3]);
+        for e in 0..2 {
+            assert!(a.align_steps[e] >= a.warp_steps[0]);
+        }
     }
 
     #[test]

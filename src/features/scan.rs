@@ -4,9 +4,9 @@
 //! [`Scan::of`] reads the rows `[r0, r1)` of a matrix once, in groups of [`GROUP_ROWS`] rows
 //! counted from `r0` (a warp of the thread-per-row kernels): column gaps, the extreme offsets
 //! `column − row` (global rows), non-finite values, the occupied diagonals and columns (bitsets),
-//! every group's warp steps (summed, and as a histogram of the warps by their steps) and `x`
-//! sectors, every row's sectors and BSR's block columns per block row of
-//! [`BsrParams::DEFAULT_BLOCK`] rows. [`compose`] turns the scans of consecutive pieces
+//! every group's warp steps (summed, and as a histogram of the warps by their steps),
+//! lane-alignment steps ([`Access::align_steps`]) and `x` sectors, every row's sectors and BSR's
+//! block columns per block row of [`BsrParams::DEFAULT_BLOCK`] rows. [`compose`] turns the scans of consecutive pieces
 //! into the [`Features`] of their union — sums, minima/maxima, unions of the bitsets, the
 //! bandwidth from the extreme offsets shifted to the union's first row — plus what only needs the
 //! row lengths (their statistics, the HYB split, SELL-C-σ's slots).
@@ -20,8 +20,8 @@
 //! the block's entries each (`docs/OPTIMIZER.md`, "Speed").
 
 use super::access::{
-    sell_params_counted, warp_bucket, Access, WarpHist, GROUP_ROWS, THREADS_PER_ROW,
-    WARP_HIST_BUCKETS,
+    group_warps, sell_params_counted, warp_align_steps, warp_bucket, Access, WarpHist, GROUP_ROWS,
+    THREADS_PER_ROW, WARP_HIST_BUCKETS,
 };
 use super::rows::RowStats;
 use super::Features;
@@ -98,6 +98,8 @@ pub struct Scan {
     warp_steps: [u64; 6],
     /// The warps and their steps per bucket of every mapping ([`Hist`]).
     warp_hist: Hist,
+    /// [`Access::align_steps`] of the scan's warps.
+    align_steps: [u64; 2],
     x_sectors: [u64; 2],
     row_sectors_f64: u64,
     bsr: BsrCount,
@@ -149,6 +151,7 @@ struct Acc {
     nonfinite: usize,
     steps: [u64; 6],
     hist: Hist,
+    align: [u64; 2],
     sectors: [u64; 2],
     row64: u64,
     bsr: Option<BsrCount>,
@@ -171,6 +174,9 @@ impl Acc {
             *a += b;
         }
         self.hist = self.hist.merge(&o.hist);
+        for (a, b) in self.align.iter_mut().zip(o.align) {
+            *a += b;
+        }
         self.sectors[0] += o.sectors[0];
         self.sectors[1] += o.sectors[1];
         self.row64 += o.row64;
@@ -227,14 +233,13 @@ impl Scan {
                     let r0 = start + g * GROUP_ROWS;
                     let group = r0..(r0 + GROUP_ROWS).min(rows.end);
                     let lens: Vec<usize> = group.clone().map(|r| m.row_len(r)).collect();
-                    for (k, &t) in THREADS_PER_ROW.iter().enumerate() {
-                        let t = t as usize;
-                        for w in lens.chunks(GROUP_ROWS / t) {
-                            let s = w.iter().map(|&l| l.div_ceil(t)).max().unwrap_or(0) as u64;
-                            a.steps[k] += s;
-                            a.hist.add(k, s);
-                        }
-                    }
+                    group_warps(&lens, |k, s| {
+                        a.steps[k] += s;
+                        a.hist.add(k, s);
+                    });
+                    let al = warp_align_steps(&m.row_ptr[group.start..=group.end]);
+                    a.align[0] += al[0];
+                    a.align[1] += al[1];
                     buf.clear();
                     for i in group.clone() {
                         let (c, v) = m.row(i);
@@ -282,6 +287,7 @@ impl Scan {
             columns: Bits::from_atomic(cols),
             warp_steps: acc.steps,
             warp_hist: acc.hist,
+            align_steps: acc.align,
             x_sectors: acc.sectors,
             row_sectors_f64: acc.row64,
             bsr: acc.bsr.unwrap_or(BsrCount::from_row_blocks(BSR_B, [])),
@@ -339,6 +345,7 @@ pub fn compose(ncols: usize, lens: &[usize], scans: &[&Scan]) -> Features {
             .iter()
             .fold(Hist::default(), |h, s| h.merge(&s.warp_hist))
             .per_mapping(),
+        align_steps: std::array::from_fn(|e| sum(&|s| s.align_steps[e])),
     };
     Features {
         nrows,

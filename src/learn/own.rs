@@ -102,8 +102,13 @@ pub const TREES: Boost = Boost {
 /// draw of session 33, HYB's error on stacks correlated −0.39 with the share it skips); 8 gives
 /// our SELL-C-σ the chain of its session-41 kernel, which splits slices wider than a threshold
 /// over warps ([`sell_chain`]: the longest row up to that threshold; before, the longest row,
-/// which for a row of 10⁵ entries put the base 100–400× above the new kernel's time).
-pub const VERSION: u32 = 8;
+/// which for a row of 10⁵ entries put the base 100–400× above the new kernel's time); 9 gives
+/// the trees the mean lane-alignment degree of the row-per-thread warps' steps for the
+/// configuration's value size and for the 4-byte column indices ([`align_degree`]: each lane
+/// reads its own 128-byte line and lines that start at the same offset share the L1's banks; on
+/// the CV records of session 43, thread-per-row CSR was within 10 % on 91 % of matrices whose
+/// constant row length is not a multiple of 8 and on 33–69 % of those whose is).
+pub const VERSION: u32 = 9;
 
 /// The share of the relative correction in the prediction (version 2; see the module doc).
 pub const RELATIVE_SHARE: f64 = 0.5;
@@ -573,7 +578,19 @@ fn features(
             None => [l(steps(f, cfg.variant, version)), 1.0],
         });
     }
+    if version >= 9 {
+        x.extend([align_degree(a, vb), align_degree(a, 4)]);
+    }
     Ok((x, base, b))
+}
+
+/// `ln` of the mean lane-alignment degree of the row-per-thread warps' steps for elements of
+/// `bytes` (4 or 8) bytes: [`crate::features::Access::align_steps`] over
+/// [`crate::features::Access::warp_steps`]`[0]`, 0 (degree 1) for features without the count.
+fn align_degree(a: &crate::features::Access, bytes: u64) -> f64 {
+    let steps = a.warp_steps[0].max(1);
+    let align = a.align_steps[usize::from(bytes == 8)].max(steps);
+    (align as f64 / steps as f64).ln()
 }
 
 /// One configuration's prediction before the device: what [`super::transfer`] refits a device on.
@@ -1123,6 +1140,37 @@ mod tests {
         }
         let vals = vec![1.0f64; rows.len()];
         Features::compute(&crate::Csr::from_triplets(101, 5000, &rows, &cols, &vals).unwrap())
+    }
+
+    #[test]
+    fn version_9_gives_the_lane_alignment_degree_of_the_value_and_index_loads() {
+        // Rows of 8 entries: 4-byte starts fall on 4 offsets of 128 bytes (8 lanes meet), 8-byte
+        // ones on 2 (16 lanes); the trees get ln 16 (f64 values) and ln 8 (indices) last.
+        let n = 64u32;
+        let rows: Vec<u32> = (0..n).flat_map(|r| [r; 8]).collect();
+        let cols: Vec<u32> = (0..n)
+            .flat_map(|r| (0..8).map(move |k| (r + 3 * k) % n))
+            .collect();
+        let vals = vec![1.0f64; rows.len()];
+        let m = crate::Csr::from_triplets(n as usize, n as usize, &rows, &cols, &vals).unwrap();
+        let f = Features::compute(&m);
+        let a = f.access.as_ref().unwrap();
+        assert!((align_degree(a, 8) - 16f64.ln()).abs() < 1e-12);
+        assert!((align_degree(a, 4) - 8f64.ln()).abs() < 1e-12);
+        let cfg = KernelConfig::parse_label("csr-scalar").unwrap();
+        let d = Device {
+            floor_s: 2e-6,
+            bandwidth: 1e12,
+            l2_bytes: 50e6,
+        };
+        let (x9, ..) = features(&f, &cfg, 8, &d, 1e-9, 9).unwrap();
+        let (x8, ..) = features(&f, &cfg, 8, &d, 1e-9, 8).unwrap();
+        assert_eq!(x9.len(), x8.len() + 2);
+        assert_eq!(x9[x8.len()..], [align_degree(a, 8), align_degree(a, 4)]);
+        // Features without the count (stored before version 9) read as degree 1.
+        let mut old = a.clone();
+        old.align_steps = [0, 0];
+        assert_eq!(align_degree(&old, 8), 0.0);
     }
 
     #[test]
