@@ -43,12 +43,13 @@ def main():
             out.append(r)
             continue
         shape = lambda x: (x["features"]["nrows"], x["features"]["ncols"], x["features"]["nnz"])
-        if (shape(r) != shape(n) or r["device"] != n["device"]) and a.skip_different:
+        same = shape(r) == shape(n) and r["device"] == n["device"]
+        if not same and a.skip_different:
             different += 1
             kept += sum(t["config"] in configs for t in r["times"])
             out.append(r)
             continue
-        if shape(r) != shape(n) or r["device"] != n["device"]:
+        if not same:
             sys.exit(f"{r['matrix']} {r['precision']}: not the same matrix or device in the new table")
         fresh = {t["config"]: t for t in n["times"] if t["config"] in configs}
         times = []

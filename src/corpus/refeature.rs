@@ -245,6 +245,17 @@ mod tests {
         }
     }
 
+    /// A random matrix of `rows` rows of `len` entries each, and the spec that makes it.
+    fn constant_rows(rows: usize, cols: usize, len: usize, seed: u64) -> (GeneratorSpec, Csr<f64>) {
+        let spec: GeneratorSpec = serde_json::from_str(&format!(
+            r#"{{"family":"random","rows":{rows},"cols":{cols},
+                "row_len":{{"dist":"constant","nnz":{len}}},"seed":{seed}}}"#
+        ))
+        .unwrap();
+        let a = spec.generate().unwrap();
+        (spec, a)
+    }
+
     #[test]
     fn the_counts_are_written_and_nothing_else_changes() {
         let spec: GeneratorSpec = serde_json::from_str(
@@ -291,12 +302,7 @@ mod tests {
     #[test]
     fn rows_with_the_full_counts_get_the_alignment_steps_alone() {
         // Rows of 16 entries on 4-byte elements: 2 offsets per 32 rows, so 16 lanes meet.
-        let spec: GeneratorSpec = serde_json::from_str(
-            r#"{"family":"random","rows":96,"cols":500,
-                "row_len":{"dist":"constant","nnz":16},"seed":7}"#,
-        )
-        .unwrap();
-        let a = spec.generate().unwrap();
+        let (spec, a) = constant_rows(96, 500, 16, 7);
         let full = Features::compute(&a);
         let mut row = old_row(SourceInfo::Generated(spec), &a, Precision::F32);
         row.features = full.clone();
@@ -310,12 +316,7 @@ mod tests {
 
     #[test]
     fn a_matrix_that_is_not_the_measured_one_is_reported_and_left_alone() {
-        let spec: GeneratorSpec = serde_json::from_str(
-            r#"{"family":"random","rows":100,"cols":100,
-                "row_len":{"dist":"constant","nnz":4},"seed":5}"#,
-        )
-        .unwrap();
-        let a = spec.generate().unwrap();
+        let (spec, a) = constant_rows(100, 100, 4, 5);
         let mut row = old_row(SourceInfo::Generated(spec), &a, Precision::F64);
         row.features.nnz += 1; // measured on another matrix (e.g. a generator that changed)
         let gone = old_row(
