@@ -291,8 +291,9 @@ fn same_plan(p: &Plan, q: &Plan) -> bool {
 
 /// The plans `--tune` times besides the DP's own (duplicates are dropped by the caller): the DP's
 /// plan run in the other mode (its blocks overlap where they ran in sequence, or the converse),
-/// then the plan of each alternate program ([`LearnedOptions::alternates`]) in its mode. Only
-/// plans of two blocks or more. Measured, not predicted, decides among them: the concurrent
+/// then the plan of each alternate program ([`LearnedOptions::alternates`]) in its mode, then
+/// the DP's plan with one block at another block size ([`block_size_variants`], concurrent).
+/// Only plans of two blocks or more. Measured, not predicted, decides among them: the concurrent
 /// rule was fitted on few plans, and plans its DP leaves out (csr-merge branches; blocks the
 /// default per-block cost refuses) ran 1.1–1.2× faster than the best single configuration on
 /// stacks of a stencil and long rows (docs/OPTIMIZER.md sessions 8–9).
@@ -317,7 +318,51 @@ fn candidate_plans<T: crate::Scalar>(
             out.push((alt.name, p));
         }
     }
+    for blocks in block_size_variants(&opt.plan, &opt.singles) {
+        let t = blocks.iter().map(|(_, _, t)| t).sum();
+        // Concurrent: every plan the tuned answer chose on the heterogeneous sets of both GPUs
+        // in sessions 43-45 ran its blocks concurrently.
+        let p = plan_of(m, source, by, &blocks, t, Overlap::Concurrent)?;
+        out.push(("the DP's plan, one block at another block size", p));
+    }
     Ok(out)
+}
+
+/// The DP's plan (two blocks or more) with one block's configuration at another CUDA block size
+/// of the same kernel and format parameters among the model's configurations, one variant per
+/// (block, block size); predicted times stay the DP's. For `--tune`: a block's best block size
+/// alone need not be its best beside the other blocks — measured on the H100 (f32, the stencil +
+/// 200 long rows stack, docs/OPTIMIZER.md session 45), `dia` + `segtile@512` ran 40.2 µs where
+/// `dia` + `segtile` ran 54.1 µs, though alone the two `segtile` blocks differ by 4.4 µs.
+fn block_size_variants(
+    plan: &[LearnedBlock],
+    singles: &[SinglePrediction],
+) -> Vec<Vec<(Range<usize>, KernelConfig, f64)>> {
+    if plan.len() < 2 {
+        return Vec::new();
+    }
+    let base = triples(plan);
+    let mut out = Vec::new();
+    for (i, b) in plan.iter().enumerate() {
+        let mut sizes: Vec<u32> = singles
+            .iter()
+            .map(|s| &s.config)
+            .filter(|c| {
+                c.variant == b.config.variant
+                    && c.params == b.config.params
+                    && c.block_size != b.config.block_size
+            })
+            .map(|c| c.block_size)
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        for bs in sizes {
+            let mut v = base.clone();
+            v[i].1.block_size = bs;
+            out.push(v);
+        }
+    }
+    out
 }
 
 /// Time a plan in its mode (checked against the reference first): (warm mean, blocks alone).
@@ -1071,5 +1116,53 @@ pub fn print_summary(s: &LearnedSummary) {
             s.calibration_samples,
             b * 1e6
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(rows: Range<usize>, label: &str) -> LearnedBlock {
+        LearnedBlock {
+            rows,
+            nnz: 10,
+            config: KernelConfig::parse_label(label).unwrap(),
+            predicted: 1e-6,
+            sigma: 0.0,
+            bandwidth_s: None,
+        }
+    }
+
+    fn single(label: &str) -> SinglePrediction {
+        SinglePrediction {
+            config: KernelConfig::parse_label(label).unwrap(),
+            seconds: Some(1e-6),
+            sigma: None,
+            note: String::new(),
+        }
+    }
+
+    fn labels(v: &[(Range<usize>, KernelConfig, f64)]) -> Vec<String> {
+        v.iter().map(|(_, c, _)| c.label()).collect()
+    }
+
+    #[test]
+    fn block_size_variants_change_one_block_to_each_other_size_of_its_kernel() {
+        let singles: Vec<_> = ["segtile", "segtile@512", "segtile@128", "dia", "sell@512"]
+            .iter()
+            .map(|l| single(l))
+            .collect();
+        let plan = [block(0..64, "dia"), block(64..96, "segtile")];
+        let v = block_size_variants(&plan, &singles);
+        // `dia` has no other block size here; `segtile` has two: 128 and 512, in that order.
+        assert_eq!(v.len(), 2);
+        assert_eq!(labels(&v[0]), ["dia", "segtile@128"]);
+        assert_eq!(labels(&v[1]), ["dia", "segtile@512"]);
+        // Rows and predictions stay the DP's.
+        assert_eq!(v[1][1].0, 64..96);
+        assert_eq!(v[1][1].2, 1e-6);
+        // A one-block plan has no variants.
+        assert!(block_size_variants(&plan[..1], &singles).is_empty());
     }
 }
