@@ -443,8 +443,8 @@ fn our_model_answers_with_its_reason_and_the_answer_runs() {
 
 /// `--tune` times more plans than the DP's: the same blocks run the other way (concurrently:
 /// serial is the default), and the plans of the alternate rules (the concurrent rule, blocks
-/// costing one launch floor); each is labelled, checked and timed, and the answer is the
-/// fastest measured, with its blocks.
+/// costing one launch floor), then the DP's plan with one block at another block size; each is
+/// labelled, checked and timed, and the answer is the fastest measured, with its blocks.
 #[test]
 fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
     // A 2-D stencil (DIA) on top of 100 long random rows: the DP cuts it with free blocks.
@@ -486,8 +486,19 @@ fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
         format!("plan #2 ({n} blocks, concurrent; the DP's plan)"),
         "{t}"
     );
-    // At most the three alternates more (no cuSPARSE blocks on the CPU), numbered in turn.
-    assert!(plans.len() <= 5, "{t}");
+    // At most the three alternates more (no cuSPARSE blocks on the CPU), then the DP's plan
+    // with one block at another block size, concurrently: every plan numbered in turn.
+    let variant =
+        format!("{n} blocks, concurrent; the DP's plan, one block at another block size)");
+    let variants = plans.iter().filter(|l| l.ends_with(&variant)).count();
+    assert!(variants >= 1, "no block-size variant: {t}");
+    assert!(plans.len() - variants <= 5, "{t}");
+    assert!(
+        plans[plans.len() - variants..]
+            .iter()
+            .all(|l| l.ends_with(&variant)),
+        "the variants come last: {t}"
+    );
     for (k, l) in plans.iter().enumerate().skip(1) {
         assert!(l.starts_with(&format!("plan #{} (", k + 1)), "{t}");
     }
