@@ -318,10 +318,13 @@ fn candidate_plans<T: crate::Scalar>(
             out.push((alt.name, p));
         }
     }
+    // Concurrent: every plan the tuned answer chose on the heterogeneous sets of both GPUs in
+    // sessions 43-45 ran its blocks concurrently. Predicted by that mode's default rule, as the
+    // DP's plan in the other mode above.
+    let concurrent = PlanRule::for_overlap(Overlap::Concurrent, opt.rule.floor_s);
     for blocks in block_size_variants(&opt.plan, &opt.singles) {
-        let t = blocks.iter().map(|(_, _, t)| t).sum();
-        // Concurrent: every plan the tuned answer chose on the heterogeneous sets of both GPUs
-        // in sessions 43-45 ran its blocks concurrently.
+        let times: Vec<f64> = blocks.iter().map(|(_, _, t)| *t).collect();
+        let t = concurrent.plan_time(&times);
         let p = plan_of(m, source, by, &blocks, t, Overlap::Concurrent)?;
         out.push(("the DP's plan, one block at another block size", p));
     }
