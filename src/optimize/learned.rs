@@ -150,7 +150,17 @@ pub struct LearnedBlock {
     /// Its bytes (format, x, y) at the device's bandwidth ceiling, seconds (`None`: unknown or
     /// not needed: a serial rule); reported only, not part of the plan's time ([`super::rule`]).
     pub bandwidth_s: Option<f64>,
+    /// The next-fastest configurations predicted on the same rows among the candidates its
+    /// program admits (up to [`RUNNERS_UP`], fastest first, with their predicted times alone,
+    /// seconds); empty for a block not from the DP. For `optimize --tune`, which times the plan
+    /// with one block at each of them.
+    pub runners_up: Vec<(KernelConfig, f64)>,
 }
+
+/// How many runners-up each block of a DP plan keeps ([`LearnedBlock::runners_up`]). Two: each
+/// costs one plan timing per block under `--tune` (a few hundred ms), and a DP plan has 2–4
+/// blocks.
+pub const RUNNERS_UP: usize = 2;
 
 /// A plan of the DP and its predicted time by its rule, seconds.
 pub type SolvedPlan = (Vec<LearnedBlock>, f64);
@@ -199,6 +209,7 @@ impl LearnedOptimum {
                 predicted: s.seconds.unwrap_or(f64::NAN),
                 sigma: s.sigma.unwrap_or(0.0),
                 bandwidth_s: None,
+                runners_up: Vec::new(),
             }],
             _ => self.plan.clone(),
         }
@@ -378,6 +389,14 @@ pub fn optimize_learned<T: Scalar>(
             .iter()
             .map(|b| {
                 let (t, s) = e[b.first][b.last - b.first][b.config];
+                let mut runners_up: Vec<(KernelConfig, f64)> = (0..cand.len())
+                    .filter(|&k| k != b.config)
+                    .map(|k| (k, alone(b.first, b.last, k)))
+                    .filter(|(_, t)| t.is_finite())
+                    .map(|(k, t)| (all[cand[k]].clone(), t))
+                    .collect();
+                runners_up.sort_by(|x, y| x.1.total_cmp(&y.1));
+                runners_up.truncate(RUNNERS_UP);
                 LearnedBlock {
                     rows: cuts[b.first]..cuts[b.last + 1],
                     nnz: nnz_of(b.first, b.last) as usize,
@@ -386,6 +405,7 @@ pub fn optimize_learned<T: Scalar>(
                     sigma: s.unwrap_or(0.0),
                     bandwidth_s: Some(beta[b.first][b.last - b.first][b.config])
                         .filter(|b| concurrent && b.is_finite()),
+                    runners_up,
                 }
             })
             .collect();

@@ -139,6 +139,17 @@ fn every_block_is_predicted_on_its_own_rows_and_the_plan_pays() {
     for b in &opt.plan {
         let f = Features::compute(&a.slice_rows(b.rows.start, b.rows.end));
         assert_eq!(b.predicted, model.predict_config(&f, &b.config).unwrap());
+        // Its runners-up: the next-fastest non-vendor candidates on the same rows, fastest
+        // first, each with its own prediction there (the toy has 3 non-vendor candidates).
+        assert_eq!(b.runners_up.len(), 2, "{:?}", b.runners_up);
+        assert!(b
+            .runners_up
+            .iter()
+            .all(|(c, _)| c != &b.config && !c.variant.is_vendor()));
+        assert!(b.runners_up[0].1 <= b.runners_up[1].1);
+        for (c, t) in &b.runners_up {
+            assert_eq!(*t, model.predict_config(&f, c).unwrap());
+        }
     }
     let times: Vec<f64> = opt.plan.iter().map(|b| b.predicted).collect();
     assert!((opt.plan_predicted - opts.rule.plan_time(&times)).abs() < 1e-15);

@@ -292,17 +292,19 @@ fn same_plan(p: &Plan, q: &Plan) -> bool {
 /// The plans `--tune` times besides the DP's own (duplicates are dropped by the caller): the DP's
 /// plan run in the other mode (its blocks overlap where they ran in sequence, or the converse),
 /// then the plan of each alternate program ([`LearnedOptions::alternates`]) in its mode, then
-/// the DP's plan with one block at another block size ([`block_size_variants`], concurrent).
-/// Only plans of two blocks or more. Measured, not predicted, decides among them: the concurrent
-/// rule was fitted on few plans, and plans its DP leaves out (csr-merge branches; blocks the
-/// default per-block cost refuses) ran 1.1–1.2× faster than the best single configuration on
-/// stacks of a stencil and long rows (docs/OPTIMIZER.md sessions 8–9).
+/// the DP's plan's [`variants`] (concurrent). Only plans of two blocks or more. Measured, not
+/// predicted, decides among them: the concurrent rule was fitted on few plans, and plans its DP
+/// leaves out (csr-merge branches; blocks the default per-block cost refuses) ran 1.1–1.2×
+/// faster than the best single configuration on stacks of a stencil and long rows
+/// (docs/OPTIMIZER.md sessions 8–9). Each comes with its blocks where its own variants are yet
+/// to be tried (`None`: the DP's plan in the other mode, whose variants are here), for the
+/// caller's further rounds ([`TUNE_ROUNDS`]).
 fn candidate_plans<T: crate::Scalar>(
     m: &Csr<T>,
     source: &str,
     by: &Provenance,
     opt: &LearnedOptimum,
-) -> anyhow::Result<Vec<(&'static str, Plan)>> {
+) -> anyhow::Result<Vec<Candidate>> {
     let mut out = Vec::new();
     if opt.plan.len() >= 2 {
         let other = opt.rule.overlap.other();
@@ -310,41 +312,74 @@ fn candidate_plans<T: crate::Scalar>(
         let times: Vec<f64> = opt.plan.iter().map(|b| b.predicted).collect();
         let t = PlanRule::for_overlap(other, opt.rule.floor_s).plan_time(&times);
         let p = plan_of(m, source, by, &triples(&opt.plan), t, other)?;
-        out.push(("the DP's plan", p));
+        out.push(("the DP's plan", p, None));
     }
     for (alt, solved) in &opt.alternates {
         if let Some((blocks, t)) = solved.as_ref().filter(|(b, _)| b.len() >= 2) {
             let p = plan_of(m, source, by, &triples(blocks), *t, alt.rule.overlap)?;
-            out.push((alt.name, p));
+            out.push((alt.name, p, Some(blocks.clone())));
         }
     }
-    // Concurrent: every plan the tuned answer chose on the heterogeneous sets of both GPUs in
-    // sessions 43-45 ran its blocks concurrently. Predicted by that mode's default rule, as the
-    // DP's plan in the other mode above.
+    let names = [
+        "the DP's plan, one block at another block size",
+        "the DP's plan, one block at its runner-up",
+    ];
+    out.extend(variant_plans(m, source, by, opt, &opt.plan, names)?);
+    Ok(out)
+}
+
+/// A candidate plan of `--tune`: what it is, the plan, and its blocks where its own variants are
+/// yet to be tried.
+type Candidate = (&'static str, Plan, Option<Vec<LearnedBlock>>);
+
+/// How many times `--tune` tries the variants of the fastest plan measured so far, after the
+/// first candidates ([`candidate_plans`], which hold the DP's plan's variants): a local search by
+/// measurement, one block changed per step; it stops early where the fastest plan's variants
+/// were tried (the DP's plan's are in the first round). Two: measured on both GPUs'
+/// heterogeneous sets (docs/OPTIMIZER.md session 46), the fastest plans were up to two changes
+/// from the first candidates (H100 f64 rajat19 Kronecker stack: a runner-up variant of an
+/// alternate's plan, 1.12×, where the first round alone (run b) answered the best single).
+pub const TUNE_ROUNDS: usize = 2;
+
+/// The [`variants`] of `blocks` as plans, concurrent (every plan the tuned answer chose on the
+/// heterogeneous sets of both GPUs in sessions 43–45 ran its blocks concurrently), predicted by
+/// that mode's default rule; `names` says what each kind is (block size, runner-up).
+fn variant_plans<T: crate::Scalar>(
+    m: &Csr<T>,
+    source: &str,
+    by: &Provenance,
+    opt: &LearnedOptimum,
+    blocks: &[LearnedBlock],
+    names: [&'static str; 2],
+) -> anyhow::Result<Vec<Candidate>> {
     let concurrent = PlanRule::for_overlap(Overlap::Concurrent, opt.rule.floor_s);
-    for blocks in block_size_variants(&opt.plan, &opt.singles) {
-        let times: Vec<f64> = blocks.iter().map(|(_, _, t)| *t).collect();
+    let mut out = Vec::new();
+    for (kind, v) in variants(blocks, &opt.singles) {
+        let times: Vec<f64> = v.iter().map(|b| b.predicted).collect();
         let t = concurrent.plan_time(&times);
-        let p = plan_of(m, source, by, &blocks, t, Overlap::Concurrent)?;
-        out.push(("the DP's plan, one block at another block size", p));
+        let p = plan_of(m, source, by, &triples(&v), t, Overlap::Concurrent)?;
+        out.push((names[kind], p, Some(v)));
     }
     Ok(out)
 }
 
-/// The DP's plan (two blocks or more) with one block's configuration at another CUDA block size
-/// of the same kernel and format parameters among the model's configurations, one variant per
-/// (block, block size); predicted times stay the DP's. For `--tune`: a block's best block size
-/// alone need not be its best beside the other blocks — measured on the H100 (f32, the stencil +
-/// 200 long rows stack, docs/OPTIMIZER.md session 45), `dia` + `segtile@512` ran 40.2 µs where
-/// `dia` + `segtile` ran 54.1 µs, though alone the two `segtile` blocks differ by 4.4 µs.
-fn block_size_variants(
+/// A plan of two blocks or more with one block changed, each change once: first to another CUDA
+/// block size of the same kernel and format parameters among the model's configurations (kind
+/// 0; predicted time kept), then to each of its runners-up ([`LearnedBlock::runners_up`]: the
+/// next-fastest predicted on the same rows; kind 1; the runner-up's predicted time, and the
+/// replaced configuration becomes a runner-up of the block). For `--tune`: a block's
+/// configuration is chosen by its time alone, and beside the other blocks (sharing the L2 and the
+/// SMs when concurrent) the order of close candidates can change — measured on the H100 (f32,
+/// the stencil + 200 long rows stack, docs/OPTIMIZER.md session 45), `dia` + `segtile@512` ran
+/// 40.2 µs where `dia` + `segtile` ran 54.1 µs, though alone the two `segtile` blocks differ by
+/// 4.4 µs; the H100's plans ran up to 1.5× their blocks' times alone.
+fn variants(
     plan: &[LearnedBlock],
     singles: &[SinglePrediction],
-) -> Vec<Vec<(Range<usize>, KernelConfig, f64)>> {
+) -> Vec<(usize, Vec<LearnedBlock>)> {
     if plan.len() < 2 {
         return Vec::new();
     }
-    let base = triples(plan);
     let mut out = Vec::new();
     for (i, b) in plan.iter().enumerate() {
         let mut sizes: Vec<u32> = singles
@@ -360,9 +395,26 @@ fn block_size_variants(
         sizes.sort_unstable();
         sizes.dedup();
         for bs in sizes {
-            let mut v = base.clone();
-            v[i].1.block_size = bs;
-            out.push(v);
+            let mut v = plan.to_vec();
+            v[i].config.block_size = bs;
+            out.push((0, v));
+        }
+    }
+    for (i, b) in plan.iter().enumerate() {
+        for (c, t) in &b.runners_up {
+            let mut v = plan.to_vec();
+            let mut runners_up: Vec<(KernelConfig, f64)> = b
+                .runners_up
+                .iter()
+                .filter(|(r, _)| r != c)
+                .cloned()
+                .chain(std::iter::once((b.config.clone(), b.predicted)))
+                .collect();
+            runners_up.sort_by(|x, y| x.1.total_cmp(&y.1));
+            v[i].config = c.clone();
+            v[i].predicted = *t;
+            v[i].runners_up = runners_up;
+            out.push((1, v));
         }
     }
     out
@@ -633,13 +685,24 @@ fn measure_all<T: BackendScalar>(
         // the shortlist in prediction order.
         let mut plans: Vec<Plan> = Vec::new();
         let mut timed: Vec<(String, Option<f64>)> = Vec::new();
+        // Each plan's blocks where its variants are yet to be tried (`None`: tried or queued).
+        let mut untried: Vec<Option<Vec<LearnedBlock>>> = Vec::new();
         if let Some(p) = &dp_plan {
             timed.push((plan_label(p, None), out.plan_seconds));
             plans.push(p.clone());
+            untried.push(None);
         }
-        for (why, p) in candidate_plans(m, source, by, opt)? {
+        // Time one more candidate plan (unless it is one already timed) into plans / timed /
+        // untried.
+        type Lists<'l> = (
+            &'l mut Vec<Plan>,
+            &'l mut Vec<(String, Option<f64>)>,
+            &'l mut Vec<Option<Vec<LearnedBlock>>>,
+        );
+        let mut time_one = |(why, p, blocks): Candidate, l: Lists| {
+            let (plans, timed, untried) = l;
             if plans.iter().any(|q| same_plan(q, &p)) {
-                continue;
+                return;
             }
             let t = match time_plan(be.as_ref(), m, &p, &x, &reference, protocol) {
                 Ok((t, _, err)) => {
@@ -656,6 +719,28 @@ fn measure_all<T: BackendScalar>(
             };
             timed.push((plan_label(&p, Some((plans.len() + 1, why))), t));
             plans.push(p);
+            untried.push(blocks);
+        };
+        for c in candidate_plans(m, source, by, opt)? {
+            time_one(c, (&mut plans, &mut timed, &mut untried));
+        }
+        // Further rounds: the variants of the fastest plan so far, while it has untried ones.
+        for _ in 0..TUNE_ROUNDS {
+            let fastest = timed
+                .iter()
+                .enumerate()
+                .filter_map(|(k, (_, t))| t.map(|t| (k, t)))
+                .min_by(|x, y| x.1.total_cmp(&y.1));
+            let Some(blocks) = fastest.and_then(|(k, _)| untried[k].take()) else {
+                break;
+            };
+            let names = [
+                "the fastest plan so far, one block at another block size",
+                "the fastest plan so far, one block at its runner-up",
+            ];
+            for c in variant_plans(m, source, by, opt, &blocks, names)? {
+                time_one(c, (&mut plans, &mut timed, &mut untried));
+            }
         }
         for &i in short {
             let j = timed_idx.iter().position(|&t| t == i);
@@ -1134,6 +1219,7 @@ mod tests {
             predicted: 1e-6,
             sigma: 0.0,
             bandwidth_s: None,
+            runners_up: Vec::new(),
         }
     }
 
@@ -1146,26 +1232,59 @@ mod tests {
         }
     }
 
-    fn labels(v: &[(Range<usize>, KernelConfig, f64)]) -> Vec<String> {
-        v.iter().map(|(_, c, _)| c.label()).collect()
+    fn labels(v: &[LearnedBlock]) -> Vec<String> {
+        v.iter().map(|b| b.config.label()).collect()
     }
 
     #[test]
-    fn block_size_variants_change_one_block_to_each_other_size_of_its_kernel() {
+    fn variants_change_one_block_to_each_other_block_size_then_to_each_runner_up() {
         let singles: Vec<_> = ["segtile", "segtile@512", "segtile@128", "dia", "sell@512"]
             .iter()
             .map(|l| single(l))
             .collect();
-        let plan = [block(0..64, "dia"), block(64..96, "segtile")];
-        let v = block_size_variants(&plan, &singles);
-        // `dia` has no other block size here; `segtile` has two: 128 and 512, in that order.
-        assert_eq!(v.len(), 2);
-        assert_eq!(labels(&v[0]), ["dia", "segtile@128"]);
-        assert_eq!(labels(&v[1]), ["dia", "segtile@512"]);
-        // Rows and predictions stay the DP's.
-        assert_eq!(v[1][1].0, 64..96);
-        assert_eq!(v[1][1].2, 1e-6);
+        let mut a = block(0..64, "dia");
+        a.runners_up = vec![(KernelConfig::parse_label("ell").unwrap(), 2e-6)];
+        let mut b = block(64..96, "segtile");
+        b.runners_up = [("csr-vector", 3e-6), ("sell@512", 4e-6)]
+            .iter()
+            .map(|(l, t)| (KernelConfig::parse_label(l).unwrap(), *t))
+            .collect();
+        let plan = [a, b];
+        let v = variants(&plan, &singles);
+        let got: Vec<(usize, Vec<String>)> = v.iter().map(|(k, b)| (*k, labels(b))).collect();
+        // `dia` has no other block size here; `segtile` has two: 128 and 512, in that order;
+        // then each block at each of its runners-up.
+        let want = [
+            (0, ["dia", "segtile@128"]),
+            (0, ["dia", "segtile@512"]),
+            (1, ["ell", "segtile"]),
+            (1, ["dia", "csr-vector"]),
+            (1, ["dia", "sell@512"]),
+        ];
+        let want: Vec<(usize, Vec<String>)> = want
+            .iter()
+            .map(|(k, l)| (*k, l.iter().map(|s| s.to_string()).collect()))
+            .collect();
+        assert_eq!(got, want);
+        // Rows stay the DP's; a block size keeps the prediction, a runner-up brings its own.
+        assert_eq!(v[1].1[1].rows, 64..96);
+        assert_eq!(v[1].1[1].predicted, 1e-6);
+        assert_eq!((v[2].1[0].predicted, v[2].1[1].predicted), (2e-6, 1e-6));
+        // The replaced configuration becomes a runner-up, in order of time: a next round can go
+        // back or on to the other runner-up.
+        let ru: Vec<(String, f64)> = v[3].1[1]
+            .runners_up
+            .iter()
+            .map(|(c, t)| (c.label(), *t))
+            .collect();
+        assert_eq!(
+            ru,
+            [
+                ("segtile".to_string(), 1e-6),
+                ("sell@512".to_string(), 4e-6)
+            ]
+        );
         // A one-block plan has no variants.
-        assert!(block_size_variants(&plan[..1], &singles).is_empty());
+        assert!(variants(&plan[..1], &singles).is_empty());
     }
 }
