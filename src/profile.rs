@@ -116,6 +116,22 @@ impl PrecisionProfile {
             })
     }
 
+    /// [`PrecisionProfile::bounded_models`] borrowing the models instead of copying them: what
+    /// `predict` asks per matrix and precision, where a copy of the `sparsecast` model (its
+    /// ≈ 9,000 trees and the second stage's table) cost more than predicting every configuration.
+    pub fn bounded_model_refs(
+        &self,
+        names: Option<&[String]>,
+    ) -> Result<Vec<Bounded<&StoredModel>>> {
+        Ok(crate::model::registry::select(&self.models, names)?
+            .into_iter()
+            .map(|m| Bounded {
+                model: &m.model,
+                bounds: self.bounds.clone(),
+            })
+            .collect())
+    }
+
     /// The models named in `names` (every model when `None`), in that order, each checked against
     /// the device bounds ([`Bounded`]).
     pub fn bounded_models(&self, names: Option<&[String]>) -> Result<Vec<Bounded<StoredModel>>> {

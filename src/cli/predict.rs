@@ -252,7 +252,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         a.models = Some(vec!["sparsecast".to_string()]);
     }
     for &p in &precisions {
-        profile.precision(p)?.bounded_models(a.models.as_deref())?;
+        profile
+            .precision(p)?
+            .bounded_model_refs(a.models.as_deref())?;
     }
     // Whether measured times can be compared with the predictions (same backend).
     let mut comparable = true;
@@ -499,7 +501,7 @@ fn one<T: Scalar>(
         // The features hold HYB's split at Bell & Garland's width; re-split at the one asked for.
         features.split_hyb_at(a, w);
     }
-    let models = section.bounded_models(names)?;
+    let models = section.bounded_model_refs(names)?;
     let stat = section.statistic;
     let x = synthetic::x_vector::<T>(a.ncols);
     let reference = backend.map(|_| crate::backend::measure::Reference::new(a, &x));
