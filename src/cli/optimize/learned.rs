@@ -332,14 +332,19 @@ fn candidate_plans<T: crate::Scalar>(
 /// yet to be tried.
 type Candidate = (&'static str, Plan, Option<Vec<LearnedBlock>>);
 
-/// How many times `--tune` tries the variants of the fastest plan measured so far, after the
-/// first candidates ([`candidate_plans`], which hold the DP's plan's variants): a local search by
-/// measurement, one block changed per step; it stops early where the fastest plan's variants
-/// were tried (the DP's plan's are in the first round). Two: measured on both GPUs'
+/// How many times `--tune` tries the variants of a plan measured so far, after the first
+/// candidates ([`candidate_plans`], which hold the DP's plan's variants): a local search by
+/// measurement, best first (the fastest plan whose variants were not tried, within
+/// [`SEARCH_BAND`] of the fastest), one block changed per step. Two: measured on both GPUs'
 /// heterogeneous sets (docs/OPTIMIZER.md session 46), the fastest plans were up to two changes
 /// from the first candidates (H100 f64 rajat19 Kronecker stack: a runner-up variant of an
 /// alternate's plan, 1.12×, where the first round alone (run b) answered the best single).
 pub const TUNE_ROUNDS: usize = 2;
+
+/// How far above the fastest measured plan a plan may be for `--tune` to try its variants in a
+/// further round ([`TUNE_ROUNDS`]): 10 %, the spread of the close plans of the heterogeneous
+/// sets (one block's change moved a plan by 2–25 %, docs/OPTIMIZER.md session 46).
+const SEARCH_BAND: f64 = 0.10;
 
 /// The [`variants`] of `blocks` as plans, concurrent (every plan the tuned answer chose on the
 /// heterogeneous sets of both GPUs in sessions 43–45 ran its blocks concurrently), predicted by
@@ -724,14 +729,19 @@ fn measure_all<T: BackendScalar>(
         for c in candidate_plans(m, source, by, opt)? {
             time_one(c, (&mut plans, &mut timed, &mut untried));
         }
-        // Further rounds: the variants of the fastest plan so far, while it has untried ones.
+        // Further rounds, best first: the variants of the fastest plan so far whose variants
+        // were not tried, while it is within SEARCH_BAND of the fastest plan.
         for _ in 0..TUNE_ROUNDS {
-            let fastest = timed
-                .iter()
-                .enumerate()
+            let timed_plans = || timed.iter().take(plans.len()).enumerate();
+            let best = timed_plans()
+                .filter_map(|(_, (_, t))| *t)
+                .min_by(|x, y| x.total_cmp(y));
+            let next = timed_plans()
+                .filter(|(k, _)| untried[*k].is_some())
                 .filter_map(|(k, (_, t))| t.map(|t| (k, t)))
-                .min_by(|x, y| x.1.total_cmp(&y.1));
-            let Some(blocks) = fastest.and_then(|(k, _)| untried[k].take()) else {
+                .min_by(|x, y| x.1.total_cmp(&y.1))
+                .filter(|(_, t)| best.is_some_and(|b| *t <= b * (1.0 + SEARCH_BAND)));
+            let Some(blocks) = next.and_then(|(k, _)| untried[k].take()) else {
                 break;
             };
             let names = [
