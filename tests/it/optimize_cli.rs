@@ -443,8 +443,9 @@ fn our_model_answers_with_its_reason_and_the_answer_runs() {
 
 /// `--tune` times more plans than the DP's: the same blocks run the other way (concurrently:
 /// serial is the default), and the plans of the alternate rules (the concurrent rule, blocks
-/// costing one launch floor), then the DP's plan with one block at another block size; each is
-/// labelled, checked and timed, and the answer is the fastest measured, with its blocks.
+/// costing one launch floor), then the DP's plan with one block at another block size or at a
+/// runner-up, then the variants of the fastest plans so far; each is labelled, checked and
+/// timed, and the answer is the fastest measured, with its blocks.
 #[test]
 fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
     // A 2-D stencil (DIA) on top of 100 long random rows: the DP cuts it with free blocks.
@@ -486,18 +487,28 @@ fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
         format!("plan #2 ({n} blocks, concurrent; the DP's plan)"),
         "{t}"
     );
-    // At most the three alternates more (no cuSPARSE blocks on the CPU), then the DP's plan
-    // with one block at another block size, concurrently: every plan numbered in turn.
-    let variant =
-        format!("{n} blocks, concurrent; the DP's plan, one block at another block size)");
-    let variants = plans.iter().filter(|l| l.ends_with(&variant)).count();
-    assert!(variants >= 1, "no block-size variant: {t}");
-    assert!(plans.len() - variants <= 5, "{t}");
+    // At most the three alternates more (no cuSPARSE blocks on the CPU), then the DP's plan's
+    // variants, concurrently: one block at another block size, then at a runner-up; then the
+    // further rounds' variants of the fastest plans so far. Every plan numbered in turn.
+    let kinds = [
+        format!("{n} blocks, concurrent; the DP's plan, one block at another block size)"),
+        format!("{n} blocks, concurrent; the DP's plan, one block at its runner-up)"),
+    ];
+    let kind_of = |l: &String| kinds.iter().position(|k| l.ends_with(k));
+    let first = plans
+        .iter()
+        .position(|l| kind_of(l).is_some())
+        .unwrap_or_else(|| panic!("no variant of the DP's plan: {t}"));
+    assert!(first <= 5, "{t}");
+    let dp_variants: Vec<usize> = plans[first..].iter().map_while(kind_of).collect();
+    assert_eq!(dp_variants[0], 0, "no block-size variant first: {t}");
+    assert!(dp_variants.contains(&1), "no runner-up variant: {t}");
+    assert!(dp_variants.windows(2).all(|w| w[0] <= w[1]), "{t}");
     assert!(
-        plans[plans.len() - variants..]
+        plans[first + dp_variants.len()..]
             .iter()
-            .all(|l| l.ends_with(&variant)),
-        "the variants come last: {t}"
+            .all(|l| l.contains("; the fastest plan so far, one block at ")),
+        "only the further rounds' variants come after the DP's: {t}"
     );
     for (k, l) in plans.iter().enumerate().skip(1) {
         assert!(l.starts_with(&format!("plan #{} (", k + 1)), "{t}");
