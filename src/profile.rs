@@ -135,11 +135,12 @@ impl PrecisionProfile {
     /// The models named in `names` (every model when `None`), in that order, each checked against
     /// the device bounds ([`Bounded`]).
     pub fn bounded_models(&self, names: Option<&[String]>) -> Result<Vec<Bounded<StoredModel>>> {
-        Ok(crate::model::registry::select(&self.models, names)?
+        Ok(self
+            .bounded_model_refs(names)?
             .into_iter()
-            .map(|m| Bounded {
-                model: m.model.clone(),
-                bounds: self.bounds.clone(),
+            .map(|b| Bounded {
+                model: b.model.clone(),
+                bounds: b.bounds,
             })
             .collect())
     }

@@ -332,6 +332,43 @@ fn candidate_plans<T: crate::Scalar>(
 /// yet to be tried.
 type Candidate = (&'static str, Plan, Option<Vec<LearnedBlock>>);
 
+/// The plans `--tune` timed, in order: each plan, its label and time (`timed`, which the
+/// shortlist's single configurations then extend), and its blocks where its variants are yet to
+/// be tried (`None`: tried, queued, or the DP's plan, whose variants are first-round candidates).
+#[derive(Default)]
+struct Tried {
+    plans: Vec<Plan>,
+    timed: Vec<(String, Option<f64>)>,
+    untried: Vec<Option<Vec<LearnedBlock>>>,
+}
+
+impl Tried {
+    fn push(&mut self, label: String, p: Plan, t: Option<f64>, blocks: Option<Vec<LearnedBlock>>) {
+        self.timed.push((label, t));
+        self.plans.push(p);
+        self.untried.push(blocks);
+    }
+
+    /// The blocks of the fastest timed plan whose variants were not tried, if it is within
+    /// [`SEARCH_BAND`] of the fastest plan (taken: they will be).
+    fn next_to_expand(&mut self) -> Option<Vec<LearnedBlock>> {
+        let best = self
+            .timed
+            .iter()
+            .filter_map(|(_, t)| *t)
+            .min_by(|x, y| x.total_cmp(y))?;
+        let (k, _) = self
+            .timed
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| self.untried[*k].is_some())
+            .filter_map(|(k, (_, t))| t.map(|t| (k, t)))
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .filter(|(_, t)| *t <= best * (1.0 + SEARCH_BAND))?;
+        self.untried[k].take()
+    }
+}
+
 /// How many times `--tune` tries the variants of a plan measured so far, after the first
 /// candidates ([`candidate_plans`], which hold the DP's plan's variants): a local search by
 /// measurement, best first (the fastest plan whose variants were not tried, within
@@ -688,25 +725,13 @@ fn measure_all<T: BackendScalar>(
     if let Some(short) = &short {
         // The plans first (the DP's plan in its mode, then the other candidate plans), then
         // the shortlist in prediction order.
-        let mut plans: Vec<Plan> = Vec::new();
-        let mut timed: Vec<(String, Option<f64>)> = Vec::new();
-        // Each plan's blocks where its variants are yet to be tried (`None`: tried or queued).
-        let mut untried: Vec<Option<Vec<LearnedBlock>>> = Vec::new();
+        let mut tried = Tried::default();
         if let Some(p) = &dp_plan {
-            timed.push((plan_label(p, None), out.plan_seconds));
-            plans.push(p.clone());
-            untried.push(None);
+            tried.push(plan_label(p, None), p.clone(), out.plan_seconds, None);
         }
-        // Time one more candidate plan (unless it is one already timed) into plans / timed /
-        // untried.
-        type Lists<'l> = (
-            &'l mut Vec<Plan>,
-            &'l mut Vec<(String, Option<f64>)>,
-            &'l mut Vec<Option<Vec<LearnedBlock>>>,
-        );
-        let mut time_one = |(why, p, blocks): Candidate, l: Lists| {
-            let (plans, timed, untried) = l;
-            if plans.iter().any(|q| same_plan(q, &p)) {
+        // Time one more candidate plan, unless it is one already timed.
+        let mut time_one = |(why, p, blocks): Candidate, tried: &mut Tried| {
+            if tried.plans.iter().any(|q| same_plan(q, &p)) {
                 return;
             }
             let t = match time_plan(be.as_ref(), m, &p, &x, &reference, protocol) {
@@ -722,26 +747,16 @@ fn measure_all<T: BackendScalar>(
                     None
                 }
             };
-            timed.push((plan_label(&p, Some((plans.len() + 1, why))), t));
-            plans.push(p);
-            untried.push(blocks);
+            let label = plan_label(&p, Some((tried.plans.len() + 1, why)));
+            tried.push(label, p, t, blocks);
         };
         for c in candidate_plans(m, source, by, opt)? {
-            time_one(c, (&mut plans, &mut timed, &mut untried));
+            time_one(c, &mut tried);
         }
         // Further rounds, best first: the variants of the fastest plan so far whose variants
         // were not tried, while it is within SEARCH_BAND of the fastest plan.
         for _ in 0..TUNE_ROUNDS {
-            let timed_plans = || timed.iter().take(plans.len()).enumerate();
-            let best = timed_plans()
-                .filter_map(|(_, (_, t))| *t)
-                .min_by(|x, y| x.total_cmp(y));
-            let next = timed_plans()
-                .filter(|(k, _)| untried[*k].is_some())
-                .filter_map(|(k, (_, t))| t.map(|t| (k, t)))
-                .min_by(|x, y| x.1.total_cmp(&y.1))
-                .filter(|(_, t)| best.is_some_and(|b| *t <= b * (1.0 + SEARCH_BAND)));
-            let Some(blocks) = next.and_then(|(k, _)| untried[k].take()) else {
+            let Some(blocks) = tried.next_to_expand() else {
                 break;
             };
             let names = [
@@ -749,9 +764,12 @@ fn measure_all<T: BackendScalar>(
                 "the fastest plan so far, one block at its runner-up",
             ];
             for c in variant_plans(m, source, by, opt, &blocks, names)? {
-                time_one(c, (&mut plans, &mut timed, &mut untried));
+                time_one(c, &mut tried);
             }
         }
+        let Tried {
+            plans, mut timed, ..
+        } = tried;
         for &i in short {
             let j = timed_idx.iter().position(|&t| t == i);
             timed.push((
