@@ -13,7 +13,7 @@
 #   PROFILE=profiles/h100.json.gz GPU=h100 BIN=… bash scripts/device_optimizer.sh  # a binary
 #                                            # built without profiles (SPARSECAST_NO_EMBED=1)
 #   TUNE=1 GPU=h100 bash scripts/device_optimizer.sh   # also the tuned answer (optimize --tune),
-#                                            # timed again alone beside the untuned one
+#                                            # timed again beside the best single configuration
 #   SETS="het" BHET=200 … bash scripts/device_optimizer.sh   # only these sets (het real large)
 #   HET_f64=6,7 LARGE_f32=10 …   # only these matrices of the heterogeneous / large set (1-based)
 #   HET_f64=6,7,8 HET_f32=9,10 …                          # only these heterogeneous matrices

@@ -158,8 +158,10 @@ pub struct LearnedBlock {
 }
 
 /// How many runners-up each block of a DP plan keeps ([`LearnedBlock::runners_up`]). Two: each
-/// costs one plan timing per block under `--tune` (a few hundred ms), and a DP plan has 2–4
-/// blocks.
+/// costs one plan timing per block and search round under `--tune` (a few hundred ms), and a DP
+/// plan has 2–4 blocks. Three, with four search rounds instead of two, timed twice the plans
+/// on the H100's heterogeneous set (≈ 480 instead of ≈ 230, 413 s instead of 317 s) and changed
+/// no answer by more than the noise (docs/OPTIMIZER.md, session 47).
 pub const RUNNERS_UP: usize = 2;
 
 /// A plan of the DP and its predicted time by its rule, seconds.

@@ -2,7 +2,7 @@
 //! the answer (plan or best single configuration, and why), one line per block, and with
 //! `--measure` the plan, the answer, every single configuration and cuSPARSE timed alike.
 
-use super::Args;
+use super::{race, Args};
 use crate::backend::measure::{measure_kernel, Reference, Status};
 use crate::backend::{
     Backend, BackendKind, BackendScalar, KernelConfig, Overlap, PreparedSpmv, TimingProtocol,
@@ -84,21 +84,31 @@ pub struct MeasuredOut {
     pub tuned: Option<TunedOut>,
 }
 
-/// The tuned answer (`--tune`): the fastest measured of the DP's plan and the shortlist of
-/// single configurations ([`crate::model::shortlist`]).
+/// The tuned answer (`--tune`): the fastest measured of the candidate plans and the shortlist of
+/// single configurations ([`crate::model::shortlist`]), the close ones raced in placements
+/// ([`race`]).
 #[derive(Debug, Serialize)]
 pub struct TunedOut {
     /// `plan (N blocks, MODE)` (the DP's plan), `plan #K (N blocks, MODE)` (another candidate
     /// plan) or a configuration's label.
     pub answer: String,
-    /// Its time in the tuning runs, seconds (warm mean; the fastest of those timed).
+    /// Its time in the search, seconds (warm mean, one placement).
     pub seconds: f64,
-    /// With --measure: the answer timed again on its own, seconds — free of the bias of taking
-    /// the fastest of several noisy times, so it is what the summary compares.
+    /// The race among the candidates within [`race::RACE_BAND`] of the fastest of the search
+    /// (at most [`race::RACE_MAX`], fastest first): (label, seconds over all its placements, or
+    /// None when it failed). Empty when one candidate was that close; the answer is the race's
+    /// fastest.
+    pub raced: Vec<(String, Option<f64>)>,
+    /// In how many memory placements each entrant of `raced` was timed (1 for one too slow or
+    /// too large for more, [`TimingProtocol::wants_placements`]; 0: it failed).
+    pub raced_placements: Vec<usize>,
+    /// With --measure: the answer timed again after the choice, seconds (pooled over
+    /// placements, side by side with the best single configuration) — free of the bias of
+    /// taking the fastest of several noisy times, so it is what the summary compares.
     pub retimed_seconds: Option<f64>,
-    /// With --measure: the best single configuration of the sweep timed again on its own, just
-    /// after the answer — the fair comparison (both times taken alone; the sweep's best is the
-    /// fastest of many noisy times, biased low).
+    /// With --measure: the best single configuration of the sweep timed again beside the
+    /// answer, in placements — the fair comparison (the sweep's best is the fastest of many
+    /// noisy times, biased low).
     pub best_single_retimed_seconds: Option<f64>,
     /// What was timed, the plans first (the DP's plan in its mode, the same blocks in the other
     /// mode, the alternate rules' plans), then the shortlist in prediction order: (label,
@@ -375,7 +385,9 @@ impl Tried {
 /// [`SEARCH_BAND`] of the fastest), one block changed per step. Two: measured on both GPUs'
 /// heterogeneous sets (docs/OPTIMIZER.md session 46), the fastest plans were up to two changes
 /// from the first candidates (H100 f64 rajat19 Kronecker stack: a runner-up variant of an
-/// alternate's plan, 1.12×, where the first round alone (run b) answered the best single).
+/// alternate's plan, 1.12×, where the first round alone (run b) answered the best single). Four
+/// rounds with three runners-up per block timed twice the plans and found nothing faster beyond
+/// the noise (H100, session 47).
 pub const TUNE_ROUNDS: usize = 2;
 
 /// How far above the fastest measured plan a plan may be for `--tune` to try its variants in a
@@ -753,15 +765,15 @@ fn measure_all<T: BackendScalar>(
         for c in candidate_plans(m, source, by, opt)? {
             time_one(c, &mut tried);
         }
-        // Further rounds, best first: the variants of the fastest plan so far whose variants
-        // were not tried, while it is within SEARCH_BAND of the fastest plan.
+        // Further rounds, best first: the variants of the fastest plan not yet varied, while it
+        // is within SEARCH_BAND of the fastest plan.
         for _ in 0..TUNE_ROUNDS {
             let Some(blocks) = tried.next_to_expand() else {
                 break;
             };
             let names = [
-                "the fastest plan so far, one block at another block size",
-                "the fastest plan so far, one block at its runner-up",
+                "the fastest plan not yet varied, one block at another block size",
+                "the fastest plan not yet varied, one block at its runner-up",
             ];
             for c in variant_plans(m, source, by, opt, &blocks, names)? {
                 time_one(c, &mut tried);
@@ -777,40 +789,61 @@ fn measure_all<T: BackendScalar>(
                 j.and_then(|j| out.singles[j].1),
             ));
         }
-        let fastest = timed
-            .iter()
-            .enumerate()
-            .filter_map(|(k, (_, t))| t.map(|t| (k, t)))
-            .min_by(|x, y| x.1.total_cmp(&y.1));
-        if let Some((k, t)) = fastest {
-            // The plans are the first entries.
-            let p = match plans.get(k) {
-                Some(p) => p.clone(),
-                None => single_plan(m, source, by, opt, &opt.singles[short[k - plans.len()]])?,
-            };
-            let retimed_seconds = if a.measure {
-                let (t, _, err) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol)?;
-                out.max_relative_error = out.max_relative_error.max(err);
-                Some(t)
-            } else {
-                None
-            };
-            // The best single configuration of the sweep timed again alone, just after: its
-            // sweep time is the fastest of ≈ 60 noisy times, biased low, so the fair ratio is
-            // of the two times taken alone (the same kernel twice where the tuned answer is it).
+        // The close candidates raced in placements (super::race); the answer is the race's
+        // fastest (the search's fastest where nothing could be raced).
+        let plan_at = |k: usize| -> anyhow::Result<Plan> {
+            match plans.get(k) {
+                Some(p) => Ok(p.clone()),
+                None => single_plan(m, source, by, opt, &opt.singles[short[k - plans.len()]]),
+            }
+        };
+        let times: Vec<Option<f64>> = timed.iter().map(|(_, t)| *t).collect();
+        let close = race::entrants(&times);
+        let (mut raced, mut raced_placements) = (Vec::new(), Vec::new());
+        let mut answer = close.first().copied();
+        if close.len() >= 2 {
+            let entrants = close
+                .iter()
+                .map(|&k| plan_at(k))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let r = race::race(be.as_ref(), m, &entrants, &x, &reference, protocol);
+            out.max_relative_error = out.max_relative_error.max(r.max_relative_error);
+            answer = close
+                .iter()
+                .zip(&r.seconds)
+                .filter_map(|(&k, t)| t.as_ref().ok().map(|&t| (k, t)))
+                .min_by(|x, y| x.1.total_cmp(&y.1))
+                .map(|(k, _)| k)
+                .or(answer);
+            raced_placements = r.placements;
+            raced = close
+                .iter()
+                .zip(r.seconds)
+                .map(|(&k, t)| (timed[k].0.clone(), t.ok()))
+                .collect();
+        }
+        if let Some(k) = answer {
+            let t = timed[k].1.unwrap_or(f64::NAN);
+            let p = plan_at(k)?;
+            // With --measure: the answer and the best single configuration of the sweep timed
+            // again, side by side in placements, after the choice (so neither time is the
+            // fastest of several noisy ones): the fair comparison.
             let best = out
                 .best_single
                 .as_ref()
                 .and_then(|(label, _)| opt.singles.iter().find(|s| &s.config.label() == label));
-            let best_single_retimed_seconds = match best {
-                Some(s) => {
-                    let p = single_plan(m, source, by, opt, s)?;
-                    let (t, _, err) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol)?;
-                    out.max_relative_error = out.max_relative_error.max(err);
-                    Some(t)
+            let (mut retimed_seconds, mut best_single_retimed_seconds) = (None, None);
+            if a.measure {
+                let mut pair = vec![p.clone()];
+                if let Some(s) = best {
+                    pair.push(single_plan(m, source, by, opt, s)?);
                 }
-                None => None,
-            };
+                let r = race::race(be.as_ref(), m, &pair, &x, &reference, protocol);
+                out.max_relative_error = out.max_relative_error.max(r.max_relative_error);
+                let mut it = r.seconds.into_iter();
+                retimed_seconds = Some(it.next().expect("the answer").map_err(anyhow::Error::msg)?);
+                best_single_retimed_seconds = it.next().transpose().map_err(anyhow::Error::msg)?;
+            }
             let blocks = match p.blocks.len() {
                 1 => Vec::new(),
                 _ => p
@@ -822,6 +855,8 @@ fn measure_all<T: BackendScalar>(
             out.tuned = Some(TunedOut {
                 answer: timed[k].0.clone(),
                 seconds: t,
+                raced,
+                raced_placements,
                 retimed_seconds,
                 best_single_retimed_seconds,
                 timed,
@@ -984,7 +1019,7 @@ pub fn print(r: &LearnedReport) {
                 t.answer,
                 fs(t.seconds),
                 t.retimed_seconds.map_or(String::new(), |r| format!(
-                    " (timed again alone: {}{})",
+                    " (timed again: {}{})",
                     fs(r),
                     t.best_single_retimed_seconds
                         .map_or(String::new(), |b| format!(
@@ -995,6 +1030,15 @@ pub fn print(r: &LearnedReport) {
                 t.timed.len(),
                 common::fmt_timed(&t.timed)
             );
+            if !t.raced.is_empty() {
+                println!(
+                    "    the {} within {:.0} % of the fastest, timed again side by side in \
+                     memory placements (the answer is the fastest here): {}",
+                    t.raced.len(),
+                    race::RACE_BAND * 100.0,
+                    common::fmt_timed(&t.raced)
+                );
+            }
             for (r0, r1, c) in &t.blocks {
                 println!("    rows {:>10}..{:<10} {c}", r0, r1);
             }
@@ -1054,7 +1098,7 @@ pub struct LearnedSummary {
     /// concurrently (chain `floor + Σ w_b + (blocks − 1)·block_s`), and how many there were.
     pub fitted_concurrent_block_s: Option<f64>,
     pub concurrent_samples: usize,
-    /// `--measure --tune`: the tuned answer (timed again alone) on the matrices measured.
+    /// `--measure --tune`: the tuned answer (timed again after the choice, in placements) on the matrices measured.
     pub tuned: Option<TunedSummary>,
 }
 
@@ -1066,7 +1110,7 @@ pub struct TunedSummary {
     pub geomean_vs_best_single: f64,
     pub worst_vs_best_single: f64,
     pub geomean_vs_best_vendor: Option<f64>,
-    /// The same against the best single configuration timed again alone (fair: both alone).
+    /// The same against the best single configuration timed again beside it (fair: both timed after the choice, in placements).
     pub retimed: usize,
     pub within_102_retimed: usize,
     pub geomean_vs_retimed_best_single: Option<f64>,
@@ -1197,7 +1241,7 @@ pub fn print_summary(s: &LearnedSummary) {
     );
     if let Some(t) = &s.tuned {
         println!(
-            "  tuned answer (--tune, timed again alone): ≤ 1.02× best single on {} of {}, geomean \
+            "  tuned answer (--tune, timed again): ≤ 1.02× best single on {} of {}, geomean \
              {} of the best single (worst {}), {} of the best cuSPARSE",
             t.within_102,
             t.measured,
@@ -1207,7 +1251,7 @@ pub fn print_summary(s: &LearnedSummary) {
         );
         if t.retimed > 0 {
             println!(
-                "  tuned answer against the best single timed again alone as well: ≤ 1.02× on {} \
+                "  tuned answer against the best single timed again beside it: ≤ 1.02× on {} \
                  of {}, geomean {} (worst {})",
                 t.within_102_retimed,
                 t.retimed,

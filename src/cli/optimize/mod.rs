@@ -8,6 +8,7 @@
 
 mod learned;
 mod measure;
+mod race;
 mod report;
 
 use super::common;
@@ -165,12 +166,15 @@ pub struct Args {
     /// more, adopted or not), other candidate plans solved on the same block features (the same
     /// blocks run the other way, the other execution mode's rule, blocks costing one launch
     /// floor, cuSPARSE algorithms as blocks on CUDA; plans of two blocks or more, duplicates
-    /// dropped), the N predicted-fastest single configurations (default 3), the
+    /// dropped), plans with one block changed (another block size, a runner-up; two best-first
+    /// rounds), the N predicted-fastest single configurations (default 3), the
     /// predicted-fastest cuSPARSE algorithm and the fastest of each storage format those N leave
-    /// out if predicted within 20 % of the fastest, on the backend, and answer with the fastest measured
-    /// (--save-plan then writes it). With --measure everything is timed as well, and the tuned
-    /// answer is timed again on its own, so that it can be compared without the bias of picking
-    /// the fastest of noisy times.
+    /// out if predicted within 20 % of the fastest, on the backend; the (up to 4) within 5 % of
+    /// the fastest are timed again side by side in up to 8 memory placements, and the fastest
+    /// there is the answer (--save-plan then writes it). With --measure everything is timed as
+    /// well, and the tuned answer and the best single configuration are timed again side by
+    /// side, so that they can be compared without the bias of picking the fastest of noisy
+    /// times.
     #[arg(long, value_name = "N", num_args = 0..=1)]
     tune: Option<Option<usize>>,
     /// Backend for --measure; default: the profile's (a profile of another backend is refused).

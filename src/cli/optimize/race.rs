@@ -1,0 +1,254 @@
+//! `optimize --tune`'s last step: the candidates whose search times are close, timed again
+//! side by side in several memory placements, so that the answer is not the luck of one
+//! allocation.
+//!
+//! The search ([`super::learned`]) times each plan once, in one placement. On a matrix of a few
+//! microseconds two placements of the same kernel differ by up to 4 % (H100 and H200, session
+//! 46: `G38` f32, `csr-vector` timed 2.7 and 2.8 µs; `mult_dcop_01` f32, `cusparse-coo-alg1`
+//! 4.1 and 4.2 µs), more than the 2 % the optimizer must hold against the best single
+//! configuration, and a chain of dependent loads up to 17 % (docs/PERFORMANCE.md,
+//! "Measurement"). The single configurations of the sweep are timed in placements already
+//! ([`crate::backend::measure::measure_kernel`], three placements); here every entrant is
+//! prepared again while its earlier copies stay allocated, round after round, in up to
+//! [`RACE_PLACEMENTS`] placements (each round times every entrant once, so a slow drift of the
+//! clocks touches all of them alike), and each entrant's time pools all its samples
+//! ([`crate::backend::Timing::pooled`]).
+
+use crate::backend::measure::Reference;
+use crate::backend::{Backend, PreparedSpmv, Timing, TimingProtocol};
+use crate::optimize::{Plan, PreparedPlan};
+use crate::Csr;
+
+/// How far above the fastest search time a candidate may be and still enter the race: 5 %, just
+/// over the largest disagreement of two placements of one kernel on the small SuiteSparse
+/// matrices (4 %, see the module documentation).
+pub const RACE_BAND: f64 = 0.05;
+
+/// The most placements an entrant is timed in (as many as [`TimingProtocol::wants_placements`]
+/// allows for its time and footprint, up to this; one where the protocol asks for one): eight.
+/// Some small kernels run in one of two times by placement (H100, session 47: `de2010` f32
+/// `csr-t8` 2.62 or 2.72 µs, `G38` f64 `csr-vector` 2.64 or 2.72 µs), and two sets of three
+/// placements of the same kernel still differed by 3 %; eight shrink that spread by ≈ 1.6×
+/// (√(8/3)). A placement of a small kernel costs a few tens of milliseconds.
+pub const RACE_PLACEMENTS: usize = 8;
+
+/// The most entrants of one race (the closest first): each costs `placements` preparations and
+/// timings.
+pub const RACE_MAX: usize = 4;
+
+/// Each entrant's time, seconds (warm mean over the samples of all its placements; `None`: it
+/// failed to run, and why), and the largest relative error of y against the reference over every
+/// copy (each one's y poisoned first).
+pub struct Raced {
+    pub seconds: Vec<Result<f64, String>>,
+    /// In how many placements each entrant was timed (0: it failed).
+    pub placements: Vec<usize>,
+    pub max_relative_error: f64,
+}
+
+/// Time `plans` in rounds: round 1 prepares, checks and times each with `protocol`; each further
+/// round prepares a new copy of every entrant that wants more placements ([`placements_for`])
+/// while the earlier copies stay allocated, checks it, and times it with
+/// [`TimingProtocol::further_placement`]. A copy that cannot be prepared (memory) ends that
+/// entrant's placements quietly.
+pub fn race<T: crate::Scalar>(
+    be: &dyn Backend<T>,
+    m: &Csr<T>,
+    plans: &[Plan],
+    x: &[T],
+    reference: &Reference,
+    protocol: &TimingProtocol,
+) -> Raced {
+    let mut err = 0.0f64;
+    let mut parts: Vec<Result<Vec<Timing>, String>> = Vec::with_capacity(plans.len());
+    let mut held: Vec<Vec<PreparedPlan<'_, T>>> = Vec::new();
+    // How many placements each entrant gets (0: it failed).
+    let mut wanted: Vec<usize> = Vec::with_capacity(plans.len());
+    let further = protocol.further_placement();
+    let mut round = 0;
+    while round == 0 || wanted.iter().any(|&n| n > round) {
+        let p = if round == 0 { protocol } else { &further };
+        for (k, plan) in plans.iter().enumerate() {
+            if round > 0 && wanted[k] <= round {
+                continue;
+            }
+            let timed = PreparedPlan::new(be, m, plan, "the plan").and_then(|mut q| {
+                q.set_x(x)?;
+                q.poison_y()?;
+                q.run()?;
+                let e = reference.max_relative_error(&q.y()?);
+                let t = q.time(p)?;
+                Ok((q, e, t))
+            });
+            match (round, timed) {
+                (0, Ok((q, e, t))) => {
+                    err = err.max(e);
+                    wanted.push(placements_for(protocol, t.median(), q.footprint_bytes()));
+                    parts.push(Ok(vec![t]));
+                    held.push(vec![q]);
+                }
+                (0, Err(e)) => {
+                    wanted.push(0);
+                    parts.push(Err(e.to_string()));
+                    held.push(Vec::new());
+                }
+                (_, Ok((q, e, t))) => {
+                    err = err.max(e);
+                    if let Ok(v) = &mut parts[k] {
+                        v.push(t);
+                    }
+                    held[k].push(q);
+                }
+                (_, Err(_)) => wanted[k] = round,
+            }
+        }
+        round += 1;
+    }
+    let placements = parts
+        .iter()
+        .map(|p| p.as_ref().map_or(0, Vec::len))
+        .collect();
+    let seconds = parts
+        .into_iter()
+        .map(|p| p.map(|v| Timing::pooled(&v).map_or(f64::NAN, |t| t.warm_mean())))
+        .collect();
+    Raced {
+        seconds,
+        placements,
+        max_relative_error: err,
+    }
+}
+
+/// In how many placements an entrant measured at `median_s` with `footprint` bytes is raced: the
+/// most, up to [`RACE_PLACEMENTS`], that [`TimingProtocol::wants_placements`] allows (fast
+/// enough, and every copy within its memory limit); one where it allows none or the protocol
+/// asks for one placement.
+pub fn placements_for(protocol: &TimingProtocol, median_s: f64, footprint: u64) -> usize {
+    if protocol.placements <= 1 {
+        return 1;
+    }
+    (2..=RACE_PLACEMENTS.max(protocol.placements))
+        .rev()
+        .find(|&n| {
+            TimingProtocol {
+                placements: n,
+                ..protocol.clone()
+            }
+            .wants_placements(median_s, footprint)
+        })
+        .unwrap_or(1)
+}
+
+/// The entrants of a race among timed candidates: the indices of those within [`RACE_BAND`] of
+/// the fastest, fastest first, at most [`RACE_MAX`]. Empty when nothing was timed.
+pub fn entrants(times: &[Option<f64>]) -> Vec<usize> {
+    let Some(best) = times
+        .iter()
+        .flatten()
+        .copied()
+        .min_by(|a, b| a.total_cmp(b))
+    else {
+        return Vec::new();
+    };
+    let mut close: Vec<(usize, f64)> = times
+        .iter()
+        .enumerate()
+        .filter_map(|(k, t)| t.map(|t| (k, t)))
+        .filter(|(_, t)| *t <= best * (1.0 + RACE_BAND))
+        .collect();
+    close.sort_by(|a, b| a.1.total_cmp(&b.1));
+    close.truncate(RACE_MAX);
+    close.into_iter().map(|(k, _)| k).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::cpu::CpuBackend;
+    use crate::backend::{KernelConfig, Variant};
+    use crate::matrix::generate::{GeneratorSpec, RowLength};
+    use crate::optimize::MatrixIdentity;
+    use crate::Precision;
+
+    fn random(rows: usize, seed: u64) -> Csr<f64> {
+        GeneratorSpec::Random {
+            rows,
+            cols: 500,
+            row_len: RowLength::Uniform { min: 0, max: 20 },
+            seed,
+        }
+        .generate()
+        .unwrap()
+    }
+
+    fn plan(m: &Csr<f64>, blocks: &[(std::ops::Range<usize>, Variant)]) -> Plan {
+        let spec: Vec<_> = blocks
+            .iter()
+            .map(|(r, v)| (r.clone(), KernelConfig::new(*v)))
+            .collect();
+        Plan::by_rows(MatrixIdentity::of("m", m), Precision::F64, &spec).unwrap()
+    }
+
+    /// Each entrant is checked and timed in every placement the protocol asks for; one that
+    /// cannot run (a plan of another matrix) is an error of its own, and the others still race.
+    #[test]
+    fn every_entrant_is_timed_in_each_placement_and_a_failure_stays_its_own() {
+        let m = random(600, 1);
+        let other = random(700, 2);
+        let x: Vec<f64> = (0..m.ncols).map(|i| ((i % 7) as f64) - 3.0).collect();
+        let reference = Reference::new(&m, &x);
+        let plans = [
+            plan(&m, &[(0..300, Variant::Ell), (300..600, Variant::Coo)]),
+            plan(&other, &[(0..700, Variant::Csr { threads_per_row: 1 })]),
+            plan(&m, &[(0..600, Variant::Csr { threads_per_row: 1 })]),
+        ];
+        let protocol = TimingProtocol {
+            runs: 4,
+            warmup_ms: 0.5,
+            batch_ms: 0.05,
+            placements: 3,
+            ..TimingProtocol::default()
+        };
+        let r = race(&CpuBackend::new(), &m, &plans, &x, &reference, &protocol);
+        assert_eq!(r.placements, vec![RACE_PLACEMENTS, 0, RACE_PLACEMENTS]);
+        assert!(r.seconds[0].as_ref().is_ok_and(|&t| t > 0.0));
+        assert!(r.seconds[1].is_err());
+        assert!(r.seconds[2].as_ref().is_ok_and(|&t| t > 0.0));
+        assert!(r.max_relative_error <= 1e-12, "{}", r.max_relative_error);
+        let one = TimingProtocol {
+            placements: 1,
+            ..protocol
+        };
+        let r = race(&CpuBackend::new(), &m, &plans[..1], &x, &reference, &one);
+        assert_eq!(r.placements, vec![1]);
+    }
+
+    #[test]
+    fn placements_are_as_many_as_fit_up_to_eight() {
+        let p = TimingProtocol::default();
+        assert_eq!(placements_for(&p, 5e-6, 1 << 20), RACE_PLACEMENTS);
+        // 300 MiB: three copies fit in the 1 GiB limit, four do not.
+        assert_eq!(placements_for(&p, 5e-6, 300 << 20), 3);
+        assert_eq!(placements_for(&p, 5e-6, 600 << 20), 1);
+        assert_eq!(placements_for(&p, 5e-3, 1 << 20), 1);
+        let one = TimingProtocol { placements: 1, ..p };
+        assert_eq!(placements_for(&one, 5e-6, 1 << 20), 1);
+    }
+
+    #[test]
+    fn entrants_are_the_close_ones_fastest_first_at_most_four() {
+        let t = [
+            Some(10.4),
+            None,
+            Some(10.0),
+            Some(10.6),
+            Some(10.2),
+            Some(10.1),
+            Some(10.3),
+        ];
+        // 10.6 is over 5 % above 10.0; of the six within it, the four fastest.
+        assert_eq!(entrants(&t), vec![2, 5, 4, 6]);
+        assert_eq!(entrants(&[Some(3.0), Some(3.2)]), vec![0]);
+        assert!(entrants(&[None, None]).is_empty());
+    }
+}
