@@ -672,6 +672,15 @@ fn tune_answers_with_the_fastest_measured_of_the_plan_and_the_shortlist() {
         "{ms}"
     );
     assert_eq!(j["summary"]["tuned"]["measured"], 1, "{}", j["summary"]);
+    // The ≥ 1.15× counts of the summary follow the ratios, against the sweep's best single and
+    // against the best single timed again beside the answer.
+    let tu = &ms["tuned"];
+    let t = tu["retimed_seconds"].as_f64().unwrap();
+    let sweep = ms["best_single"][1].as_f64().unwrap() / t;
+    let again = tu["best_single_retimed_seconds"].as_f64().unwrap() / t;
+    let st = &j["summary"]["tuned"];
+    assert_eq!(st["faster_115"], u64::from(sweep >= 1.15), "{st}");
+    assert_eq!(st["faster_115_retimed"], u64::from(again >= 1.15), "{st}");
     let e = fails(&[
         "optimize",
         &het,

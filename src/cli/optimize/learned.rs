@@ -1107,12 +1107,16 @@ pub struct LearnedSummary {
 pub struct TunedSummary {
     pub measured: usize,
     pub within_102: usize,
+    /// Tuned answers ≥ 1.15× faster than the sweep's best single configuration.
+    pub faster_115: usize,
     pub geomean_vs_best_single: f64,
     pub worst_vs_best_single: f64,
     pub geomean_vs_best_vendor: Option<f64>,
     /// The same against the best single configuration timed again beside it (fair: both timed after the choice, in placements).
     pub retimed: usize,
     pub within_102_retimed: usize,
+    /// Tuned answers ≥ 1.15× faster than the best single configuration timed again beside them.
+    pub faster_115_retimed: usize,
     pub geomean_vs_retimed_best_single: Option<f64>,
     pub worst_vs_retimed_best_single: Option<f64>,
 }
@@ -1144,11 +1148,13 @@ fn tuned_summary(rs: &[LearnedReport]) -> Option<TunedSummary> {
     Some(TunedSummary {
         measured: pairs.len(),
         within_102: single.iter().filter(|&&x| x >= 1.0 / 1.02).count(),
+        faster_115: single.iter().filter(|&&x| x >= 1.15).count(),
         geomean_vs_best_single: gm(&single),
         worst_vs_best_single: worst(&single),
         geomean_vs_best_vendor: (!vendor.is_empty()).then(|| gm(&vendor)),
         retimed: again.len(),
         within_102_retimed: again.iter().filter(|&&x| x >= 1.0 / 1.02).count(),
+        faster_115_retimed: again.iter().filter(|&&x| x >= 1.15).count(),
         geomean_vs_retimed_best_single: (!again.is_empty()).then(|| gm(&again)),
         worst_vs_retimed_best_single: (!again.is_empty()).then(|| worst(&again)),
     })
@@ -1241,10 +1247,11 @@ pub fn print_summary(s: &LearnedSummary) {
     );
     if let Some(t) = &s.tuned {
         println!(
-            "  tuned answer (--tune, timed again): ≤ 1.02× best single on {} of {}, geomean \
-             {} of the best single (worst {}), {} of the best cuSPARSE",
+            "  tuned answer (--tune, timed again): ≤ 1.02× best single on {} of {}, ≥ 1.15× \
+             faster on {}, geomean {} of the best single (worst {}), {} of the best cuSPARSE",
             t.within_102,
             t.measured,
+            t.faster_115,
             x(Some(t.geomean_vs_best_single)),
             x(Some(t.worst_vs_best_single)),
             x(t.geomean_vs_best_vendor)
@@ -1252,9 +1259,10 @@ pub fn print_summary(s: &LearnedSummary) {
         if t.retimed > 0 {
             println!(
                 "  tuned answer against the best single timed again beside it: ≤ 1.02× on {} \
-                 of {}, geomean {} (worst {})",
+                 of {}, ≥ 1.15× faster on {}, geomean {} (worst {})",
                 t.within_102_retimed,
                 t.retimed,
+                t.faster_115_retimed,
                 x(t.geomean_vs_retimed_best_single),
                 x(t.worst_vs_retimed_best_single)
             );
