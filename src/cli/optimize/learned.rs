@@ -484,10 +484,7 @@ fn time_plan<T: crate::Scalar>(
     protocol: &TimingProtocol,
 ) -> anyhow::Result<(f64, Vec<f64>, f64)> {
     let mut p = PreparedPlan::new(be, m, plan, "the plan")?;
-    p.set_x(x)?;
-    p.poison_y()?;
-    p.run()?;
-    let err = reference.max_relative_error(&p.y()?);
+    let err = p.check(x, reference)?;
     let t = p.time_blocks(protocol)?;
     Ok((
         t.total.warm_mean(),

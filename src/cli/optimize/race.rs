@@ -73,10 +73,7 @@ pub fn race<T: crate::Scalar>(
                 continue;
             }
             let timed = PreparedPlan::new(be, m, plan, "the plan").and_then(|mut q| {
-                q.set_x(x)?;
-                q.poison_y()?;
-                q.run()?;
-                let e = reference.max_relative_error(&q.y()?);
+                let e = q.check(x, reference)?;
                 let t = q.time(p)?;
                 Ok((q, e, t))
             });
