@@ -21,7 +21,9 @@
 #
 # Writes $OUT/optimizer-$GPU.tar.gz (one JSON per set and precision, the log, optimizer-$GPU.md:
 # the tables to paste into docs/OPTIMIZER.md) and prints the summaries. The calibration line
-# ("per-block cost … µs") is what `optimize --block-cost-us` should be given on this GPU.
+# ("serial per-block cost … µs", from split plans run serially) is what `optimize --overlap
+# serial --block-cost-us` should be given on this GPU; "concurrent: per-branch cost" (from the
+# DP's plans run concurrently, the default mode since session 48) what the concurrent rule should.
 set -u
 OUT=${OUT:-$PWD/.dev/out}
 MATS=${MATS:-$PWD/.dev/mats}

@@ -12,7 +12,7 @@ from jsonio import jglob, jload
 w, gpu = sys.argv[1], sys.argv[2]
 us = lambda s: "-" if s is None else f"{s*1e6:.1f}"
 print(f"## Optimizer on the {gpu.upper()} (sparsecast model, `scripts/device_optimizer.sh`)\n")
-print("| set | prec | matrices | plan adopted | answer ≤ 1.02× best single | answer ≥ 1.15× faster | DP plans ≥ 1.15× | geomean vs best single | worst | geomean vs best cuSPARSE | median pred. error | per-block cost | tuned: ≤ 1.02× / geomean (worst) / vs cuSPARSE | tuned ≥ 1.15× | tuned vs best single again: ≤ 1.02× / geomean (worst) / ≥ 1.15× |")
+print("| set | prec | matrices | plan adopted | answer ≤ 1.02× best single | answer ≥ 1.15× faster | DP plans ≥ 1.15× | geomean vs best single | worst | geomean vs best cuSPARSE | median pred. error | per-block cost: serial (split plans) / concurrent (DP plans) | tuned: ≤ 1.02× / geomean (worst) / vs cuSPARSE | tuned ≥ 1.15× | tuned vs best single again: ≤ 1.02× / geomean (worst) / ≥ 1.15× |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 rows = []
 for f in jglob(os.path.join(w, "opt-*.json")):
@@ -20,6 +20,8 @@ for f in jglob(os.path.join(w, "opt-*.json")):
     x = lambda v: "-" if v is None else f"{v:.3f}×"
     err = "-" if s["median_answer_error"] is None else f"{100 * s['median_answer_error']:.1f} %"
     cal = "-" if s["fitted_block_s"] is None else f"{s['fitted_block_s'] * 1e6:.2f} µs ({s['calibration_samples']})"
+    if s.get("fitted_concurrent_block_s") is not None:
+        cal += f" / {s['fitted_concurrent_block_s'] * 1e6:.2f} µs ({s['concurrent_samples']})"
     t = s.get("tuned")
     tuned = "-" if not t else (f"{t['within_102']}/{t['measured']} / {x(t['geomean_vs_best_single'])} "
                                f"({x(t['worst_vs_best_single'])}) / {x(t['geomean_vs_best_vendor'])}")

@@ -44,13 +44,19 @@ pub enum Overlap {
     Concurrent,
 }
 
-/// The execution mode plans get when none is asked for (`optimize --overlap`, a plan file
-/// without one is `serial`). **This is the measured choice**: `scripts/device_concurrent.sh`
-/// times the same plans both ways on the H100 and H200; flip it here (one line) to what that run
-/// shows is faster, and the optimizer's default cost ([`crate::optimize::PlanRule::for_overlap`])
-/// follows. Until the lead's device run it stays `serial`, the mode every earlier measurement
-/// used.
-pub const DEFAULT_OVERLAP: Overlap = Overlap::Serial;
+/// The execution mode plans get when none is asked for (`optimize --overlap`; a plan file
+/// without one is `serial`), and so the optimizer's default cost
+/// ([`crate::optimize::PlanRule::for_overlap`]). **The measured choice: `concurrent`** (session
+/// 48, docs/OPTIMIZER.md). `optimize --tune` times the DP's plan in both modes; over the 21
+/// heterogeneous DP plans of two blocks or more it timed in session 47 (H100 and H200, f32 and
+/// f64), the fork/join graph ran faster on 20 (0.88–1.005× the serial time, median 0.94×),
+/// every adopted plan among them by 4–11 %, and the concurrent rule's DP adopts the plans the
+/// serial one does plus one that pays (H100 f64 stencil + long rows, 1.13× its best single
+/// configuration concurrently). Serial was the default until then (sessions 8–9: concurrent
+/// branches slowed µs matrices and a csr-merge branch stalled; both are handled by the
+/// concurrent rule — 4 launch floors per branch keep plans off µs matrices, and csr-merge is
+/// no concurrent block).
+pub const DEFAULT_OVERLAP: Overlap = Overlap::Concurrent;
 
 impl Overlap {
     /// `"serial"` or `"concurrent"`.

@@ -154,6 +154,31 @@ impl<'a, T: Scalar> PreparedPlan<'a, T> {
             .collect()
     }
 
+    /// Time the plan with each block left out in turn, in the plan's mode: what the plan costs
+    /// without block `k` (its rows of `y` not written, so these runs are timed, never checked).
+    /// `T(plan) − T(without k)` is what block `k` costs *inside* the plan, beside the others
+    /// (sharing the L2 and the SMs), against its time alone from [`PreparedPlan::time_blocks`]
+    /// (issue 16: a per-block cost for the blocks' interference). Empty for a plan of one block.
+    pub fn time_left_out(&mut self, protocol: &TimingProtocol) -> Result<Vec<Timing>> {
+        let (backend, overlap) = (self.backend, self.overlap);
+        let n = self.blocks.len();
+        let mut out = Vec::with_capacity(n);
+        for k in (0..n).filter(|_| n >= 2) {
+            let mut parts: Vec<Part<'_>> = self
+                .blocks
+                .iter_mut()
+                .enumerate()
+                .filter(|(i, _)| *i != k)
+                .map(|(_, b)| Box::new(move || b.kernel.enqueue()) as Part<'_>)
+                .collect();
+            let t = backend.time_parts(protocol, overlap, &mut parts)?;
+            drop(parts);
+            self.finish()?;
+            out.push(t);
+        }
+        Ok(out)
+    }
+
     /// Time the plan with `protocol` (see the module documentation), and then every block alone.
     pub fn time_blocks(&mut self, protocol: &TimingProtocol) -> Result<PlanTiming> {
         let total = self.time(protocol)?;

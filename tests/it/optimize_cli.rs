@@ -436,14 +436,23 @@ fn our_model_answers_with_its_reason_and_the_answer_runs() {
     let ms = &j["results"][0]["measured"];
     assert!(ms["answer_seconds"].as_f64().unwrap() > 0.0);
     assert!(ms["best_ours"][1].as_f64().unwrap() > 0.0);
+    // A plan of blocks is also timed with each block left out in turn.
+    let blocks = ms["plan_block_seconds"].as_array().unwrap().len();
+    let left_out = ms["plan_left_out_seconds"]
+        .as_array()
+        .map_or(0, |v| v.len());
+    assert_eq!(left_out, if blocks >= 2 { blocks } else { 0 }, "{ms}");
+    // Run concurrently (the default mode), the DP's plan is a sample of the per-branch cost.
+    let conc = j["summary"]["concurrent_samples"].as_u64().unwrap();
+    assert_eq!(conc, u64::from(blocks >= 2), "{}", j["summary"]);
     assert!(ms["max_relative_error"].as_f64().unwrap() <= 1e-10);
     let e = fails(&["optimize", &het, "--measure", "--backend", "cpu"]);
     assert!(e.contains("cuda backend"), "{e}");
 }
 
-/// `--tune` times more plans than the DP's: the same blocks run the other way (concurrently:
-/// serial is the default), and the plans of the alternate rules (the concurrent rule, blocks
-/// costing one launch floor), then the DP's plan with one block at another block size or at a
+/// `--tune` times more plans than the DP's: the same blocks run the other way (serially:
+/// concurrent is the default since session 48), and the plans of the alternate rules (the
+/// serial rule, blocks costing one launch floor), then the DP's plan with one block at another block size or at a
 /// runner-up, then the variants of the fastest plans not yet varied; each is labelled, checked
 /// and timed, and the answer is the fastest measured (the close ones raced in placements),
 /// with its blocks.
@@ -482,10 +491,11 @@ fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
         .map(label)
         .filter(|l| l.starts_with("plan"))
         .collect();
-    assert_eq!(plans[0], format!("plan ({n} blocks, serial)"), "{t}");
+    // The DP's plan in the default mode (concurrent since session 48), then in the other.
+    assert_eq!(plans[0], format!("plan ({n} blocks, concurrent)"), "{t}");
     assert_eq!(
         plans[1],
-        format!("plan #2 ({n} blocks, concurrent; the DP's plan)"),
+        format!("plan #2 ({n} blocks, serial; the DP's plan)"),
         "{t}"
     );
     // At most the three alternates more (no cuSPARSE blocks on the CPU), then the DP's plan's

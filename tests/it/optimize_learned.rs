@@ -356,7 +356,11 @@ fn concurrent_plans_leave_out_csr_merge_which_stays_a_single_configuration() {
     let model = WithMerge(Toy { sigma: 0.0 });
     let mut opts = LearnedOptions::new(2e-6);
     opts.strips = Some(4);
-    opts.rule.block_s = 0.0;
+    opts.rule = PlanRule {
+        overlap: Overlap::Serial,
+        block_s: 0.0,
+        ..opts.rule
+    };
     let serial = optimize_learned(&a, &model, &opts, &|_, _| {}).unwrap();
     let merge = |o: &sparsecast::optimize::learned::LearnedOptimum| {
         o.plan.iter().any(|b| b.config.variant == Variant::CsrMerge)

@@ -191,6 +191,42 @@ fn plan_timing_times_the_whole_plan_and_each_block() {
     assert!(p.set_x(&[1.0; 3]).is_err());
 }
 
+/// Issue 16: the plan timed with each block left out in turn (what a block costs inside the
+/// plan is the plan's time less that), one timing per block under the same protocol; the
+/// prepared plan still computes the whole y afterwards; a plan of one block has nothing to
+/// leave out.
+#[test]
+fn plan_timing_leaves_each_block_out_in_turn() {
+    let a = mixed();
+    let be = CpuBackend::new();
+    let protocol = TimingProtocol {
+        runs: 5,
+        warmup: 1,
+        cold: false,
+        warmup_ms: 1.0,
+        batch_ms: 0.05,
+        ..TimingProtocol::default()
+    };
+    let plan = by_rows(
+        &a,
+        &[2000, 6000],
+        &[Variant::Ell, Variant::Coo, Variant::Hyb],
+    );
+    let mut p = PreparedPlan::new(&be, &a, &plan, "plan").unwrap();
+    let without = p.time_left_out(&protocol).unwrap();
+    assert_eq!(without.len(), 3);
+    for t in &without {
+        assert_eq!(t.samples.len(), 5);
+        assert!(t.per_batch >= 2 && t.samples.iter().all(|&s| s > 0.0));
+    }
+    let x: Vec<f64> = (0..a.ncols).map(|j| (j % 7) as f64 - 3.0).collect();
+    let reference = sparsecast::backend::measure::Reference::new(&a, &x);
+    assert!(p.check(&x, &reference).unwrap() < 1e-12);
+    let one = by_rows(&a, &[], &[Variant::Coo]);
+    let mut q = PreparedPlan::new(&be, &a, &one, "plan").unwrap();
+    assert!(q.time_left_out(&protocol).unwrap().is_empty());
+}
+
 #[test]
 fn plan_json_round_trips() {
     let a = mixed();

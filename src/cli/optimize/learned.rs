@@ -65,6 +65,10 @@ pub struct MeasuredOut {
     pub plan_seconds: Option<f64>,
     /// Its blocks timed alone.
     pub plan_block_seconds: Vec<f64>,
+    /// The plan timed with each block left out in turn, in its mode (`PreparedPlan::time_left_out`):
+    /// `plan_seconds` less the `k`-th is what block `k` costs inside the plan, beside the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plan_left_out_seconds: Vec<f64>,
     /// What `optimize` answers (the plan if adopted, else the best single configuration).
     pub answer_seconds: Option<f64>,
     pub max_relative_error: f64,
@@ -474,7 +478,9 @@ fn variants(
     out
 }
 
-/// Time a plan in its mode (checked against the reference first): (warm mean, blocks alone).
+/// Time a plan in its mode (checked against the reference first), its blocks alone, and with
+/// `left_out` the plan with each block left out in turn (`PreparedPlan::time_left_out`; empty
+/// otherwise): (warm mean, blocks alone, plan without each block, error).
 fn time_plan<T: crate::Scalar>(
     be: &dyn Backend<T>,
     m: &Csr<T>,
@@ -482,13 +488,19 @@ fn time_plan<T: crate::Scalar>(
     x: &[T],
     reference: &Reference,
     protocol: &TimingProtocol,
-) -> anyhow::Result<(f64, Vec<f64>, f64)> {
+    left_out: bool,
+) -> anyhow::Result<(f64, Vec<f64>, Vec<f64>, f64)> {
     let mut p = PreparedPlan::new(be, m, plan, "the plan")?;
     let err = p.check(x, reference)?;
     let t = p.time_blocks(protocol)?;
+    let without = match left_out {
+        true => p.time_left_out(protocol)?,
+        false => Vec::new(),
+    };
     Ok((
         t.total.warm_mean(),
         t.blocks.iter().map(|b| b.warm_mean()).collect(),
+        without.iter().map(|b| b.warm_mean()).collect(),
         err,
     ))
 }
@@ -664,7 +676,7 @@ fn measure_all<T: BackendScalar>(
     let x: Vec<T> = common::random_vector(m.ncols, a.seed);
     let reference = Reference::new(m, &x);
     let mut out = MeasuredOut::default();
-    let (t, _, err) = time_plan(be.as_ref(), m, answer, &x, &reference, protocol)?;
+    let (t, _, _, err) = time_plan(be.as_ref(), m, answer, &x, &reference, protocol, false)?;
     out.answer_seconds = Some(t);
     out.max_relative_error = err;
     let mut dp_plan = None;
@@ -677,9 +689,11 @@ fn measure_all<T: BackendScalar>(
             opt.plan_predicted,
             opt.rule.overlap,
         )?;
-        let (t, blocks, err) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol)?;
+        let (t, blocks, without, err) =
+            time_plan(be.as_ref(), m, &p, &x, &reference, protocol, true)?;
         out.plan_seconds = Some(t);
         out.plan_block_seconds = blocks;
+        out.plan_left_out_seconds = without;
         out.max_relative_error = out.max_relative_error.max(err);
         dp_plan = Some(p);
     }
@@ -743,8 +757,8 @@ fn measure_all<T: BackendScalar>(
             if tried.plans.iter().any(|q| same_plan(q, &p)) {
                 return;
             }
-            let t = match time_plan(be.as_ref(), m, &p, &x, &reference, protocol) {
-                Ok((t, _, err)) => {
+            let t = match time_plan(be.as_ref(), m, &p, &x, &reference, protocol, false) {
+                Ok((t, _, _, err)) => {
                     out.max_relative_error = out.max_relative_error.max(err);
                     Some(t)
                 }
@@ -894,7 +908,10 @@ fn measure_all<T: BackendScalar>(
         }
     }
     if a.calibrate && opt.cuts.len() > 2 {
-        // The best single configuration of ours cut at the strips, one block per strip.
+        // The best single configuration of ours cut at the strips, one block per strip, run
+        // serially: what the serial rule's per-block cost is fitted on (cut into equal parts of
+        // one configuration and run concurrently, the blocks cost ≈ nothing per branch, which
+        // says nothing of the DP's plans: see optimize::rule).
         if let Some(s) = opt
             .singles
             .iter()
@@ -905,8 +922,10 @@ fn measure_all<T: BackendScalar>(
                 .windows(2)
                 .map(|w| (w[0]..w[1], s.config.clone(), 0.0))
                 .collect();
-            let p = plan_of(m, source, by, &blocks, 0.0, opt.rule.overlap)?;
-            if let Ok((t, alone, _)) = time_plan(be.as_ref(), m, &p, &x, &reference, protocol) {
+            let p = plan_of(m, source, by, &blocks, 0.0, Overlap::Serial)?;
+            if let Ok((t, alone, _, _)) =
+                time_plan(be.as_ref(), m, &p, &x, &reference, protocol, false)
+            {
                 let work = alone.iter().map(|&b| (b - opt.rule.floor_s).max(0.0)).sum();
                 out.split_sample = Some((blocks.len(), t, work));
             }
@@ -1188,7 +1207,20 @@ pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
             samples.push(x);
         }
         // The per-branch cost is fitted on the DP's plans, the ones the rule prices (equal
-        // splits of one configuration overshoot their predicted work: see optimize::rule).
+        // splits of one configuration overshoot their predicted work: see optimize::rule):
+        // those run concurrently by `--overlap-splits`, and the DP's own plan where the rule is
+        // concurrent (the default since session 48), from its blocks' times alone.
+        if r.rule.overlap == Overlap::Concurrent && ms.plan_block_seconds.len() >= 2 {
+            if let Some(t) = ms.plan_seconds {
+                let floor = r.rule.floor_s;
+                let work = ms
+                    .plan_block_seconds
+                    .iter()
+                    .map(|&b| (b - floor).max(0.0))
+                    .sum();
+                conc.push((ms.plan_block_seconds.len(), t, work));
+            }
+        }
         for o in ms.overlap.iter().filter(|o| o.plan == "dp") {
             if let (Some(t), true, true) = (
                 o.concurrent_seconds,
@@ -1276,7 +1308,8 @@ pub fn print_summary(s: &LearnedSummary) {
     }
     if let Some(b) = s.fitted_block_s {
         println!(
-            "  calibration: per-block cost {:.2} µs from {} split plans (optimize --block-cost-us {:.2})",
+            "  calibration: serial per-block cost {:.2} µs from {} split plans run serially \
+             (optimize --overlap serial --block-cost-us {:.2})",
             b * 1e6,
             s.calibration_samples,
             b * 1e6
