@@ -51,8 +51,8 @@ pub enum Overlap {
 /// heterogeneous DP plans of two blocks or more it timed in session 47 (H100 and H200, f32 and
 /// f64), the fork/join graph ran faster on 20 (0.88–1.005× the serial time, median 0.94×),
 /// every adopted plan among them by 4–11 %, and the concurrent rule's DP adopts the plans the
-/// serial one does plus one that pays (H100 f64 stencil + long rows, 1.13× its best single
-/// configuration concurrently). Serial was the default until then (sessions 8–9: concurrent
+/// serial one does plus one that pays (H100 f64 stencil + long rows, 1.13–1.16× its best
+/// single configuration concurrently). Serial was the default until then (sessions 8–9: concurrent
 /// branches slowed µs matrices and a csr-merge branch stalled; both are handled by the
 /// concurrent rule — 4 launch floors per branch keep plans off µs matrices, and csr-merge is
 /// no concurrent block).

@@ -162,8 +162,11 @@ impl<'a, T: Scalar> PreparedPlan<'a, T> {
     pub fn time_left_out(&mut self, protocol: &TimingProtocol) -> Result<Vec<Timing>> {
         let (backend, overlap) = (self.backend, self.overlap);
         let n = self.blocks.len();
+        if n < 2 {
+            return Ok(Vec::new());
+        }
         let mut out = Vec::with_capacity(n);
-        for k in (0..n).filter(|_| n >= 2) {
+        for k in 0..n {
             let mut parts: Vec<Part<'_>> = self
                 .blocks
                 .iter_mut()

@@ -162,6 +162,7 @@ pub fn entrants(times: &[Option<f64>]) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::backend::cpu::CpuBackend;
+    use crate::backend::timing::PLACEMENT_MAX_S;
     use crate::backend::{KernelConfig, Variant};
     use crate::matrix::generate::{GeneratorSpec, RowLength};
     use crate::optimize::MatrixIdentity;
@@ -207,7 +208,20 @@ mod tests {
             ..TimingProtocol::default()
         };
         let r = race(&CpuBackend::new(), &m, &plans, &x, &reference, &protocol);
-        assert_eq!(r.placements, vec![RACE_PLACEMENTS, 0, RACE_PLACEMENTS]);
+        // Every placement for these µs plans, unless the machine was so loaded that an SpMV took
+        // beyond the placements' time limit (then one placement: `wants_placements`).
+        for k in [0, 2] {
+            let slow = r.seconds[k]
+                .as_ref()
+                .is_ok_and(|&t| t > 0.5 * PLACEMENT_MAX_S);
+            assert!(
+                r.placements[k] == RACE_PLACEMENTS || (slow && r.placements[k] == 1),
+                "{:?} {:?}",
+                r.placements,
+                r.seconds
+            );
+        }
+        assert_eq!(r.placements[1], 0);
         assert!(r.seconds[0].as_ref().is_ok_and(|&t| t > 0.0));
         assert!(r.seconds[1].is_err());
         assert!(r.seconds[2].as_ref().is_ok_and(|&t| t > 0.0));
