@@ -167,13 +167,8 @@ impl<'a, T: Scalar> PreparedPlan<'a, T> {
         }
         let mut out = Vec::with_capacity(n);
         for k in 0..n {
-            let mut parts: Vec<Part<'_>> = self
-                .blocks
-                .iter_mut()
-                .enumerate()
-                .filter(|(i, _)| *i != k)
-                .map(|(_, b)| Box::new(move || b.kernel.enqueue()) as Part<'_>)
-                .collect();
+            let mut parts = self.parts();
+            drop(parts.remove(k));
             let t = backend.time_parts(protocol, overlap, &mut parts)?;
             drop(parts);
             self.finish()?;

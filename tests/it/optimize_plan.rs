@@ -149,6 +149,18 @@ fn random_plans_equal_the_reference() {
     }
 }
 
+/// A short warm batched protocol for the CPU: `runs` samples after `warmup` runs.
+fn quick_protocol(runs: usize, warmup: usize) -> TimingProtocol {
+    TimingProtocol {
+        runs,
+        warmup,
+        cold: false,
+        warmup_ms: 1.0,
+        batch_ms: 0.05,
+        ..TimingProtocol::default()
+    }
+}
+
 #[test]
 fn plan_timing_times_the_whole_plan_and_each_block() {
     let a = mixed();
@@ -159,14 +171,7 @@ fn plan_timing_times_the_whole_plan_and_each_block() {
     );
     let be = CpuBackend::new();
     let mut p = PreparedPlan::new(&be, &a, &plan, "plan").unwrap();
-    let protocol = TimingProtocol {
-        runs: 6,
-        warmup: 2,
-        cold: false,
-        warmup_ms: 1.0,
-        batch_ms: 0.05,
-        ..TimingProtocol::default()
-    };
+    let protocol = quick_protocol(6, 2);
     let t = p.time_blocks(&protocol).unwrap();
     assert_eq!(t.blocks.len(), 3);
     assert_eq!(t.total.samples.len(), 6);
@@ -199,14 +204,7 @@ fn plan_timing_times_the_whole_plan_and_each_block() {
 fn plan_timing_leaves_each_block_out_in_turn() {
     let a = mixed();
     let be = CpuBackend::new();
-    let protocol = TimingProtocol {
-        runs: 5,
-        warmup: 1,
-        cold: false,
-        warmup_ms: 1.0,
-        batch_ms: 0.05,
-        ..TimingProtocol::default()
-    };
+    let protocol = quick_protocol(5, 1);
     let plan = by_rows(
         &a,
         &[2000, 6000],

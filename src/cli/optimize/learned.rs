@@ -478,6 +478,12 @@ fn variants(
     out
 }
 
+/// The blocks' work beyond the launch floor, `Σ max(T_b − floor, 0)`, from their times alone:
+/// what a plan's per-block (serial) or per-branch (concurrent) cost is fitted against.
+fn work_beyond_floor(alone: &[f64], floor_s: f64) -> f64 {
+    alone.iter().map(|&b| (b - floor_s).max(0.0)).sum()
+}
+
 /// Time a plan in its mode (checked against the reference first), its blocks alone, and with
 /// `left_out` the plan with each block left out in turn (`PreparedPlan::time_left_out`; empty
 /// otherwise): (warm mean, blocks alone, plan without each block, error).
@@ -926,7 +932,7 @@ fn measure_all<T: BackendScalar>(
             if let Ok((t, alone, _, _)) =
                 time_plan(be.as_ref(), m, &p, &x, &reference, protocol, false)
             {
-                let work = alone.iter().map(|&b| (b - opt.rule.floor_s).max(0.0)).sum();
+                let work = work_beyond_floor(&alone, opt.rule.floor_s);
                 out.split_sample = Some((blocks.len(), t, work));
             }
         }
@@ -1212,12 +1218,7 @@ pub fn summarize(rs: &[LearnedReport]) -> LearnedSummary {
         // concurrent (the default since session 48), from its blocks' times alone.
         if r.rule.overlap == Overlap::Concurrent && ms.plan_block_seconds.len() >= 2 {
             if let Some(t) = ms.plan_seconds {
-                let floor = r.rule.floor_s;
-                let work = ms
-                    .plan_block_seconds
-                    .iter()
-                    .map(|&b| (b - floor).max(0.0))
-                    .sum();
+                let work = work_beyond_floor(&ms.plan_block_seconds, r.rule.floor_s);
                 conc.push((ms.plan_block_seconds.len(), t, work));
             }
         }
