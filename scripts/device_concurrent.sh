@@ -14,6 +14,9 @@
 #
 #   bash scripts/device_concurrent.sh                          # on the H100 or the H200, ≈ 4–5 min
 #   BACKEND=cpu SCALE=tiny bash scripts/device_concurrent.sh   # dry run on the CPU (no overlap)
+#   PROFILE=.dev/p100/h100.json.gz BIN=… bash scripts/device_concurrent.sh   # a binary built
+#                                   # without profiles (SPARSECAST_NO_EMBED=1), its profile given
+#   STEP=1 MATS=<dir> …              # every SuiteSparse file of MATS (default: every 6th)
 #
 # Writes $OUT/concurrent-$GPU.tar.gz (conc-<set>-<rule>-<precision>.json, the log,
 # concurrent-$GPU.md: the table) and prints the table last. Budgets (seconds, stop taking new
@@ -45,9 +48,9 @@ LOG="$W/log-$GPU.txt"
 : > "$LOG"
 say() { echo "$@" | tee -a "$LOG"; }
 
-# SuiteSparse: every 6th file by name (conf5 is complex).
+# SuiteSparse: every STEP-th file by name (default 6; conf5 is complex).
 mapfile -t ALLM < <(ls "$MATS"/*.mtx.gz 2>/dev/null | grep -v conf5 | sort)
-REAL=(); for i in "${!ALLM[@]}"; do [ $((i % 6)) -eq 0 ] && REAL+=("${ALLM[$i]}"); done
+REAL=(); for i in "${!ALLM[@]}"; do [ $((i % ${STEP:-6})) -eq 0 ] && REAL+=("${ALLM[$i]}"); done
 # The first that exists (not `ls A B | head -1`: ls sorts its operands, which made both 4elt
 # before session 20).
 first() { for f in "$@"; do [ -f "$f" ] && { echo "$f"; return; }; done; }
@@ -77,7 +80,7 @@ run() { # set rule precision budget-seconds inputs…
     local set=$1 rule=$2 p=$3 b=$4; shift 4
     say "== $set, $rule rule, $p ($# inputs, budget ${b} s)"
     local t0=$SECONDS
-    "$BIN" optimize "$@" --precision "$p" --measure --backend "$BACKEND" --overlap "$rule" \
+    "$BIN" optimize "$@" --precision "$p" --measure --backend "$BACKEND" --overlap "$rule" ${PROFILE:+--profile "$PROFILE"} \
         --overlap-splits "$SPLITS" ${ANY:+--any-backend} ${RUNS:+--runs $RUNS --warmup 1} \
         --budget-s "$b" --summary-only --json-out "$W/conc-$set-$rule-$p.json" \
         > "$W/out-$set-$rule-$p.txt" 2>&1

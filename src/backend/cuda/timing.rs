@@ -13,13 +13,15 @@
 //!
 //! **Parts** ([`time_parts`]): a plan's blocks are independent parts of one SpMV. Serial
 //! ([`Overlap::Serial`]): the parts are queued in order inside one capture, so the graph is a
-//! chain. Concurrent ([`Overlap::Concurrent`]): each part of each SpMV is captured into a graph
-//! of its own and added to the batch's graph as a *child graph node*; the parts of one SpMV
-//! depend only on the previous SpMV's join (an empty node) and the next join depends on all of
-//! them — a fork/join graph whose branches the device runs at the same time. Every part still
-//! launches on the backend's one stream (the capture is per part), so nothing in the kernels or
-//! in cuSPARSE's handle changes; the graph alone carries the concurrency. Consecutive SpMVs stay
-//! ordered (a join between them), as in an iterative solver. Where a part cannot be captured
+//! chain. Concurrent ([`Overlap::Concurrent`]): the parts are captured in the same one stream,
+//! but before each part the capture's dependency set is set to the previous SpMV's last nodes
+//! (`cuStreamUpdateCaptureDependencies`), so each part is a branch of its own and the next SpMV's
+//! parts depend on every branch — a fork/join graph of the parts' own kernel nodes, with no join
+//! node, whose branches the device runs at the same time. Every part still launches on the
+//! backend's one stream, so nothing in the kernels or in cuSPARSE's handle changes; the graph
+//! alone carries the concurrency. Consecutive SpMVs stay ordered, as in an iterative solver.
+//! (Until session 48 each part was a child graph node and an empty node joined each SpMV: that
+//! graph did not overlap its branches at all — see [`fork_join`].) Where a part cannot be captured
 //! the batch falls back to serial launches and [`Timing::concurrent`] says so.
 //!
 //! Latency mode and cold mode time one SpMV per sample. Latency: the host waits for each sample
@@ -144,88 +146,115 @@ impl ForkJoin {
     }
 }
 
-/// Capture what `part` queues into a graph of its own. `Ok(None)` when it queued nothing;
-/// `Err(())` when it cannot be captured (the stream is left out of capture mode either way).
-fn capture_part(
-    stream: &CudaStream,
-    part: &mut Part,
-) -> std::result::Result<Option<sys::CUgraph>, ()> {
-    use cudarc::driver::result::stream as rs;
-    use sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL as MODE;
-    // SAFETY: the backend's own stream; the capture is ended below whatever the part did.
-    unsafe { rs::begin_capture(stream.cu_stream(), MODE) }.map_err(|_| ())?;
-    let queued = part();
-    // SAFETY: as above.
-    let graph = unsafe { rs::end_capture(stream.cu_stream()) };
-    let g = match (queued, graph) {
-        (Ok(()), Ok(g)) if !g.is_null() => g,
-        (_, Ok(g)) => {
-            if !g.is_null() {
-                // SAFETY: a graph this function owns.
-                unsafe { sys::cuGraphDestroy(g) };
-            }
-            return Err(());
-        }
-        _ => return Err(()),
-    };
-    let mut nodes = 0usize;
-    // SAFETY: `g` is valid; a null node array asks for the count only.
-    let counted = unsafe { sys::cuGraphGetNodes(g, std::ptr::null_mut(), &mut nodes) }.result();
-    if counted.is_err() || nodes == 0 {
-        // SAFETY: a graph this function owns.
-        unsafe { sys::cuGraphDestroy(g) };
-        return if counted.is_err() { Err(()) } else { Ok(None) };
+/// The nodes the capture in `stream` would make the next launch depend on (copied: the driver's
+/// array lives only until the next call on the stream). `None` when the query fails.
+fn capture_frontier(stream: &CudaStream) -> Option<Vec<sys::CUgraphNode>> {
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    let mut deps: *const sys::CUgraphNode = std::ptr::null();
+    let mut count = 0usize;
+    // SAFETY: a stream in capture mode; the out-pointers are valid; edge data and the graph
+    // are not asked for (null).
+    unsafe {
+        sys::cuStreamGetCaptureInfo_v3(
+            stream.cu_stream(),
+            &mut status,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &mut deps,
+            std::ptr::null_mut(),
+            &mut count,
+        )
     }
-    Ok(Some(g))
+    .result()
+    .ok()?;
+    if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE {
+        return None;
+    }
+    if count == 0 || deps.is_null() {
+        return Some(Vec::new());
+    }
+    // SAFETY: the driver returned `count` valid nodes at `deps`.
+    Some(unsafe { std::slice::from_raw_parts(deps, count) }.to_vec())
 }
 
-/// `n` consecutive SpMVs whose parts run as concurrent branches: for each SpMV, every part is
-/// captured on its own and added as a child graph node depending on the previous SpMV's join;
-/// an empty join node depends on all of them (see the module documentation). Instantiated and
-/// uploaded. `None` when a part cannot be captured or the driver refuses the graph.
+/// Make the next launch captured in `stream` depend on exactly `frontier` (none: a root node).
+fn set_capture_frontier(stream: &CudaStream, frontier: &[sys::CUgraphNode]) -> Option<()> {
+    let mut nodes = frontier.to_vec();
+    let set = sys::CUstreamUpdateCaptureDependencies_flags_enum::CU_STREAM_SET_CAPTURE_DEPENDENCIES;
+    // SAFETY: a stream in capture mode; `nodes` are nodes of its capture graph (or empty).
+    unsafe {
+        sys::cuStreamUpdateCaptureDependencies_v2(
+            stream.cu_stream(),
+            nodes.as_mut_ptr(),
+            std::ptr::null(),
+            nodes.len(),
+            set as u32,
+        )
+    }
+    .result()
+    .ok()
+}
+
+/// Queue `n` SpMVs of `parts` into the capture in `stream`, each part a branch of its own: every
+/// part of an SpMV depends on all the previous SpMV's last nodes, and nothing else.
+fn queue_branches(stream: &CudaStream, n: usize, parts: &mut [Part]) -> Option<()> {
+    let mut frontier: Vec<sys::CUgraphNode> = Vec::new();
+    for _ in 0..n {
+        let mut leaves: Vec<sys::CUgraphNode> = Vec::new();
+        for part in parts.iter_mut() {
+            set_capture_frontier(stream, &frontier)?;
+            part().ok()?;
+            let after = capture_frontier(stream)?;
+            if after != frontier {
+                for l in after {
+                    if !leaves.contains(&l) {
+                        leaves.push(l);
+                    }
+                }
+            }
+        }
+        if !leaves.is_empty() {
+            frontier = leaves;
+        }
+    }
+    set_capture_frontier(stream, &frontier)
+}
+
+/// `n` consecutive SpMVs whose parts run as concurrent branches (see the module documentation),
+/// captured in one stream capture whose dependency set is steered before each part: the graph's
+/// nodes are the parts' own kernel and memset nodes, each SpMV's parts depend on every last node
+/// of the previous SpMV, with no join node between them. Instantiated and uploaded. `None` when
+/// a part cannot be captured or the driver refuses the graph.
+///
+/// Measured (session 49, H100, `scripts/device_fork_join.cu`; docs/OPTIMIZER.md): built this way two
+/// kernels of 5.3 and 4.4 µs ran 7.8 µs per SpMV against 11.3 µs in a chain, while the
+/// construction of sessions 8–48 (each part a child graph node, an empty join node after each
+/// SpMV) ran 11.2–11.4 µs — no overlap at all — and two 2-µs kernels 4.1–5.1 µs against 3.9 µs
+/// in a chain and 2.5 µs this way.
 pub fn fork_join(
     ctx: &Arc<CudaContext>,
     stream: &Arc<CudaStream>,
     n: usize,
     parts: &mut [Part],
 ) -> Option<ForkJoin> {
+    use cudarc::driver::result::stream as rs;
+    use sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL as MODE;
     ctx.bind_to_thread().ok()?;
+    // SAFETY: the backend's own stream; the capture is ended below whatever the parts did.
+    unsafe { rs::begin_capture(stream.cu_stream(), MODE) }.ok()?;
+    let queued = queue_branches(stream, n, parts);
+    // SAFETY: as above.
+    let graph = unsafe { rs::end_capture(stream.cu_stream()) };
     let mut fj = ForkJoin {
-        graph: std::ptr::null_mut(),
+        graph: match graph {
+            Ok(g) => g,
+            Err(_) => std::ptr::null_mut(),
+        },
         exec: std::ptr::null_mut(),
     };
-    // SAFETY: creates a graph owned by `fj` (destroyed on every path by its drop).
-    unsafe { sys::cuGraphCreate(&mut fj.graph, 0) }
-        .result()
-        .ok()?;
-    let mut join: Vec<sys::CUgraphNode> = Vec::new();
-    for _ in 0..n {
-        let mut leaves = Vec::with_capacity(parts.len());
-        for part in parts.iter_mut() {
-            let Some(child) = capture_part(stream, part).ok()? else {
-                continue;
-            };
-            let mut node: sys::CUgraphNode = std::ptr::null_mut();
-            // SAFETY: valid graph, dependencies and child; the node holds a copy of the child.
-            let added = unsafe {
-                sys::cuGraphAddChildGraphNode(&mut node, fj.graph, join.as_ptr(), join.len(), child)
-            }
-            .result();
-            // SAFETY: the child graph was cloned into the node (or not added): ours to destroy.
-            unsafe { sys::cuGraphDestroy(child) };
-            added.ok()?;
-            leaves.push(node);
-        }
-        if leaves.is_empty() {
-            // Nothing queued in this SpMV: the previous join stays the frontier.
-            continue;
-        }
-        let mut j: sys::CUgraphNode = std::ptr::null_mut();
-        // SAFETY: valid graph and dependencies.
-        unsafe { sys::cuGraphAddEmptyNode(&mut j, fj.graph, leaves.as_ptr(), leaves.len()) }
-            .result()
-            .ok()?;
-        join = vec![j];
+    // `fj` owns the graph from here (destroyed on every path by its drop).
+    if queued.is_none() || fj.graph.is_null() {
+        return None;
     }
     // SAFETY: a valid graph; the executable is owned by `fj`.
     unsafe { sys::cuGraphInstantiateWithFlags(&mut fj.exec, fj.graph, 0) }
