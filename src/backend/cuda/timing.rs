@@ -21,7 +21,7 @@
 //! backend's one stream, so nothing in the kernels or in cuSPARSE's handle changes; the graph
 //! alone carries the concurrency. Consecutive SpMVs stay ordered, as in an iterative solver.
 //! (Until session 48 each part was a child graph node and an empty node joined each SpMV: that
-//! graph did not overlap its branches at all — see [`fork_join`].) Where a part cannot be captured
+//! graph barely overlapped its branches — see [`fork_join`].) Where a part cannot be captured
 //! the batch falls back to serial launches and [`Timing::concurrent`] says so.
 //!
 //! Latency mode and cold mode time one SpMV per sample. Latency: the host waits for each sample
@@ -229,7 +229,7 @@ fn queue_branches(stream: &CudaStream, n: usize, parts: &mut [Part]) -> Option<(
 /// Measured (session 49, H100, `scripts/device_fork_join.cu`; docs/OPTIMIZER.md): built this way two
 /// kernels of 5.3 and 4.4 µs ran 7.8 µs per SpMV against 11.3 µs in a chain, while the
 /// construction of sessions 8–48 (each part a child graph node, an empty join node after each
-/// SpMV) ran 11.2–11.4 µs — no overlap at all — and two 2-µs kernels 4.1–5.1 µs against 3.9 µs
+/// SpMV) ran 11.2–11.4 µs — no faster than the chain — and two 2-µs kernels 4.1–5.1 µs against 3.9 µs
 /// in a chain and 2.5 µs this way.
 pub fn fork_join(
     ctx: &Arc<CudaContext>,
