@@ -61,10 +61,10 @@
 //! high. `β_b` is still computed and
 //! reported beside each block (`bandwidth_seconds`), not used in the time.
 //!
-//! Those fits were made on a fork/join graph of child graph nodes that did not overlap its
-//! branches (session 49, [`crate::backend`]'s CUDA timing); with the blocks as kernel nodes, blocks
-//! of a few µs now overlap for ≈ 0.2–0.4 µs per branch, but on the DP's plans, whose blocks each
-//! fill the GPU, plan − floor − Σ w_b per extra block still has a median of 3.3 floors (H100, 13
+//! Those fits were made on a fork/join graph of child graph nodes that barely overlapped its
+//! branches (session 49, the CUDA backend's timing); with the blocks as kernel nodes, blocks of a
+//! few µs now overlap for ≈ 0.2–0.4 µs per branch, but on the DP's plans, whose blocks each fill
+//! the GPU, plan − floor − Σ w_b per extra block still has a median of 3.3 floors (H100, 13
 //! plans) and 1.9 floors (H200, 9 plans): the blocks share the L2 and the bandwidth. 4 floors
 //! stays (docs/OPTIMIZER.md, session 49).
 //!

@@ -226,11 +226,11 @@ fn queue_branches(stream: &CudaStream, n: usize, parts: &mut [Part]) -> Option<(
 /// of the previous SpMV, with no join node between them. Instantiated and uploaded. `None` when
 /// a part cannot be captured or the driver refuses the graph.
 ///
-/// Measured (session 49, H100, `scripts/device_fork_join.cu`; docs/OPTIMIZER.md): built this way two
-/// kernels of 5.3 and 4.4 µs ran 7.8 µs per SpMV against 11.3 µs in a chain, while the
+/// Measured (session 49, H100, `scripts/device_fork_join.cu`; docs/OPTIMIZER.md): built this
+/// way two kernels of 5.3 and 4.4 µs ran 7.8 µs per SpMV against 11.3 µs in a chain, while the
 /// construction of sessions 8–48 (each part a child graph node, an empty join node after each
-/// SpMV) ran 11.2–11.4 µs — no faster than the chain — and two 2-µs kernels 4.1–5.1 µs against 3.9 µs
-/// in a chain and 2.5 µs this way.
+/// SpMV) ran 11.2–11.4 µs — no faster than the chain — and two 2-µs kernels 4.1–5.1 µs against
+/// 3.9 µs in a chain and 2.5 µs this way.
 pub fn fork_join(
     ctx: &Arc<CudaContext>,
     stream: &Arc<CudaStream>,
