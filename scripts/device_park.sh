@@ -14,6 +14,9 @@
 # PROFILES=1 park also parks the shipped profiles (profiles/*.json.gz, 24 MiB by session 38) for
 # calls whose binary embeds none (SPARSECAST_NO_EMBED=1) and whose carry is large (the 70 shared
 # matrix files as .mtx.xz, 16 MiB); restore brings back whatever is parked.
+# DOCS=1 park also parks the device runs' raw records under docs/ (docs/h100, docs/h200,
+# docs/cross-arch: 25 MiB by session 49), for calls that carry many matrices (the whole shared
+# set is 61 MiB as .mtx.gz); restore merges them back without overwriting a file written meanwhile.
 #
 # Never commits anything; refuses to overwrite a file on either side, so a table collected
 # meanwhile (e.g. a new data/corpus/h200-s12.jsonl.gz) is never clobbered.
@@ -44,6 +47,17 @@ park)
         fi
         mv "$f" "$to" && n=$((n + 1))
     done
+    if [ "${DOCS:-0}" = 1 ]; then
+        mkdir -p "$PARK/docs"
+        for d in docs/h100 docs/h200 docs/cross-arch; do
+            [ -d "$d" ] || continue
+            if [ -e "$PARK/$d" ]; then
+                echo "error: $PARK/$d exists already (restore first?)" >&2
+                exit 1
+            fi
+            mv "$d" "$PARK/$d" && n=$((n + 1))
+        done
+    fi
     echo "parked $n files in $PARK; the tree a device call carries: $(tree_mib)"
     ;;
 restore)
@@ -58,11 +72,22 @@ restore)
         fi
         mv "$f" "$dir/" && n=$((n + 1))
     done
+    for d in "$PARK"/docs/*; do
+        [ -d "$d" ] || continue
+        to="docs/$(basename "$d")"
+        if [ -e "$to" ]; then
+            # Written meanwhile: merge, never overwriting what is there.
+            cp -a -n "$d/." "$to/" && rm -rf "$d"
+        else
+            mv "$d" "$to"
+        fi
+        n=$((n + 1))
+    done
     echo "restored $n files; the tree: $(tree_mib)"
-    git status --short data/corpus profiles
+    git status --short data/corpus profiles docs | head -20
     ;;
 status)
-    echo "parked in $PARK: $(ls "$PARK" 2>/dev/null | wc -l) files"
+    echo "parked in $PARK: $(ls "$PARK" 2>/dev/null | wc -l) files, docs: $(ls "$PARK/docs" 2>/dev/null | tr '\n' ' ')"
     echo "the tree a device call carries (without its carry paths): $(tree_mib)"
     ;;
 *)
