@@ -633,6 +633,14 @@ pub struct Score {
     pub argmin_below_095: usize,
     /// The same, stage.
     pub stage_below_095: usize,
+    /// Matrices whose argmin runs beyond 1.2× the best measured (issue 14: never).
+    pub argmin_beyond_12: usize,
+    /// The same, stage.
+    pub stage_beyond_12: usize,
+    /// The slowest argmin against the best measured (`t(pick) / t(best)`).
+    pub argmin_slowest: f64,
+    /// The same, stage.
+    pub stage_slowest: f64,
 }
 
 /// Cross-validate the stage by family folds ([`super::dataset::fold_of`], the first stage's
@@ -713,6 +721,10 @@ fn score_picks<'a>(picks: impl Iterator<Item = (&'a Case, usize)>) -> Vec<Score>
                 s.stage_within_5 += (tc <= 1.05 * best) as u8 as f64 / n;
                 s.argmin_fraction += best / ta / n;
                 s.stage_fraction += best / tc / n;
+                s.argmin_beyond_12 += (ta > 1.2 * best) as usize;
+                s.stage_beyond_12 += (tc > 1.2 * best) as usize;
+                s.argmin_slowest = s.argmin_slowest.max(ta / best);
+                s.stage_slowest = s.stage_slowest.max(tc / best);
                 let vendor = case
                     .cands
                     .iter()
@@ -749,18 +761,22 @@ pub fn markdown(scores: &[Score], folds: usize) -> String {
          The first stage's argmin beside the second stage's pick ([`learn::stage`]: boosted trees \
          over the {TOP} predicted-fastest, with the measured regret of the {NEIGHBOURS} nearest \
          training matrices), on the predictions above.\n\n\
-         | precision | matrices | within 5 % of the best | fraction of the best | vs best cuSPARSE: geomean (worst) | below 0.95× cuSPARSE |\n\
-         |---|---|---|---|---|---|\n"
+         | precision | matrices | within 5 % of the best | fraction of the best | beyond 1.2× the best (slowest) | vs best cuSPARSE: geomean (worst) | below 0.95× cuSPARSE |\n\
+         |---|---|---|---|---|---|---|\n"
     );
     for s in scores {
         out.push_str(&format!(
-            "| {} | {} | {:.1} → **{:.1} %** | {:.2} → **{:.2} %** | {:.3} → **{:.3}×** ({:.3} → {:.3}×) | {} → **{}** of {} |\n",
+            "| {} | {} | {:.1} → **{:.1} %** | {:.2} → **{:.2} %** | {} → **{}** ({:.2} → {:.2}×) | {:.3} → **{:.3}×** ({:.3} → {:.3}×) | {} → **{}** of {} |\n",
             s.precision,
             s.matrices,
             100.0 * s.argmin_within_5,
             100.0 * s.stage_within_5,
             100.0 * s.argmin_fraction,
             100.0 * s.stage_fraction,
+            s.argmin_beyond_12,
+            s.stage_beyond_12,
+            s.argmin_slowest,
+            s.stage_slowest,
             s.argmin_vs_cusparse,
             s.stage_vs_cusparse,
             s.argmin_worst,
@@ -858,7 +874,12 @@ mod tests {
         assert!((s.argmin_within_5 - 0.5).abs() < 1e-9, "{s:?}");
         assert!(s.stage_within_5 > 0.9, "{s:?}");
         assert!(s.stage_fraction > s.argmin_fraction);
+        // The argmin runs the short rows 2.0–2.58× slower than the best: 30 beyond 1.2×.
+        assert_eq!(s.argmin_beyond_12, 30, "{s:?}");
+        assert!((s.argmin_slowest - 2.58).abs() < 1e-9, "{s:?}");
+        assert!(s.stage_beyond_12 < 6 && s.stage_slowest >= 1.0, "{s:?}");
         assert!(markdown(&scores, 5).contains("| f64 | 60 |"));
+        assert!(markdown(&scores, 5).contains("| 30 → **"));
     }
 
     #[test]
