@@ -50,6 +50,8 @@ pub struct PreparedPlan<'a, T: Scalar> {
     dominant: usize,
     /// How the blocks run.
     overlap: Overlap,
+    /// The order the blocks are queued in ([`Plan::launch_order`]; row order by default).
+    order: Vec<usize>,
 }
 
 /// The timing of a plan: each block's alone, and the plan's.
@@ -122,6 +124,10 @@ impl<'a, T: Scalar> PreparedPlan<'a, T> {
             blocks,
             nrows: a.nrows,
             ncols: a.ncols,
+            order: plan
+                .launch_order
+                .clone()
+                .unwrap_or_else(|| (0..plan.blocks.len()).collect()),
             dominant,
             overlap: plan.overlap,
         })
@@ -138,10 +144,19 @@ impl<'a, T: Scalar> PreparedPlan<'a, T> {
         self.overlap
     }
 
-    /// Every block's enqueue, as the backend's parts.
+    /// Every block's enqueue, as the backend's parts, in the plan's launch order.
     fn parts(&mut self) -> Vec<Part<'_>> {
-        self.blocks
-            .iter_mut()
+        self.parts_without(None)
+    }
+
+    /// The same without block `skip` (an index in row order).
+    fn parts_without(&mut self, skip: Option<usize>) -> Vec<Part<'_>> {
+        let mut slots: Vec<Option<&mut PreparedBlock<'a, T>>> =
+            self.blocks.iter_mut().map(Some).collect();
+        self.order
+            .iter()
+            .filter(|&&k| Some(k) != skip)
+            .filter_map(|&k| slots.get_mut(k).and_then(Option::take))
             .map(|b| Box::new(move || b.kernel.enqueue()) as Part<'_>)
             .collect()
     }
@@ -167,8 +182,7 @@ impl<'a, T: Scalar> PreparedPlan<'a, T> {
         }
         let mut out = Vec::with_capacity(n);
         for k in 0..n {
-            let mut parts = self.parts();
-            drop(parts.remove(k));
+            let mut parts = self.parts_without(Some(k));
             let t = backend.time_parts(protocol, overlap, &mut parts)?;
             drop(parts);
             self.finish()?;
@@ -258,5 +272,85 @@ impl<T: Scalar> PreparedSpmv<T> for PreparedPlan<'_, T> {
         let t = backend.time_parts(protocol, overlap, &mut self.parts())?;
         self.finish()?;
         Ok(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::cpu::CpuBackend;
+    use crate::backend::Variant;
+    use std::sync::{Arc, Mutex};
+
+    /// A block that only records when it is queued.
+    struct Recorder {
+        id: usize,
+        log: Arc<Mutex<Vec<usize>>>,
+        config: KernelConfig,
+    }
+
+    impl PreparedSpmv<f64> for Recorder {
+        fn config(&self) -> &KernelConfig {
+            &self.config
+        }
+        fn footprint_bytes(&self) -> u64 {
+            0
+        }
+        fn effective_bytes(&self) -> u64 {
+            0
+        }
+        fn set_x(&mut self, _: &[f64]) -> Result<()> {
+            Ok(())
+        }
+        fn poison_y(&mut self) -> Result<()> {
+            Ok(())
+        }
+        fn run(&mut self) -> Result<()> {
+            self.log.lock().unwrap().push(self.id);
+            Ok(())
+        }
+        fn y(&mut self) -> Result<Vec<f64>> {
+            Ok(Vec::new())
+        }
+        fn time(&mut self, _: &TimingProtocol) -> Result<Timing> {
+            Err(Error::Unsupported("a recorder is not timed".into()))
+        }
+    }
+
+    /// The blocks are queued in the plan's launch order, and leaving one out (by its row-order
+    /// index) keeps the others in that order.
+    #[test]
+    fn blocks_are_queued_in_the_launch_order() {
+        let be = CpuBackend::new();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let block = |id: usize| PreparedBlock {
+            rows: id..id + 1,
+            nnz: 1,
+            kernel: Box::new(Recorder {
+                id,
+                log: log.clone(),
+                config: KernelConfig::new(Variant::Coo),
+            }) as Box<dyn PreparedSpmv<f64>>,
+        };
+        let mut p = PreparedPlan {
+            backend: &be,
+            blocks: (0..3).map(block).collect(),
+            nrows: 3,
+            ncols: 3,
+            dominant: 0,
+            overlap: Overlap::Concurrent,
+            order: vec![2, 0, 1],
+        };
+        p.enqueue().unwrap();
+        assert_eq!(*log.lock().unwrap(), vec![2, 0, 1]);
+        log.lock().unwrap().clear();
+        for part in p.parts_without(Some(0)).iter_mut() {
+            part().unwrap();
+        }
+        assert_eq!(*log.lock().unwrap(), vec![2, 1]);
+        log.lock().unwrap().clear();
+        p.order = vec![0, 1, 2];
+        p.enqueue().unwrap();
+        assert_eq!(*log.lock().unwrap(), vec![0, 1, 2]);
     }
 }

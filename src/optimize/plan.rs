@@ -75,6 +75,12 @@ pub struct Plan {
     /// Every single format's prediction on the whole matrix.
     #[serde(default)]
     pub single_formats: Vec<SingleFormat>,
+    /// The order the blocks are queued in, as indices into `blocks` (`None`: row order). For a
+    /// concurrent plan it is the order the device starts the branches in: in session 49's probe
+    /// (docs/OPTIMIZER.md) two kernels of 5.3 and 4.4 µs ran 7.8 µs per SpMV with the longer
+    /// first and 9.9 µs the other way round. `--tune` times the longest-predicted-first order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_order: Option<Vec<usize>>,
 }
 
 /// One block of a plan.
@@ -186,6 +192,7 @@ impl Plan {
                 })
                 .collect(),
             overlap: Overlap::Serial,
+            launch_order: None,
             single_formats: opt
                 .singles
                 .iter()
@@ -230,6 +237,7 @@ impl Plan {
                 })
                 .collect(),
             overlap: crate::backend::DEFAULT_OVERLAP,
+            launch_order: None,
             single_formats: Vec::new(),
         };
         plan.validate()?;
@@ -267,6 +275,26 @@ impl Plan {
             _ => Ok(()),
         };
         check_time("the plan", self.predicted_seconds)?;
+        if let Some(order) = &self.launch_order {
+            let mut seen = vec![false; self.blocks.len()];
+            for &k in order {
+                if k >= seen.len() || std::mem::replace(&mut seen[k], true) {
+                    return bad(format!(
+                        "launch_order {order:?} is not an order of the plan's {} blocks (each \
+                         index from 0 to {} once)",
+                        self.blocks.len(),
+                        self.blocks.len() - 1
+                    ));
+                }
+            }
+            if order.len() != self.blocks.len() {
+                return bad(format!(
+                    "launch_order {order:?} names {} of the plan's {} blocks",
+                    order.len(),
+                    self.blocks.len()
+                ));
+            }
+        }
         let mut next = 1u64;
         for (k, b) in self.blocks.iter().enumerate() {
             let what = format!(

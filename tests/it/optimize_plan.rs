@@ -243,6 +243,15 @@ fn plan_json_round_trips() {
     let back = Plan::load(&path).unwrap();
     assert_eq!(back, plan);
     assert!(run_plan(&a, &back, 3) < 1e-12);
+    // Row order is not written; another launch order is, and runs to the same y.
+    assert!(!std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("launch_order"));
+    plan.launch_order = Some(vec![2, 0, 1]);
+    plan.save(&path).unwrap();
+    let back = Plan::load(&path).unwrap();
+    assert_eq!(back.launch_order, Some(vec![2, 0, 1]));
+    assert!(run_plan(&a, &back, 4) < 1e-12);
 }
 
 /// A change to a plan's JSON.
@@ -326,6 +335,18 @@ fn corrupted_plans_are_rejected() {
             Box::new(|v| v["blocks"][0]["predicted_seconds"] = (-1.0).into()),
         ),
         ("do not cut", Box::new(|v| v["strips"] = 3.into())),
+        (
+            "is not an order of the plan's 3 blocks",
+            Box::new(|v| v["launch_order"] = serde_json::json!([0, 0, 1])),
+        ),
+        (
+            "is not an order of the plan's 3 blocks",
+            Box::new(|v| v["launch_order"] = serde_json::json!([0, 1, 3])),
+        ),
+        (
+            "names 2 of the plan's 3 blocks",
+            Box::new(|v| v["launch_order"] = serde_json::json!([1, 0])),
+        ),
         (
             "missing field",
             Box::new(|v| {

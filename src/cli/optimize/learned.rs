@@ -294,6 +294,7 @@ fn plan_label(p: &Plan, number: Option<(usize, &str)>) -> String {
 /// The same blocks (rows and configurations) run the same way.
 fn same_plan(p: &Plan, q: &Plan) -> bool {
     p.overlap == q.overlap
+        && p.launch_order == q.launch_order
         && p.blocks.len() == q.blocks.len()
         && p.blocks.iter().zip(&q.blocks).all(|(a, b)| {
             a.rows == b.rows
@@ -381,6 +382,58 @@ impl Tried {
             .filter(|(_, t)| *t <= best * (1.0 + SEARCH_BAND))?;
         self.untried[k].take()
     }
+}
+
+/// The [`REORDERED`] fastest concurrent plans timed (`timed`: label and time, per plan of
+/// `plans`) within [`SEARCH_BAND`] of the fastest, each with its blocks launched
+/// longest-predicted first ([`longest_first`]) where that is not their order already. In
+/// session 49's probe (docs/OPTIMIZER.md) the order the device started two concurrent kernels
+/// in moved the SpMV by up to 26 % (7.8 against 9.9 µs), the longer kernel first the faster;
+/// measurement decides.
+fn reordered(plans: &[Plan], timed: &[(String, Option<f64>)]) -> Vec<Candidate> {
+    let Some(best) = timed.iter().filter_map(|(_, t)| *t).min_by(f64::total_cmp) else {
+        return Vec::new();
+    };
+    let mut close: Vec<(f64, &Plan)> = plans
+        .iter()
+        .zip(timed)
+        .filter_map(|(p, (_, t))| t.map(|t| (t, p)))
+        .filter(|&(t, p)| t <= best * (1.0 + SEARCH_BAND) && p.launch_order.is_none())
+        .collect();
+    close.sort_by(|a, b| a.0.total_cmp(&b.0));
+    close
+        .into_iter()
+        .filter_map(|(_, p)| {
+            let order = longest_first(p)?;
+            let mut q = p.clone();
+            q.launch_order = Some(order);
+            Some((
+                "a fast plan, its longest-predicted block launched first",
+                q,
+                None,
+            ))
+        })
+        .take(REORDERED)
+        .collect()
+}
+
+/// How many of the fastest plans [`reordered`] launches longest block first.
+const REORDERED: usize = 3;
+
+/// A concurrent plan's blocks, longest predicted first (ties in row order); `None` where that
+/// is row order, or the plan is serial or of one block.
+fn longest_first(p: &Plan) -> Option<Vec<usize>> {
+    if p.overlap != Overlap::Concurrent || p.blocks.len() < 2 {
+        return None;
+    }
+    let t = |k: usize| p.blocks[k].predicted_seconds.unwrap_or(0.0);
+    let mut order: Vec<usize> = (0..p.blocks.len()).collect();
+    order.sort_by(|&a, &b| t(b).total_cmp(&t(a)).then(a.cmp(&b)));
+    order
+        .iter()
+        .enumerate()
+        .any(|(i, &k)| i != k)
+        .then_some(order)
 }
 
 /// How many times `--tune` tries the variants of a plan measured so far, after the first
@@ -795,6 +848,10 @@ fn measure_all<T: BackendScalar>(
             for c in variant_plans(m, source, by, opt, &blocks, names)? {
                 time_one(c, &mut tried);
             }
+        }
+        // The fastest concurrent plans launched longest-predicted block first.
+        for c in reordered(&tried.plans, &tried.timed) {
+            time_one(c, &mut tried);
         }
         let Tried {
             plans, mut timed, ..
@@ -1345,6 +1402,62 @@ mod tests {
 
     fn labels(v: &[LearnedBlock]) -> Vec<String> {
         v.iter().map(|b| b.config.label()).collect()
+    }
+
+    /// `--tune` launches the fastest concurrent plans longest-predicted block first, where that
+    /// is not row order, at most [`REORDERED`] of them, within [`SEARCH_BAND`] of the fastest.
+    #[test]
+    fn the_fastest_concurrent_plans_are_tried_longest_block_first() {
+        let a = Csr::<f64>::from_triplets(4, 4, &[0, 1, 2, 3], &[0, 1, 2, 3], &[1.0; 4]).unwrap();
+        let plan = |times: &[f64], overlap: Overlap| {
+            let n = times.len();
+            let spec: Vec<(Range<usize>, KernelConfig)> = (0..n)
+                .map(|k| {
+                    let r = k * 4 / n..(k + 1) * 4 / n;
+                    (r, KernelConfig::parse_label("coo").unwrap())
+                })
+                .collect();
+            let mut p =
+                Plan::by_rows(MatrixIdentity::of("a", &a), crate::Precision::F64, &spec).unwrap();
+            for (b, &t) in p.blocks.iter_mut().zip(times) {
+                b.predicted_seconds = Some(t);
+            }
+            p.overlap = overlap;
+            p
+        };
+        let c = Overlap::Concurrent;
+        assert_eq!(
+            longest_first(&plan(&[1.0, 3.0, 2.0], c)),
+            Some(vec![1, 2, 0])
+        );
+        assert_eq!(longest_first(&plan(&[3.0, 3.0, 2.0], c)), None, "already");
+        assert_eq!(longest_first(&plan(&[1.0, 3.0], Overlap::Serial)), None);
+        assert_eq!(longest_first(&plan(&[1.0], c)), None);
+        let plans = vec![
+            plan(&[1.0, 3.0], c),               // 10 µs: reordered
+            plan(&[1.0, 2.0, 3.0], c),          // 10.5 µs: reordered
+            plan(&[5.0, 3.0], c),               // 10.2 µs: in order already
+            plan(&[1.0, 4.0], Overlap::Serial), // 10.1 µs: serial
+            plan(&[2.0, 1.0, 3.0], c),          // 10.9 µs: reordered
+            plan(&[1.0, 9.0], c),               // 12 µs: beyond the band
+            plan(&[1.0, 8.0, 9.0], c),          // 10.8 µs: the fourth
+        ];
+        let timed: Vec<(String, Option<f64>)> = [10.0, 10.5, 10.2, 10.1, 10.9, 12.0, 10.8]
+            .iter()
+            .map(|&t| (String::new(), Some(t * 1e-6)))
+            .collect();
+        let out = reordered(&plans, &timed);
+        let orders: Vec<_> = out.iter().map(|(_, p, _)| p.launch_order.clone()).collect();
+        assert_eq!(
+            orders,
+            vec![Some(vec![1, 0]), Some(vec![2, 1, 0]), Some(vec![2, 1, 0])],
+            "the 10, 10.5 and 10.8 µs plans, fastest first"
+        );
+        assert!(out.iter().all(|(_, p, b)| p.overlap == c && b.is_none()));
+        // Already reordered plans are not reordered again.
+        let again: Vec<Plan> = out.iter().map(|(_, p, _)| p.clone()).collect();
+        assert!(reordered(&again, &timed[..3]).is_empty());
+        assert!(!same_plan(&plans[0], &out[0].1));
     }
 
     #[test]
