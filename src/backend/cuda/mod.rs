@@ -450,7 +450,7 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
         match overlap {
             crate::backend::Overlap::Serial => crate::backend::enqueue_in_order(parts),
             crate::backend::Overlap::Concurrent => {
-                timing::run_parts(&self.ctx, &self.stream, overlap, parts).map(|_| ())
+                timing::run_parts(&self.stream, overlap, parts).map(|_| ())
             }
         }
     }

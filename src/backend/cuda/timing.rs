@@ -101,49 +101,32 @@ fn sync(stream: &CudaStream) -> Result<()> {
         .map_err(|e| Error::Cuda(format!("kernel failed while timing: {e:?}")))
 }
 
-/// Capture `n` consecutive SpMVs, each the parts in order, into one graph. `None` when the
-/// sequence cannot be captured (the stream is left out of capture mode either way).
-fn capture(stream: &Arc<CudaStream>, n: usize, parts: &mut [Part]) -> Option<CudaGraph> {
+/// Capture what `queue` queues in `stream` (`false`: it could not) into one graph, instantiated
+/// and uploaded. `None` when it cannot be captured (the stream is left out of capture mode
+/// either way).
+fn capture_with(stream: &Arc<CudaStream>, queue: impl FnOnce() -> bool) -> Option<CudaGraph> {
     use sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL as MODE;
     stream.begin_capture(MODE).ok()?;
-    let queued = (0..n).try_for_each(|_| enqueue_in_order(parts));
+    let queued = queue();
     // End the capture whatever happened, so the stream is usable again.
     let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0));
     match (queued, graph) {
-        (Ok(()), Ok(Some(g))) => g.upload().ok().map(|_| g),
+        (true, Ok(Some(g))) => g.upload().ok().map(|_| g),
         _ => None,
     }
 }
 
-/// A graph built node by node (not by one capture) and its executable instance; both are
-/// destroyed on drop.
-pub struct ForkJoin {
-    graph: sys::CUgraph,
-    exec: sys::CUgraphExec,
+/// Capture `n` consecutive SpMVs, each the parts in order, into one graph (a chain).
+fn capture(stream: &Arc<CudaStream>, n: usize, parts: &mut [Part]) -> Option<CudaGraph> {
+    capture_with(stream, || {
+        (0..n).try_for_each(|_| enqueue_in_order(parts)).is_ok()
+    })
 }
 
-impl Drop for ForkJoin {
-    fn drop(&mut self) {
-        // SAFETY: both handles were created by `fork_join` and are destroyed once, here.
-        unsafe {
-            if !self.exec.is_null() {
-                let _ = sys::cuGraphExecDestroy(self.exec);
-            }
-            if !self.graph.is_null() {
-                let _ = sys::cuGraphDestroy(self.graph);
-            }
-        }
-    }
-}
-
-impl ForkJoin {
-    /// Queue one replay in `stream`.
-    pub fn launch(&self, stream: &CudaStream) -> Result<()> {
-        // SAFETY: `exec` is a valid instantiated graph of this context.
-        unsafe { sys::cuGraphLaunch(self.exec, stream.cu_stream()) }
-            .result()
-            .map_err(|e| Error::Cuda(format!("cuGraphLaunch (fork/join): {e:?}")))
-    }
+/// Queue one replay of `g`.
+fn launch(g: &CudaGraph) -> Result<()> {
+    g.launch()
+        .map_err(|e| Error::Cuda(format!("cuGraphLaunch: {e:?}")))
 }
 
 /// The nodes the capture in `stream` would make the next launch depend on (copied: the driver's
@@ -223,55 +206,23 @@ fn queue_branches(stream: &CudaStream, n: usize, parts: &mut [Part]) -> Option<(
 /// `n` consecutive SpMVs whose parts run as concurrent branches (see the module documentation),
 /// captured in one stream capture whose dependency set is steered before each part: the graph's
 /// nodes are the parts' own kernel and memset nodes, each SpMV's parts depend on every last node
-/// of the previous SpMV, with no join node between them. Instantiated and uploaded. `None` when
-/// a part cannot be captured or the driver refuses the graph.
+/// of the previous SpMV, with no join node between them ([`capture_with`]). `None` when a part
+/// cannot be captured or the driver refuses the graph.
 ///
 /// Measured (session 49, H100, `scripts/device_fork_join.cu`; docs/OPTIMIZER.md): built this
 /// way two kernels of 5.3 and 4.4 µs ran 7.8 µs per SpMV against 11.3 µs in a chain, while the
 /// construction of sessions 8–48 (each part a child graph node, an empty join node after each
 /// SpMV) ran 11.2–11.4 µs — no faster than the chain — and two 2-µs kernels 4.1–5.1 µs against
 /// 3.9 µs in a chain and 2.5 µs this way.
-pub fn fork_join(
-    ctx: &Arc<CudaContext>,
-    stream: &Arc<CudaStream>,
-    n: usize,
-    parts: &mut [Part],
-) -> Option<ForkJoin> {
-    use cudarc::driver::result::stream as rs;
-    use sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL as MODE;
-    ctx.bind_to_thread().ok()?;
-    // SAFETY: the backend's own stream; the capture is ended below whatever the parts did.
-    unsafe { rs::begin_capture(stream.cu_stream(), MODE) }.ok()?;
-    let queued = queue_branches(stream, n, parts);
-    // SAFETY: as above.
-    let graph = unsafe { rs::end_capture(stream.cu_stream()) };
-    let mut fj = ForkJoin {
-        graph: match graph {
-            Ok(g) => g,
-            Err(_) => std::ptr::null_mut(),
-        },
-        exec: std::ptr::null_mut(),
-    };
-    // `fj` owns the graph from here (destroyed on every path by its drop).
-    if queued.is_none() || fj.graph.is_null() {
-        return None;
-    }
-    // SAFETY: a valid graph; the executable is owned by `fj`.
-    unsafe { sys::cuGraphInstantiateWithFlags(&mut fj.exec, fj.graph, 0) }
-        .result()
-        .ok()?;
-    // SAFETY: valid executable and stream.
-    unsafe { sys::cuGraphUpload(fj.exec, stream.cu_stream()) }
-        .result()
-        .ok()?;
-    Some(fj)
+pub fn fork_join(stream: &Arc<CudaStream>, n: usize, parts: &mut [Part]) -> Option<CudaGraph> {
+    capture_with(stream, || queue_branches(stream, n, parts).is_some())
 }
 
 /// `n` SpMVs as one unit: a graph of `n` copies (a chain of the parts, or fork/join), or `n`
 /// direct calls of the parts in order.
 enum Batch {
     Graph(CudaGraph, usize),
-    Forked(ForkJoin, usize),
+    Forked(CudaGraph, usize),
     Direct(usize),
 }
 
@@ -279,7 +230,6 @@ impl Batch {
     /// A batch of `n` SpMVs: a graph if `graphs` and the parts can be captured (concurrent
     /// branches where `overlap` asks for them and there are two parts or more), else direct.
     fn new(
-        ctx: &Arc<CudaContext>,
         stream: &Arc<CudaStream>,
         n: usize,
         graphs: bool,
@@ -290,7 +240,7 @@ impl Batch {
             return Batch::Direct(n);
         }
         if overlap == Overlap::Concurrent && parts.len() >= 2 {
-            return match fork_join(ctx, stream, n, parts) {
+            return match fork_join(stream, n, parts) {
                 Some(g) => Batch::Forked(g, n),
                 None => Batch::Direct(n),
             };
@@ -311,12 +261,9 @@ impl Batch {
         !matches!(self, Batch::Direct(_))
     }
 
-    fn queue(&self, stream: &Arc<CudaStream>, parts: &mut [Part]) -> Result<()> {
+    fn queue(&self, parts: &mut [Part]) -> Result<()> {
         match self {
-            Batch::Graph(g, _) => g
-                .launch()
-                .map_err(|e| Error::Cuda(format!("cuGraphLaunch: {e:?}"))),
-            Batch::Forked(g, _) => g.launch(stream),
+            Batch::Graph(g, _) | Batch::Forked(g, _) => launch(g),
             Batch::Direct(n) => (0..*n).try_for_each(|_| enqueue_in_order(parts)),
         }
     }
@@ -329,7 +276,7 @@ impl Batch {
         parts: &mut [Part],
     ) -> Result<f64> {
         a.record(stream).map_err(event_err)?;
-        self.queue(stream, parts)?;
+        self.queue(parts)?;
         b.record(stream).map_err(event_err)?;
         sync(stream)?;
         Ok(a.elapsed_ms(b).map_err(event_err)? as f64 * 1e-3 / self.len() as f64)
@@ -339,17 +286,12 @@ impl Batch {
 /// Queue one SpMV of `parts` as `overlap` says, and wait for it: a fork/join graph of one SpMV
 /// for concurrent parts (built for this call; falls back to the parts in order where it cannot
 /// be built), else the parts in order. Returns whether the parts ran concurrently.
-pub fn run_parts(
-    ctx: &Arc<CudaContext>,
-    stream: &Arc<CudaStream>,
-    overlap: Overlap,
-    parts: &mut [Part],
-) -> Result<bool> {
+pub fn run_parts(stream: &Arc<CudaStream>, overlap: Overlap, parts: &mut [Part]) -> Result<bool> {
     let graph = (overlap == Overlap::Concurrent && parts.len() >= 2)
-        .then(|| fork_join(ctx, stream, 1, parts))
+        .then(|| fork_join(stream, 1, parts))
         .flatten();
     match &graph {
-        Some(g) => g.launch(stream)?,
+        Some(g) => launch(g)?,
         None => enqueue_in_order(parts)?,
     }
     // The graph is destroyed only after it ran.
@@ -387,7 +329,7 @@ pub fn time_parts(
     // One pair of events for the pilot and the warm-up batches, which are waited for one by one.
     let pair = (new_event(ctx)?, new_event(ctx)?);
     // Pilot: one SpMV on its own, to size the batches.
-    let one = Batch::new(ctx, stream, 1, true, overlap, parts);
+    let one = Batch::new(stream, 1, true, overlap, parts);
     let graphs = one.is_graph();
     let pilot = one.time_one(&pair, stream, parts)?;
     if protocol.is_far(pilot) {
@@ -397,14 +339,7 @@ pub fn time_parts(
         return Ok(Timing::far(pilot, second, graphs, forked));
     }
     drop(one);
-    let mut batch = Batch::new(
-        ctx,
-        stream,
-        protocol.per_batch(pilot),
-        graphs,
-        overlap,
-        parts,
-    );
+    let mut batch = Batch::new(stream, protocol.per_batch(pilot), graphs, overlap, parts);
     let start = Instant::now();
     let mut warmup_samples = Vec::new();
     let slow = protocol.is_slow(pilot);
@@ -415,7 +350,7 @@ pub fn time_parts(
             // The pilot included the launch latency of an idle device: size again from a batch.
             let n = protocol.per_batch(s);
             if n > 2 * batch.len() {
-                batch = Batch::new(ctx, stream, n, graphs, overlap, parts);
+                batch = Batch::new(stream, n, graphs, overlap, parts);
             }
         }
         let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -428,7 +363,7 @@ pub fn time_parts(
     // One more batch keeps the device busy while the host queues the timed ones behind it (a
     // slow kernel's first timed SpMV outlasts the queueing of the rest).
     if !slow {
-        batch.queue(stream, parts)?;
+        batch.queue(parts)?;
     }
     let runs = protocol.timed_runs(pilot);
     let mut pairs = Vec::with_capacity(runs);
@@ -437,7 +372,7 @@ pub fn time_parts(
     }
     for (a, b) in &pairs {
         a.record(stream).map_err(event_err)?;
-        batch.queue(stream, parts)?;
+        batch.queue(parts)?;
         b.record(stream).map_err(event_err)?;
     }
     sync(stream)?;
@@ -473,21 +408,21 @@ fn time_single(
     let forked = overlap == Overlap::Concurrent && parts.len() >= 2;
     let mut concurrent = forked;
     // The graphs of the samples queued and not yet waited for.
-    let mut alive: Vec<ForkJoin> = Vec::new();
+    let mut alive: Vec<CudaGraph> = Vec::new();
     // Queue one sample (flush, start event, the SpMV, end event); its graph goes to `alive`.
     let mut sample = |(a, b): &(CudaEvent, CudaEvent),
                       flush: &mut Option<&mut L2Flush>,
-                      alive: &mut Vec<ForkJoin>,
+                      alive: &mut Vec<CudaGraph>,
                       parts: &mut [Part]|
      -> Result<()> {
-        let graph = forked.then(|| fork_join(ctx, stream, 1, parts)).flatten();
+        let graph = forked.then(|| fork_join(stream, 1, parts)).flatten();
         concurrent &= graph.is_some();
         if let Some(f) = flush.as_deref_mut() {
             f.flush(stream)?;
         }
         a.record(stream).map_err(event_err)?;
         match &graph {
-            Some(g) => g.launch(stream)?,
+            Some(g) => launch(g)?,
             None => enqueue_in_order(parts)?,
         }
         b.record(stream).map_err(event_err)?;

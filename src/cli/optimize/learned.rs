@@ -552,9 +552,10 @@ fn time_plan<T: crate::Scalar>(
     let mut p = PreparedPlan::new(be, m, plan, "the plan")?;
     let err = p.check(x, reference)?;
     let t = p.time_blocks(protocol)?;
-    let without = match left_out {
-        true => p.time_left_out(protocol)?,
-        false => Vec::new(),
+    let without = if left_out {
+        p.time_left_out(protocol)?
+    } else {
+        Vec::new()
     };
     Ok((
         t.total.warm_mean(),
