@@ -281,14 +281,7 @@ impl Profile {
             crate::json::to_writer(&mut *w, self).map_err(std::io::Error::other)?;
             w.write_all(b"\n")
         };
-        crate::util::write_atomic(path, |w| {
-            if !crate::util::wants_gzip(path) {
-                return json(w);
-            }
-            let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::best());
-            json(&mut gz)?;
-            gz.finish().map(|_| ())
-        })
+        crate::util::write_data(path, json)
     }
 
     /// The section of `precision`.

@@ -294,6 +294,23 @@ pub fn wants_gzip(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
 }
 
+/// [`write_atomic`] for data files (JSON, JSON Lines): gzip-compressed when `path` ends in `.gz`
+/// ([`wants_gzip`]), so that a file named `r.jsonl.gz` is what its name says; the readers
+/// ([`open_lines`], [`read_json_text`]) take either by content.
+pub fn write_data<F>(path: &Path, write: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
+{
+    write_atomic(path, |w| {
+        if !wants_gzip(path) {
+            return write(w);
+        }
+        let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::best());
+        write(&mut gz)?;
+        gz.finish().map(|_| ())
+    })
+}
+
 /// `skip_serializing_if` for counts that are usually zero.
 pub fn is_zero(n: &usize) -> bool {
     *n == 0
@@ -384,6 +401,30 @@ mod tests {
         );
         assert!(check_writable(&missing).is_err());
         assert!(check_writable(&p).is_ok() && check_writable(dir.path()).is_err());
+    }
+
+    /// A data file named `.gz` is gzip-compressed, any other is plain, and the line reader
+    /// reads both back the same.
+    #[test]
+    fn data_files_named_gz_are_compressed() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["r.jsonl", "r.jsonl.gz", "R.JSONL.GZ"] {
+            let p = dir.path().join(name);
+            write_data(&p, |w| w.write_all(b"{\"a\":1}\n{\"a\":2}\n")).unwrap();
+            let bytes = std::fs::read(&p).unwrap();
+            assert_eq!(
+                bytes.starts_with(&[0x1f, 0x8b]),
+                name != "r.jsonl",
+                "{name}"
+            );
+            let mut seen = Vec::new();
+            json_lines::<serde_json::Value>(open_lines(&p).unwrap(), &p, "a row", |v, i| {
+                seen.push((v["a"].as_i64().unwrap(), i));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(seen, [(1, 1), (2, 2)], "{name}");
+        }
     }
 
     #[cfg(unix)]

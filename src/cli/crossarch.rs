@@ -69,7 +69,8 @@ pub struct Args {
     /// Write the Markdown report here (default: standard output).
     #[arg(long)]
     report: Option<PathBuf>,
-    /// Also write every prediction here (JSON Lines: direction, matrix, configuration, times).
+    /// Also write every prediction here (JSON Lines: direction, matrix, configuration, times;
+    /// gzip-compressed if the name ends in `.gz`).
     #[arg(long)]
     points: Option<PathBuf>,
 }
@@ -101,7 +102,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     bar.finish_and_clear();
     if let Some(p) = &a.points {
-        crate::util::write_atomic(p, |w| w.write_all(lines.as_bytes()))?;
+        crate::util::write_data(p, |w| w.write_all(lines.as_bytes()))?;
     }
     match &a.report {
         Some(p) => crate::util::write_atomic(p, |w| w.write_all(md.as_bytes()))?,

@@ -54,7 +54,7 @@ pub struct Args {
     quick_cv: bool,
     /// Also write every held-out prediction of the cross-validation here (JSON Lines, one
     /// `evaluate` record per row × configuration with each model's prediction), for analysis;
-    /// with --score, every prediction scored.
+    /// with --score, every prediction scored. Gzip-compressed if the name ends in `.gz`.
     #[arg(long)]
     records: Option<PathBuf>,
     /// Fit nothing: store in --base's `sparsecast` models the calibration matrices of the
@@ -430,12 +430,12 @@ fn sections_of(profile: &Profile, keep: impl Fn(&NamedModel) -> bool) -> Vec<cv:
         .collect()
 }
 
-/// Write `records` to `path` as JSON Lines, atomically.
+/// Write `records` to `path` as JSON Lines, atomically (gzip-compressed where it ends in `.gz`).
 fn write_records(
     path: &std::path::Path,
     records: &[crate::evaluate::record::Record],
 ) -> anyhow::Result<()> {
-    crate::util::write_atomic(path, |w| {
+    crate::util::write_data(path, |w| {
         for r in records {
             serde_json::to_writer(&mut *w, r).map_err(std::io::Error::other)?;
             w.write_all(b"\n")?;

@@ -150,8 +150,8 @@ pub struct Args {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
-    /// Also write the JSON report to this file (atomically), whatever is printed (`--out` is
-    /// another name of it).
+    /// Also write the JSON report to this file (atomically; gzip-compressed if it ends in `.gz`),
+    /// whatever is printed (`--out` is another name of it).
     #[arg(long, visible_alias = "out", value_name = "FILE")]
     json_out: Option<PathBuf>,
     /// With several inputs: print only the summary table.
@@ -337,7 +337,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         .collect();
     let out = serde_json::json!({ "results": results, "summary": summary, "failed": skipped });
     if let Some(p) = &a.json_out {
-        crate::util::write_atomic(p, |w| {
+        crate::util::write_data(p, |w| {
             serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
             w.write_all(b"\n")
         })?;
@@ -499,7 +499,7 @@ fn run_models(
         .collect();
     let out = serde_json::json!({ "models": names, "results": results, "failed": skipped });
     if let Some(p) = &a.json_out {
-        crate::util::write_atomic(p, |w| {
+        crate::util::write_data(p, |w| {
             serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
             w.write_all(b"\n")
         })?;
@@ -591,7 +591,7 @@ fn run_learned(
     let out = serde_json::json!({ "results": results, "summary": summary, "failed": skipped,
         "over_budget": over });
     if let Some(p) = &a.json_out {
-        crate::util::write_atomic(p, |w| {
+        crate::util::write_data(p, |w| {
             serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
             w.write_all(b"\n")
         })?;
