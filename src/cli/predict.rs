@@ -61,12 +61,12 @@ pub struct Args {
     #[arg(long)]
     measure: bool,
     /// Tune instead of measuring everything: time only the N predicted-fastest configurations
-    /// (default 3), the predicted-fastest cuSPARSE algorithm, the fastest of each storage format
+    /// (default 5), the predicted-fastest cuSPARSE algorithm, the fastest of each storage format
     /// those N leave out if predicted within 20 % of the fastest, and the second stage's pick,
     /// on the backend, and recommend the fastest measured of them. On matrices the profile never
-    /// saw this puts the recommendation within 5 % of the best configuration on 99.5–99.7 % of
-    /// them, against 92–93 % for the prediction alone (docs/ACCURACY.md), for about 4 runs
-    /// instead of 34.
+    /// saw (seed 14) this puts the recommendation within 2 % of the best configuration on
+    /// 99.5–99.6 % of them and within 5 % on 99.8–99.9 %, against 90–92 % within 5 % for the
+    /// prediction alone (docs/ACCURACY.md), for about 6 runs instead of ≈ 60.
     #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with = "measure")]
     tune: Option<Option<usize>>,
     /// Backend for --measure; default: the profile's (a profile of another backend is refused).

@@ -783,8 +783,9 @@ mod tests {
         assert!((x.coverage_bound - bound).abs() < 1e-12);
     }
 
-    /// Our model's tuned pick: of its 3 fastest predictions and its fastest-predicted cuSPARSE
-    /// algorithm, the fastest measured; ranked and compared with cuSPARSE beside its pick.
+    /// Our model's tuned pick: of its [`crate::model::SHORTLIST`] fastest predictions and its
+    /// fastest-predicted cuSPARSE algorithm, the fastest measured; ranked and compared with
+    /// cuSPARSE beside its pick.
     #[test]
     fn our_models_tuned_pick_is_the_fastest_measured_of_its_shortlist() {
         let ours = |mut x: Record| {
@@ -794,18 +795,42 @@ mod tests {
             }
             x
         };
-        let recs: Vec<Record> = vec![
-            // (measured, predicted); predicted order: ell, coo, csr-vector, hyb, then cuSPARSE.
-            r("a", "ell", Some(4.0), Some(1.0)),
-            r("a", "coo", Some(3.0), Some(2.0)),
-            r("a", "csr-vector", Some(2.5), Some(3.0)),
-            r("a", "hyb", Some(0.5), Some(4.0)), // 4th: the fastest, not shortlisted
-            r("a", "cusparse-csr-alg1", Some(2.0), Some(6.0)),
-            r("a", "cusparse-coo-alg1", Some(1.0), Some(5.0)), // the vendor on the shortlist
-        ]
-        .into_iter()
-        .map(ours)
-        .collect();
+        // (measured, predicted), one format each and predictions 1, 2, 3, … (none within the
+        // band of the fastest): the SHORTLIST fastest predicted run 4.0, 3.0, 2.5, 2.4, …, the
+        // next one (hyb) is the fastest measured and not shortlisted; then cuSPARSE.
+        let k = crate::model::SHORTLIST;
+        let formats = [
+            "ell",
+            "coo",
+            "csr-vector",
+            "dia",
+            "sell",
+            "jad",
+            "bsr",
+            "ell-bro",
+        ];
+        assert!(
+            k < formats.len(),
+            "the test needs more formats than the shortlist"
+        );
+        let mut recs: Vec<Record> = formats[..k]
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let measured = [4.0, 3.0, 2.5][..]
+                    .get(i)
+                    .copied()
+                    .unwrap_or(2.5 - 0.1 * i as f64);
+                r("a", f, Some(measured), Some(1.0 + i as f64))
+            })
+            .collect();
+        let p = 1.0 + k as f64;
+        recs.extend([
+            r("a", "hyb", Some(0.5), Some(p)), // the fastest, not shortlisted
+            r("a", "cusparse-csr-alg1", Some(2.0), Some(p + 2.0)),
+            r("a", "cusparse-coo-alg1", Some(1.0), Some(p + 1.0)), // the vendor on the shortlist
+        ]);
+        let recs: Vec<Record> = recs.into_iter().map(ours).collect();
         let g: Vec<&Record> = recs.iter().collect();
         assert_eq!(pick(&g, "sparsecast").unwrap().config, "ell");
         let t = tuned_pick(&g, "sparsecast", Statistic::Median).unwrap();

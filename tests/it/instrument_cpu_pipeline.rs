@@ -405,7 +405,10 @@ fn a_tie_within_the_uncertainty_points_to_tune() {
             let tie = out.contains("within its uncertainty");
             assert_eq!(
                 tie,
-                out.contains("`--tune` on the device times the 3"),
+                out.contains(&format!(
+                    "`--tune` on the device times the {} predicted-fastest",
+                    sparsecast::model::SHORTLIST
+                )),
                 "{out}"
             );
             if !tie {

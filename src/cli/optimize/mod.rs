@@ -168,7 +168,7 @@ pub struct Args {
     /// blocks run the other way, the other execution mode's rule, blocks costing one launch
     /// floor, cuSPARSE algorithms as blocks on CUDA; plans of two blocks or more, duplicates
     /// dropped), plans with one block changed (another block size, a runner-up; two best-first
-    /// rounds), the N predicted-fastest single configurations (default 3), the
+    /// rounds), the N predicted-fastest single configurations (default 5), the
     /// predicted-fastest cuSPARSE algorithm and the fastest of each storage format those N leave
     /// out if predicted within 20 % of the fastest, on the backend; the (up to 4) within 5 % of
     /// the fastest are timed again side by side in up to 8 memory placements, and the fastest

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The tuned recommendation's shortlist (`model::shortlist`, src/model/rank.rs) replayed on the
+records of `sparsecast train --score … --records R` (JSON Lines, plain or .gz): for each
+matrix × precision, the fastest *measured* configuration among the shortlist of k
+predicted-fastest (+ the predicted-fastest cuSPARSE algorithm + the fastest of each format those
+leave out within 20 % of the fastest), against the best measured of all; without the second
+stage's pick (which `predict --tune` times as well). Variants: k = 3…6, and k + "siblings"
+(the other block sizes and the neighbouring thread mappings of the s predicted-fastest).
+
+    python3 scripts/shortlist_replay.py R_H200.jsonl.gz R_H100.jsonl.gz
+
+Prints per file and variant: configurations timed per matrix, the share of matrices whose
+shortlist holds one within 2 % / 5 % of the best, and the worst ratio. Session 50
+(docs/ACCURACY.md) chose k = 5 on it.
+"""
+import collections
+import gzip
+import json
+import sys
+
+LADDER = ['csr-scalar', 'csr-t2', 'csr-t4', 'csr-t8', 'csr-t16', 'csr-vector']
+
+
+def lines(f):
+    with open(f, 'rb') as h:
+        gz = h.read(2) == b'\x1f\x8b'
+    return gzip.open(f, 'rt') if gz else open(f)
+
+
+def load(f):
+    """(matrix, precision) -> [(config, kind, format, predicted s, measured s)]."""
+    by = collections.defaultdict(list)
+    for line in lines(f):
+        r = json.loads(line)
+        p = r['predictions'].get('sparsecast')
+        if r['status'] != 'ok' or not r.get('warm_mean_s') or not p:
+            continue
+        by[(r['matrix'], r['precision'])].append(
+            (r['config'], r['kind'], r['format'], p['seconds'], r['warm_mean_s']))
+    return by
+
+
+def shortlist(rows, k, band=0.2, sib=0):
+    o = sorted(rows, key=lambda x: x[3])
+    out = [x[0] for x in o[:k]]
+    vendor = next((x for x in o if x[1] != 'ours'), None)
+    if vendor and vendor[0] not in out:
+        out.append(vendor[0])
+    seen = {x[2] for x in o[:k] if x[1] == 'ours'}  # as model::shortlist since session 50
+    for x in o[k:]:
+        if x[3] > o[0][3] * (1 + band):
+            break
+        if x[1] == 'ours' and x[2] not in seen:
+            seen.add(x[2])
+            out.append(x[0])
+    labels = {x[0] for x in rows}
+    pred = {x[0]: x[3] for x in rows}
+    for top in [x[0] for x in o[:sib]]:
+        base, _, bs = top.partition('@')
+        sibs = [l for l in labels if l.partition('@')[0] == base and l != top]
+        if base in LADDER:
+            i = LADDER.index(base)
+            sibs += [c for j in (i - 1, i + 1) if 0 <= j < len(LADDER)
+                     for c in [LADDER[j] + ('@' + bs if bs else '')] if c in labels]
+        out += [l for l in sorted(set(sibs), key=pred.get) if l not in out]
+    return out
+
+
+VARIANTS = [('k3', dict(k=3)), ('k4', dict(k=4)), ('k5', dict(k=5)), ('k6', dict(k=6)),
+            ('k3+sib1', dict(k=3, sib=1)), ('k3+sib2', dict(k=3, sib=2)),
+            ('k4+sib1', dict(k=4, sib=1))]
+
+for f in sys.argv[1:]:
+    by = load(f)
+    print(f, len(by), 'matrix-precisions')
+    for name, kw in VARIANTS:
+        w2 = w5 = timed = 0
+        worst = 1.0
+        for rows in by.values():
+            best = min(x[4] for x in rows)
+            t = {x[0]: x[4] for x in rows}
+            s = shortlist(rows, **kw)
+            got = min(t[c] for c in s)
+            timed += len(s)
+            w2 += got <= best * 1.02
+            w5 += got <= best * 1.05
+            worst = max(worst, got / best)
+        n = len(by)
+        print(f'  {name:8s} timed {timed / n:.2f}  within 2 % {100 * w2 / n:.2f} %  '
+              f'within 5 % {100 * w5 / n:.2f} %  worst {worst:.3f}')
