@@ -10,12 +10,15 @@ stage's pick (which `predict --tune` times as well). Variants: k = 3…6, and k 
     python3 scripts/shortlist_replay.py R_H200.jsonl.gz R_H100.jsonl.gz
 
 Prints per file and variant: configurations timed per matrix, the share of matrices whose
-shortlist holds one within 2 % / 5 % of the best, and the worst ratio. Session 50
-(docs/ACCURACY.md) chose k = 5 on it.
+shortlist holds one within 2 % / 5 % of the best, and the worst ratio; then per file and
+precision the tuned pick of k = 5 with the second stage's pick (by median): picks beyond 1.2x
+the best and below 0.95x the best cuSPARSE algorithm. Session 50 (docs/ACCURACY.md) chose
+k = 5 on it.
 """
 import collections
 import gzip
 import json
+import math
 import sys
 
 LADDER = ['csr-scalar', 'csr-t2', 'csr-t4', 'csr-t8', 'csr-t16', 'csr-vector']
@@ -88,3 +91,36 @@ for f in sys.argv[1:]:
         n = len(by)
         print(f'  {name:8s} timed {timed / n:.2f}  within 2 % {100 * w2 / n:.2f} %  '
               f'within 5 % {100 * w5 / n:.2f} %  worst {worst:.3f}')
+
+
+def tuned_pick_scores(f, k=5):
+    """`predict --tune`'s pick (the shortlist of k and the second stage's pick, the fastest by
+    median), per precision: matrices, beyond 1.2x the best, below 0.95x the best cuSPARSE
+    algorithm, the geomean and worst against it."""
+    by = collections.defaultdict(list)
+    for line in lines(f):
+        r = json.loads(line)
+        p = r['predictions'].get('sparsecast')
+        if r['status'] != 'ok' or not p or r.get('median_s') is None or r['kind'] == 'plan':
+            continue
+        by[(r['matrix'], r['precision'])].append(
+            (r['config'], r['kind'], r['format'], p['seconds'], r['median_s'], p.get('picked')))
+    res = collections.defaultdict(list)
+    for (_, prec), rows in by.items():
+        t = {x[0]: x[4] for x in rows}
+        cands = shortlist([x[:5] for x in rows], k) + [x[0] for x in rows if x[5]]
+        got = min(t[c] for c in cands)
+        vendor = min((x[4] for x in rows if x[1] != 'ours'), default=None)
+        if vendor:
+            res[prec].append((got / min(t.values()), vendor / got))
+    for prec, v in sorted(res.items()):
+        sp = [x[1] for x in v]
+        print(f'  tuned pick (k = {k} + the second stage), {prec}: {len(v)} matrices, beyond 1.2x '
+              f'the best {sum(x[0] > 1.2 for x in v)}, below 0.95x the best cuSPARSE '
+              f'{sum(x < 0.95 for x in sp)}, against it geomean '
+              f'{math.exp(sum(map(math.log, sp)) / len(sp)):.3f}x (worst {min(sp):.3f}x)')
+
+
+for f in sys.argv[1:]:
+    print(f)
+    tuned_pick_scores(f)
