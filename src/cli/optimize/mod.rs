@@ -10,6 +10,7 @@ mod learned;
 mod measure;
 mod race;
 mod report;
+mod search;
 
 use super::common;
 use crate::backend::{BackendKind, BackendScalar, TimingProtocol};
