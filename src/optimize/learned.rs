@@ -137,6 +137,23 @@ pub struct SinglePrediction {
     pub note: String,
 }
 
+/// The configurations of `singles` (the best single configuration first, as
+/// [`LearnedOptimum::singles`]) other than the first whose predicted time lies within the first's
+/// one-sigma uncertainty (`|t − t_best| ≤ σ_best · t_best`), in their order: what `optimize` calls
+/// too close to tell apart by prediction, as `predict` does for its recommendation. Empty where
+/// the first states no uncertainty or is not predicted.
+pub fn within_uncertainty(singles: &[SinglePrediction]) -> Vec<&SinglePrediction> {
+    let Some((best, rest)) = singles.split_first() else {
+        return Vec::new();
+    };
+    let (Some(t), Some(sigma)) = (best.seconds, best.sigma) else {
+        return Vec::new();
+    };
+    rest.iter()
+        .filter(|s| s.seconds.is_some_and(|p| (p - t).abs() <= sigma * t))
+        .collect()
+}
+
 /// One block of a plan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LearnedBlock {
@@ -199,6 +216,12 @@ impl LearnedOptimum {
     /// The best single configuration (a predicted one), if any.
     pub fn best_single(&self) -> Option<&SinglePrediction> {
         self.singles.first().filter(|s| s.seconds.is_some())
+    }
+
+    /// The other single configurations predicted within the best one's uncertainty
+    /// ([`within_uncertainty`]).
+    pub fn close_to_best(&self) -> Vec<&SinglePrediction> {
+        within_uncertainty(&self.singles)
     }
 
     /// What to run: the plan if adopted, else the best single configuration on every row.
@@ -548,5 +571,41 @@ fn adopt(
                 opts.adopt_sigmas
             ),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(label: &str, seconds: Option<f64>, sigma: Option<f64>) -> SinglePrediction {
+        SinglePrediction {
+            config: KernelConfig::parse_label(label).unwrap(),
+            seconds,
+            sigma,
+            note: String::new(),
+        }
+    }
+
+    /// Within the best's one sigma (5 % of 10 µs: 9.5–10.5 µs), either side, the best excluded;
+    /// refused ones never; nothing without a stated uncertainty.
+    #[test]
+    fn close_calls_are_the_others_within_the_best_ones_sigma() {
+        let v = [
+            single("csr-t4", Some(10e-6), Some(0.05)),
+            single("csr-t8", Some(10.4e-6), Some(0.5)),
+            single("ell", Some(10.6e-6), Some(0.01)),
+            single("coo", Some(9.6e-6), None),
+            single("dia", None, None),
+        ];
+        let labels = |v: Vec<&SinglePrediction>| -> Vec<String> {
+            v.iter().map(|s| s.config.label()).collect()
+        };
+        assert_eq!(labels(within_uncertainty(&v)), ["csr-t8", "coo"]);
+        let mut no_sigma = v.clone();
+        no_sigma[0].sigma = None;
+        assert!(within_uncertainty(&no_sigma).is_empty());
+        assert!(within_uncertainty(&[]).is_empty());
+        assert!(within_uncertainty(&v[..1]).is_empty());
     }
 }

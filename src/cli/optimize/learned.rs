@@ -140,6 +140,9 @@ pub struct LearnedReport {
     pub plan_predicted: f64,
     pub plan_uncertainty: f64,
     pub best_single: Option<(String, f64)>,
+    /// The other single configurations predicted within the best one's uncertainty (label,
+    /// seconds): too close to tell apart by prediction (`--tune` times them).
+    pub within_uncertainty: Vec<(String, f64)>,
     pub adopted: bool,
     pub verdict: String,
     pub answer_predicted: f64,
@@ -258,6 +261,11 @@ pub fn one<T: BackendScalar>(
         best_single: opt
             .best_single()
             .map(|s| (s.config.label(), s.seconds.unwrap_or(f64::NAN))),
+        within_uncertainty: opt
+            .close_to_best()
+            .iter()
+            .map(|s| (s.config.label(), s.seconds.unwrap_or(f64::NAN)))
+            .collect(),
         adopted: opt.adopted,
         verdict: opt.verdict.clone(),
         answer_predicted: opt.chosen_predicted(),
@@ -843,7 +851,19 @@ pub fn print(r: &LearnedReport) {
         );
     }
     if let Some((l, t)) = &r.best_single {
-        println!("  best single configuration: {l} {}", fs(*t));
+        let close: Vec<String> = r
+            .within_uncertainty
+            .iter()
+            .map(|(l, t)| format!("{l} ({})", fs(*t)))
+            .collect();
+        match close.is_empty() {
+            true => println!("  best single configuration: {l} {}", fs(*t)),
+            false => println!(
+                "  best single configuration: {l} {}; within its uncertainty: {}",
+                fs(*t),
+                close.join(", ")
+            ),
+        }
     }
     println!(
         "  answer: {} — {}",
@@ -854,6 +874,15 @@ pub fn print(r: &LearnedReport) {
         },
         r.verdict
     );
+    let tuned = r.measured.as_ref().is_some_and(|m| m.tuned.is_some());
+    if !r.adopted && !r.within_uncertainty.is_empty() && !tuned {
+        println!(
+            "  too close to call by prediction: `--tune` on the device times the {} \
+             predicted-fastest, the fastest cuSPARSE algorithm and the DP's plans, and keeps the \
+             fastest measured",
+            crate::model::SHORTLIST
+        );
+    }
     if let Some(ms) = &r.measured {
         let o = |v: &Option<(String, f64)>| {
             v.as_ref()
