@@ -301,14 +301,20 @@ pub fn write_data<F>(path: &Path, write: F) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
 {
-    write_atomic(path, |w| {
-        if !wants_gzip(path) {
-            return write(w);
-        }
-        let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::best());
-        write(&mut gz)?;
-        gz.finish().map(|_| ())
+    write_atomic(path, |w| match wants_gzip(path) {
+        true => gzip(w, write),
+        false => write(w),
     })
+}
+
+/// Run `write` through a gzip encoder (best compression) into `w`, and finish the stream.
+pub fn gzip<F>(w: &mut dyn Write, write: F) -> std::io::Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
+{
+    let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::best());
+    write(&mut gz)?;
+    gz.finish().map(|_| ())
 }
 
 /// `skip_serializing_if` for counts that are usually zero.

@@ -14,7 +14,7 @@ use crate::evaluate::record::SourceInfo;
 use crate::features::Features;
 use crate::{Error, Precision, Result};
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// The schema version written in every row.
@@ -212,11 +212,9 @@ pub fn line(row: &TableRow) -> Result<String> {
 pub fn write_gz(path: &Path, rows: &[TableRow]) -> Result<()> {
     let text = rows.iter().map(line).collect::<Result<Vec<String>>>()?;
     crate::util::write_atomic(path, |w| {
-        let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::best());
-        for l in &text {
-            gz.write_all(l.as_bytes())?;
-        }
-        gz.finish().map(|_| ())
+        crate::util::gzip(w, |gz| {
+            text.iter().try_for_each(|l| gz.write_all(l.as_bytes()))
+        })
     })
 }
 

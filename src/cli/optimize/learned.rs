@@ -856,14 +856,11 @@ pub fn print(r: &LearnedReport) {
             .iter()
             .map(|(l, t)| format!("{l} ({})", fs(*t)))
             .collect();
-        match close.is_empty() {
-            true => println!("  best single configuration: {l} {}", fs(*t)),
-            false => println!(
-                "  best single configuration: {l} {}; within its uncertainty: {}",
-                fs(*t),
-                close.join(", ")
-            ),
-        }
+        let close = match close.is_empty() {
+            true => String::new(),
+            false => format!("; within its uncertainty: {}", close.join(", ")),
+        };
+        println!("  best single configuration: {l} {}{close}", fs(*t));
     }
     println!(
         "  answer: {} — {}",
