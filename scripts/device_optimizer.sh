@@ -18,6 +18,7 @@
 #   HET_f64=6,7 LARGE_f32=10 …   # only these matrices of the heterogeneous / large set (1-based)
 #   HET_f64=6,7,8 HET_f32=9,10 …                          # only these heterogeneous matrices
 #                                            # (1-based, in het.json's order) of that precision
+#   PRECS=f32 …                                           # only this precision (default: f64 then f32)
 #
 # Writes $OUT/optimizer-$GPU.tar.gz (one JSON per set and precision, the log, optimizer-$GPU.md:
 # the tables to paste into docs/OPTIMIZER.md) and prints the summaries. The calibration line
@@ -98,7 +99,7 @@ say "$(${BIN} --version 2>/dev/null); ${#REAL[@]} SuiteSparse files; kron of $(b
 t0=$SECONDS
 # Heterogeneous first (the plans' targets), then the SuiteSparse and large sets (the ≤ 1.02×
 # target); the budgets stop taking new inputs, so one call stays within ≈ 5 minutes.
-for p in f64 f32; do
+for p in ${PRECS:-f64 f32}; do
     for set in ${SETS:-het real large}; do case $set in
         het) h="$W/het.json"; pick="HET_$p"; if [ -n "${!pick:-}" ]; then
                  h="$W/het-$p.json"; python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); json.dump([a[int(i)-1] for i in sys.argv[2].split(",")], open(sys.argv[3],"w"))' "$W/het.json" "${!pick}" "$h"; fi

@@ -12,7 +12,8 @@ files given (a matrix named twice counts once, its first file's record):
   tuned   the tuned answer timed again against the best of the --measure pass (biased low);
   untuned the predicted answer (plan or single configuration) against the same best;
   vs cuSPARSE  geomean of best cuSPARSE / tuned answer.
-Then the noise floor of the fair test: where the tuned answer *is* the best single
+A miss marked "same configuration" is the best single configuration timed twice (the answer
+*is* it): its ratio is noise. Then the noise floor of the fair test: where the tuned answer *is* the best single
 configuration, the two timings of one configuration differ by this much (share beyond 2 %).
 """
 import math
@@ -43,6 +44,7 @@ for f in sys.argv[1:]:
             "tuned": best[1] / t["retimed_seconds"],
             "untuned": best[1] / ms["answer_seconds"] if ms.get("answer_seconds") else None,
             "vendor": ms["best_vendor"][1] / t["retimed_seconds"] if ms.get("best_vendor") else None,
+            "same": t["answer"] == best[0],
         })
         if t["answer"] == best[0]:
             noise.append(abs(math.log(t["best_single_retimed_seconds"] / t["retimed_seconds"])))
@@ -53,6 +55,7 @@ for (kind, prec), g in sorted(groups.items()):
     un = [x["untuned"] for x in g if x["untuned"]]
     v = [x["vendor"] for x in g if x["vendor"]]
     misses = ", ".join(f'{x["name"].replace(".mtx.gz", "")} {1 / x["fair"]:.3f}x'
+                       + (" (same configuration)" if x["same"] else "")
                        for x in g if not ok(x["fair"]))
     print(f"{kind} {prec}: {len(g)} matrices; fair <= 1.02x on {sum(ok(x['fair']) for x in g)} "
           f"(worst {1 / worst['fair']:.3f}x); tuned vs the --measure best {sum(ok(x['tuned']) for x in g)}; "
