@@ -73,25 +73,6 @@ VARIANTS = [('k3', dict(k=3)), ('k4', dict(k=4)), ('k5', dict(k=5)), ('k6', dict
             ('k3+sib1', dict(k=3, sib=1)), ('k3+sib2', dict(k=3, sib=2)),
             ('k4+sib1', dict(k=4, sib=1))]
 
-for f in sys.argv[1:]:
-    by = load(f)
-    print(f, len(by), 'matrix-precisions')
-    for name, kw in VARIANTS:
-        w2 = w5 = timed = 0
-        worst = 1.0
-        for rows in by.values():
-            best = min(x[4] for x in rows)
-            t = {x[0]: x[4] for x in rows}
-            s = shortlist(rows, **kw)
-            got = min(t[c] for c in s)
-            timed += len(s)
-            w2 += got <= best * 1.02
-            w5 += got <= best * 1.05
-            worst = max(worst, got / best)
-        n = len(by)
-        print(f'  {name:8s} timed {timed / n:.2f}  within 2 % {100 * w2 / n:.2f} %  '
-              f'within 5 % {100 * w5 / n:.2f} %  worst {worst:.3f}')
-
 
 def tuned_pick_scores(f, k=5):
     """`predict --tune`'s pick (the shortlist of k and the second stage's pick, the fastest by
@@ -121,6 +102,29 @@ def tuned_pick_scores(f, k=5):
               f'{math.exp(sum(map(math.log, sp)) / len(sp)):.3f}x (worst {min(sp):.3f}x)')
 
 
-for f in sys.argv[1:]:
-    print(f)
-    tuned_pick_scores(f)
+def replay(f):
+    by = load(f)
+    print(f, len(by), 'matrix-precisions')
+    for name, kw in VARIANTS:
+        w2 = w5 = timed = 0
+        worst = 1.0
+        for rows in by.values():
+            best = min(x[4] for x in rows)
+            t = {x[0]: x[4] for x in rows}
+            s = shortlist(rows, **kw)
+            got = min(t[c] for c in s)
+            timed += len(s)
+            w2 += got <= best * 1.02
+            w5 += got <= best * 1.05
+            worst = max(worst, got / best)
+        n = len(by)
+        print(f'  {name:8s} timed {timed / n:.2f}  within 2 % {100 * w2 / n:.2f} %  '
+              f'within 5 % {100 * w5 / n:.2f} %  worst {worst:.3f}')
+
+
+if __name__ == '__main__':
+    for f in sys.argv[1:]:
+        replay(f)
+    for f in sys.argv[1:]:
+        print(f)
+        tuned_pick_scores(f)
