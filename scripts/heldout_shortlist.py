@@ -17,7 +17,9 @@ within 20 %) — its fastest within 2 % / 5 % of the fastest measured, and the w
 for the configurations the device run's `--tune` timed (ranked by the shipped, in-sample
 profile); the held-out argmin (the untuned answer without the second stage) within 2 % / 5 %,
 beyond 1.2x, and against the best cuSPARSE algorithm. All against one noisy timing per
-configuration: the fastest of ≈ 60 is biased low, the same way for both rankings.
+configuration: the fastest of ≈ 60 is biased low, the same way for both rankings. Last, the
+held-out difference rate |pred − meas| / meas against the device run's times and against the
+training table's own times of the same configurations, and between those two times.
 """
 import collections
 import json
@@ -31,7 +33,7 @@ from shortlist_replay import lines, shortlist
 
 
 def heldout(f):
-    """(file name, precision) -> [(config, kind, format, held-out predicted s)]."""
+    """(file name, precision) -> [(config, kind, format, held-out predicted s, table's s)]."""
     by = collections.defaultdict(list)
     for line in lines(f):
         r = json.loads(line)
@@ -39,13 +41,14 @@ def heldout(f):
         if not r['matrix'].startswith('mats/') or not p or r['kind'] == 'plan':
             continue
         by[(os.path.basename(r['matrix']), r['precision'])].append(
-            (r['config'], r['kind'], r['format'], p['seconds']))
+            (r['config'], r['kind'], r['format'], p['seconds'], r.get('warm_mean_s')))
     return by
 
 
 def main(rec, runs):
     pred = heldout(rec)
     res = collections.defaultdict(list)
+    rates = collections.defaultdict(list)
     missing = 0
     for f in runs:
         for r in jload(f)['results']:
@@ -56,8 +59,10 @@ def main(rec, runs):
             if not t or not rows:
                 missing += 1
                 continue
+            rates[r['precision']] += [(x[3] / t[x[0]] - 1, x[3] / x[4] - 1, x[4] / t[x[0]] - 1)
+                                      for x in rows if x[4]]
             best = min(t.values())
-            held = min(t[c] for c in shortlist(rows, 5))
+            held = min(t[c] for c in shortlist([x[:4] for x in rows], 5))
             tuned = (ms.get('tuned') or {}).get('timed') or []
             shipped = min((t[c[0]] for c in tuned if c[0] in t), default=math.nan)
             argmin = t[min(rows, key=lambda x: x[3])[0]]
@@ -77,6 +82,13 @@ def main(rec, runs):
               f'beyond 1.2x {sum(x[2] > 1.2 for x in v)}, median {statistics.median(x[2] for x in v):.3f}x, '
               f'worst {max(x[2] for x in v):.3f}x; against the best cuSPARSE geomean '
               f'{math.exp(statistics.fmean(map(math.log, sp))):.3f}x, below 0.95x {sum(x < 0.95 for x in sp)}')
+    for prec, v in sorted(rates.items()):
+        def rate(i):
+            e = [abs(x[i]) for x in v]
+            return (f'median {100 * statistics.median(e):.1f} %, mean {100 * statistics.fmean(e):.1f} %, '
+                    f'within 10 % {100 * sum(x <= 0.1 for x in e) / len(e):.1f} %')
+        print(f'{prec}: {len(v)} configurations; held-out prediction vs the device run: {rate(0)}; '
+              f'vs the table: {rate(1)}; table vs the device run: {rate(2)}')
     if missing:
         print(f'({missing} matrix-precisions without held-out predictions or measurements, left out)')
 

@@ -13,8 +13,8 @@ files given (a matrix named twice counts once, its first file's record):
   untuned the predicted answer (plan or single configuration) against the same best;
   vs cuSPARSE  geomean of best cuSPARSE / tuned answer.
 A miss marked "same configuration" is the best single configuration timed twice (the answer
-*is* it): its ratio is noise. Then the noise floor of the fair test: where the tuned answer *is* the best single
-configuration, the two timings of one configuration differ by this much (share beyond 2 %).
+*is* it): its ratio is noise. Then the noise floor of the fair test: where the tuned answer *is*
+the best single configuration, its two timings differ by this much (share beyond 2 %).
 """
 import math
 import os
@@ -37,6 +37,7 @@ for f in sys.argv[1:]:
             continue
         seen.add(key)
         best = ms["best_single"]
+        same = t["answer"] == best[0]
         g = groups.setdefault(key[:2], [])
         g.append({
             "name": key[2],
@@ -44,9 +45,9 @@ for f in sys.argv[1:]:
             "tuned": best[1] / t["retimed_seconds"],
             "untuned": best[1] / ms["answer_seconds"] if ms.get("answer_seconds") else None,
             "vendor": ms["best_vendor"][1] / t["retimed_seconds"] if ms.get("best_vendor") else None,
-            "same": t["answer"] == best[0],
+            "same": same,
         })
-        if t["answer"] == best[0]:
+        if same:
             noise.append(abs(math.log(t["best_single_retimed_seconds"] / t["retimed_seconds"])))
 
 ok = lambda x: x is not None and x >= 1 / 1.02
