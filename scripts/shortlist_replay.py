@@ -4,8 +4,10 @@ records of `sparsecast train --score … --records R` (JSON Lines, plain or .gz)
 matrix × precision, the fastest *measured* configuration among the shortlist of k
 predicted-fastest (+ the predicted-fastest cuSPARSE algorithm + the fastest of each format those
 leave out within 20 % of the fastest), against the best measured of all; without the second
-stage's pick (which `predict --tune` times as well). Variants: k = 3…6, and k + "siblings"
-(the other block sizes and the neighbouring thread mappings of the s predicted-fastest).
+stage's pick (which `predict --tune` times as well). Variants: k = 3…6, k + "siblings"
+(the other block sizes and the neighbouring thread mappings of the s predicted-fastest), and
+k5+msib: the other block sizes of the shortlist's fastest *measured* configuration of ours
+(`model::block_size_siblings`, the tuned pick's second step since session 52).
 
     python3 scripts/shortlist_replay.py R_H200.jsonl.gz R_H100.jsonl.gz
 
@@ -69,13 +71,26 @@ def shortlist(rows, k, band=0.2, sib=0):
     return out
 
 
+def measured_siblings(rows, short):
+    """`model::block_size_siblings` (session 52): the other block sizes of the fastest measured
+    configuration of ours in `short`, not yet in it (rows: label, kind, format, pred., measured)."""
+    t = {x[0]: x[4] for x in rows}
+    ours = [l for l in short if any(x[0] == l and x[1] == 'ours' for x in rows)]
+    if not ours:
+        return []
+    top = min(ours, key=t.get).partition('@')[0]
+    return [x[0] for x in rows
+            if x[1] == 'ours' and x[0].partition('@')[0] == top and x[0] not in short]
+
+
 VARIANTS = [('k3', dict(k=3)), ('k4', dict(k=4)), ('k5', dict(k=5)), ('k6', dict(k=6)),
             ('k3+sib1', dict(k=3, sib=1)), ('k3+sib2', dict(k=3, sib=2)),
-            ('k4+sib1', dict(k=4, sib=1))]
+            ('k4+sib1', dict(k=4, sib=1)), ('k5+msib', dict(k=5, msib=1))]
 
 
 def tuned_pick_scores(f, k=5):
-    """`predict --tune`'s pick (the shortlist of k and the second stage's pick, the fastest by
+    """`predict --tune`'s pick (the shortlist of k, its block-size siblings since session 52
+    and the second stage's pick, the fastest by
     median), per precision: matrices, beyond 1.2x the best, below 0.95x the best cuSPARSE
     algorithm, the geomean and worst against it."""
     by = collections.defaultdict(list)
@@ -89,7 +104,9 @@ def tuned_pick_scores(f, k=5):
     res = collections.defaultdict(list)
     for (_, prec), rows in by.items():
         t = {x[0]: x[4] for x in rows}
-        cands = shortlist([x[:5] for x in rows], k) + [x[0] for x in rows if x[5]]
+        short = shortlist([x[:5] for x in rows], k)
+        short += measured_siblings([x[:5] for x in rows], short)
+        cands = short + [x[0] for x in rows if x[5]]
         got = min(t[c] for c in cands)
         vendor = min((x[4] for x in rows if x[1] != 'ours'), default=None)
         if vendor:
@@ -111,7 +128,9 @@ def replay(f):
         for rows in by.values():
             best = min(x[4] for x in rows)
             t = {x[0]: x[4] for x in rows}
-            s = shortlist(rows, **kw)
+            s = shortlist(rows, **{k: v for k, v in kw.items() if k != 'msib'})
+            if kw.get('msib'):
+                s = s + measured_siblings(rows, s)
             got = min(t[c] for c in s)
             timed += len(s)
             w2 += got <= best * 1.02

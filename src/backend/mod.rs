@@ -534,8 +534,45 @@ pub fn check_partition(kind: BackendKind, sms: Option<u32>) -> Result<()> {
     }
 }
 
+/// One backend opened for a whole command (every matrix, both precisions): `predict
+/// --measure`, `optimize --measure` / `--tune`. Open it once, not per matrix: a CUDA backend
+/// opened afresh for each matrix (what `optimize --measure` did until session 52) timed every
+/// launch ≈ 0.15 µs slower from the second matrix on than one backend kept open, as `collect`
+/// and `predict` keep it (the first matrix matched; measured on the H200, docs/ACCURACY.md).
+pub enum Opened {
+    /// The CPU backend.
+    Cpu(cpu::CpuBackend),
+    /// The CUDA backend.
+    Cuda(Box<cuda::CudaBackend>),
+}
+
+impl Opened {
+    /// Open `kind` (CUDA: device `ordinal`).
+    pub fn open(kind: BackendKind, ordinal: usize) -> Result<Opened> {
+        Ok(match kind {
+            BackendKind::Cpu => Opened::Cpu(cpu::CpuBackend::new()),
+            BackendKind::Cuda => Opened::Cuda(Box::new(cuda::CudaBackend::new(ordinal)?)),
+        })
+    }
+
+    /// Which backend this is.
+    pub fn kind(&self) -> BackendKind {
+        match self {
+            Opened::Cpu(_) => BackendKind::Cpu,
+            Opened::Cuda(_) => BackendKind::Cuda,
+        }
+    }
+
+    /// The backend for values of type `T`.
+    pub fn get<T: BackendScalar>(&self) -> &dyn Backend<T> {
+        T::backend_of(self)
+    }
+}
+
 /// A value type every backend supports; lets generic code open a backend for `T`.
 pub trait BackendScalar: Scalar {
+    /// `o` as the backend for this value type.
+    fn backend_of(o: &Opened) -> &dyn Backend<Self>;
     /// Open the backend `kind` for this value type.
     fn open_backend(kind: BackendKind) -> Result<Box<dyn Backend<Self>>> {
         Self::open_backend_on(kind, None)
@@ -548,6 +585,12 @@ pub trait BackendScalar: Scalar {
 macro_rules! impl_backend_scalar {
     ($t:ty) => {
         impl BackendScalar for $t {
+            fn backend_of(o: &Opened) -> &dyn Backend<Self> {
+                match o {
+                    Opened::Cpu(b) => b,
+                    Opened::Cuda(b) => b.as_ref(),
+                }
+            }
             fn open_backend_on(
                 kind: BackendKind,
                 sms: Option<u32>,

@@ -2,9 +2,7 @@
 
 use super::common;
 use super::instrument::PrecisionArg;
-use crate::backend::cpu::CpuBackend;
-use crate::backend::cuda::CudaBackend;
-use crate::backend::{Backend, BackendKind, KernelConfig, TimingProtocol};
+use crate::backend::{Backend, BackendKind, KernelConfig, Opened, TimingProtocol};
 use crate::features::Features;
 use crate::formats::{EllParams, FormatParams, HybParams};
 use crate::instrument::{synthetic, Statistic};
@@ -205,27 +203,6 @@ struct ModelSummary {
     summary: crate::model::accuracy::Summary,
 }
 
-/// The backend of `--measure`.
-enum Runner {
-    Cpu(CpuBackend),
-    Cuda(Box<CudaBackend>),
-}
-
-impl Runner {
-    fn f32(&self) -> &dyn Backend<f32> {
-        match self {
-            Runner::Cpu(b) => b,
-            Runner::Cuda(b) => b.as_ref(),
-        }
-    }
-    fn f64(&self) -> &dyn Backend<f64> {
-        match self {
-            Runner::Cpu(b) => b,
-            Runner::Cuda(b) => b.as_ref(),
-        }
-    }
-}
-
 pub fn run(a: Args) -> anyhow::Result<()> {
     let tune = a.tune.map(|k| k.unwrap_or(crate::model::SHORTLIST));
     anyhow::ensure!(
@@ -279,10 +256,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 kind.name()
             );
         }
-        Some(match kind {
-            BackendKind::Cuda => Runner::Cuda(Box::new(CudaBackend::new(a.device)?)),
-            BackendKind::Cpu => Runner::Cpu(CpuBackend::new()),
-        })
+        // One backend for every matrix and precision (crate::backend::Opened says why).
+        Some(Opened::open(kind, a.device)?)
     } else {
         None
     };
@@ -346,7 +321,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                         section,
                         a.models.as_deref(),
                         &params,
-                        runner.as_ref().map(Runner::f32),
+                        runner.as_ref().map(Opened::get::<f32>),
                         &protocol,
                         tune,
                     )
@@ -357,7 +332,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                     section,
                     a.models.as_deref(),
                     &params,
-                    runner.as_ref().map(Runner::f64),
+                    runner.as_ref().map(Opened::get::<f64>),
                     &protocol,
                     tune,
                 ),
@@ -535,7 +510,7 @@ fn one<T: Scalar>(
         predict_seconds += ranking.predict_seconds;
         // With --tune only the shortlist is timed (and the second stage's pick); otherwise
         // every configuration (--measure).
-        let timed: Option<Vec<String>> = tune.map(|k| {
+        let mut timed: Option<Vec<String>> = tune.map(|k| {
             let mut t: Vec<String> = crate::model::shortlist(
                 &ranking.rows,
                 k,
@@ -587,6 +562,47 @@ fn one<T: Scalar>(
                 ceiling,
                 in_sample,
             });
+        }
+        // The shortlist's second step: the other block sizes of its fastest measured
+        // configuration of ours (crate::model::block_size_siblings says why), timed and
+        // added to what the tuned pick chooses from.
+        if let (Some(timed), Some(be)) = (timed.as_mut(), backend) {
+            let ks = &kernels[first_kernel..];
+            let in_timed: Vec<usize> = (0..ks.len())
+                .filter(|&i| timed.contains(&ks[i].ranked.config.label()))
+                .collect();
+            let siblings = crate::model::block_size_siblings(
+                ks,
+                &in_timed,
+                |i| ks[i].measured_seconds,
+                |k| k.ranked.seconds,
+                |k| k.ranked.config.variant.is_vendor(),
+                |k| KernelConfig {
+                    block_size: KernelConfig::DEFAULT_BLOCK_SIZE,
+                    ..k.ranked.config.clone()
+                },
+            );
+            let reference = reference.as_ref().expect("built with the backend");
+            for i in siblings {
+                let k = &mut kernels[first_kernel + i];
+                let label = k.ranked.config.label();
+                let (m, e) = match measured.iter().find(|(v, ..)| *v == label) {
+                    Some((_, m, e)) => (*m, e.clone()),
+                    None => {
+                        let r = measure(be, a, &k.ranked.config, &x, reference, protocol, stat);
+                        let (m, e) = match r {
+                            Ok(t) => (Some(t), None),
+                            Err(e) => (None, Some(e.to_string())),
+                        };
+                        measured.push((label.clone(), m, e.clone()));
+                        (m, e)
+                    }
+                };
+                k.measured_seconds = m;
+                k.measure_error = e;
+                k.difference_rate = k.ranked.seconds.zip(m).map(|(p, m)| difference_rate(p, m));
+                timed.push(label);
+            }
         }
         if let Some(timed) = &timed {
             let ks = &kernels[first_kernel..];

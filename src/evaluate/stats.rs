@@ -285,7 +285,9 @@ pub fn is_tuned(model: &str) -> bool {
     model == "sparsecast"
 }
 
-/// A model's tuned pick for one matrix ([`tuned`]), the measured times by `statistic`.
+/// A model's tuned pick for one matrix ([`tuned`]), the measured times by `statistic`: the
+/// fastest measured of the shortlist, its second step's block sizes and the second stage's pick,
+/// as `predict --tune` times them.
 pub fn tuned_pick<'a>(
     group: &[&'a Record],
     model: &str,
@@ -303,20 +305,37 @@ pub fn tuned_pick<'a>(
         .iter()
         .copied()
         .filter(|r| r.predictions.get(model).is_some_and(|p| p.picked));
-    crate::model::shortlist(
+    let t = |r: &Record| r.measured(statistic);
+    let mut short = crate::model::shortlist(
         &measured,
         crate::model::SHORTLIST,
         |r| r.predicted(model),
         |r| r.kind == ConfigKind::Vendor,
         |r| r.format.clone(),
-    )
-    .into_iter()
-    .map(|i| measured[i])
-    .chain(picked)
-    .min_by(|a, b| {
-        let t = |r: &Record| r.measured(statistic).unwrap_or(f64::INFINITY);
-        t(a).total_cmp(&t(b))
-    })
+    );
+    // The second step: the other block sizes of the shortlist's fastest measured of ours.
+    short.extend(crate::model::block_size_siblings(
+        &measured,
+        &short,
+        |i| t(measured[i]),
+        |r| r.predicted(model),
+        |r| r.kind == ConfigKind::Vendor,
+        |r| block_size_free(&r.config),
+    ));
+    short
+        .into_iter()
+        .map(|i| measured[i])
+        .chain(picked)
+        .min_by(|a, b| {
+            let t = |r: &Record| r.measured(statistic).unwrap_or(f64::INFINITY);
+            t(a).total_cmp(&t(b))
+        })
+}
+
+/// A configuration's label without its CUDA block size (`ell@512` → `ell`): what its block-size
+/// variants share ([`crate::model::block_size_siblings`]).
+fn block_size_free(label: &str) -> &str {
+    label.split_once('@').map_or(label, |(c, _)| c)
 }
 
 /// The pickers of the reports: each model's pick, and beside our model's its tuned pick —

@@ -29,8 +29,8 @@ pub use analytical::AnalyticalModel;
 pub use bounds::{Bounded, DeviceBounds};
 pub use cross::CrossModel;
 pub use rank::{
-    rank, rank_with, recommended, shortlist, stage_pick, Coverage, Ranked, Ranking, SHORTLIST,
-    SHORTLIST_BAND,
+    block_size_siblings, rank, rank_with, recommended, shortlist, stage_pick, Coverage, Ranked,
+    Ranking, SHORTLIST, SHORTLIST_BAND,
 };
 pub use registry::{NamedModel, StoredModel};
 pub use statistical::StatisticalModel;

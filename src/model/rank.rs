@@ -310,6 +310,51 @@ pub fn shortlist<T, F: PartialEq>(
     out
 }
 
+/// The second step of a tuned recommendation, after its [`shortlist`] is timed: the other block
+/// sizes of the fastest *measured* configuration of ours among `timed` (indices into `items`;
+/// `measured` gives each one's time, `None` where it failed), those not yet timed and not refused
+/// (`seconds` is a finite prediction), in the order of `items`. `key` is a configuration without
+/// its block size, so two items are siblings when their keys are equal.
+///
+/// Why: the model ranks a format's block sizes worse than it ranks formats (a block size moves
+/// the time a few percent, about the model's error), so the shortlist can hold a format at a
+/// block size that runs slower than the one left out. Replayed on the device runs of sessions
+/// 51–52 (every single configuration timed by `optimize --measure --tune`: the shared
+/// SuiteSparse files, the large and heterogeneous sets; both GPUs, f32 and f64; 311
+/// matrix-precisions), the step times 0.06–0.08 more configurations a matrix (the siblings are
+/// mostly in the shortlist already) and takes landmark (H100, f64) from 1.066× to 1.005× the
+/// fastest — the shortlist held `ell@512`, which ran 6 % slower than `ell` — with no other pick
+/// moving beyond 1.02× (those files are in the shipped profiles' training families); run on the
+/// H100 in session 52, landmark f64's tuned answer was `ell@128`, 1.001× the fastest. On the unseen seed 14
+/// (`scripts/shortlist_replay.py` on the `train --score` records of the shipped profiles, without
+/// the second stage's pick) the shortlist and this step hold one within 2 % of the best on
+/// 99.75 % of the H200's 1,602 matrix-precisions (99.63 % without; worst 1.081× against 1.104×)
+/// and 99.45 % of the H100's 1,646 (unchanged), for 6.12 timed configurations a matrix against
+/// 6.00.
+pub fn block_size_siblings<T, K: PartialEq>(
+    items: &[T],
+    timed: &[usize],
+    measured: impl Fn(usize) -> Option<f64>,
+    seconds: impl Fn(&T) -> Option<f64>,
+    vendor: impl Fn(&T) -> bool,
+    key: impl Fn(&T) -> K,
+) -> Vec<usize> {
+    let fastest = timed
+        .iter()
+        .filter(|&&i| !vendor(&items[i]))
+        .filter_map(|&i| measured(i).filter(|t| t.is_finite()).map(|t| (i, t)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let Some((top, _)) = fastest else {
+        return Vec::new();
+    };
+    let k = key(&items[top]);
+    (0..items.len())
+        .filter(|i| !timed.contains(i))
+        .filter(|&i| seconds(&items[i]).is_some_and(f64::is_finite))
+        .filter(|&i| !vendor(&items[i]) && key(&items[i]) == k)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,5 +580,31 @@ mod tests {
         ];
         let s = |k| shortlist(&items, k, |x| x.0, |x| x.1, |x| x.2);
         assert_eq!(s(3), [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn the_siblings_are_the_untimed_block_sizes_of_the_fastest_measured_of_ours() {
+        // (prediction, vendor, configuration without its block size, measured time)
+        let items = [
+            (Some(1.0), false, "ell", Some(4.0)),   // 0: ell@512, timed
+            (Some(1.1), false, "csr", Some(4.2)),   // 1: csr-t4, timed
+            (Some(1.2), true, "vendor", Some(3.0)), // 2: cuSPARSE, timed, fastest
+            (Some(1.3), false, "ell", None),        // 3: ell, not timed
+            (Some(1.4), false, "ell", None),        // 4: ell@128, not timed
+            (None, false, "ell", None),             // 5: refused
+            (Some(1.5), false, "csr", None),        // 6: csr-t4@128
+        ];
+        let sib = |timed: &[usize]| {
+            block_size_siblings(&items, timed, |i| items[i].3, |x| x.0, |x| x.1, |x| x.2)
+        };
+        // The vendor algorithm is faster but has no block sizes: ours decide (ELL at 4.0).
+        assert_eq!(sib(&[0, 1, 2]), [3, 4]);
+        // Those already timed are not repeated.
+        assert_eq!(sib(&[0, 1, 2, 4]), [3]);
+        // Nothing of ours measured: nothing to add.
+        assert!(sib(&[2]).is_empty());
+        let items = [(Some(1.0), false, "csr", None::<f64>)];
+        let none = block_size_siblings(&items, &[0], |_| None, |x| x.0, |x| x.1, |x| x.2);
+        assert!(none.is_empty());
     }
 }

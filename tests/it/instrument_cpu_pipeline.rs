@@ -296,8 +296,39 @@ fn predict_measures_on_another_backend_than_the_profile_s() {
     assert!(v["summary"].as_array().unwrap().is_empty());
 }
 
+/// The tuned pick's second step times every other block size of the fastest measured
+/// configuration of ours: with `--tune 1` on west2021 (predicted fastest `csr-t4` or one of its
+/// block sizes, the only one of ours in the shortlist), all three block sizes of `csr-t4` are
+/// timed, and nothing else of ours.
+#[test]
+fn predict_tune_times_the_block_sizes_of_its_fastest_measured() {
+    let out = run_ok(
+        bin()
+            .args(["predict", "--tune", "1", "--backend", "cpu", "--json"])
+            .args(["--precision", "f64", "--runs", "3", "--warmup", "1"])
+            .arg(data("west2021.mtx.gz")),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let timed: Vec<String> = v["results"][0]["tuned"][0]["timed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[0].as_str().unwrap().to_string())
+        .filter(|n| !n.starts_with("cusparse"))
+        .collect();
+    let top = timed[0].split('@').next().unwrap().to_string();
+    assert_eq!(timed.len(), 3, "{timed:?}");
+    assert!(
+        timed
+            .iter()
+            .all(|n| n.split('@').next() == Some(top.as_str())),
+        "{timed:?}"
+    );
+}
+
 /// `predict --tune N` times only the model's shortlist — the N predicted fastest and the
-/// predicted-fastest cuSPARSE algorithm — and recommends the fastest measured of them.
+/// predicted-fastest cuSPARSE algorithm — and its second step (the other block sizes of the
+/// fastest measured of ours among them), and recommends the fastest measured of them.
 #[test]
 fn predict_tune_times_only_the_shortlist_and_recommends_its_fastest() {
     let out = run_ok(
@@ -322,13 +353,39 @@ fn predict_tune_times_only_the_shortlist_and_recommends_its_fastest() {
     if !want.contains(&vendor) {
         want.push(vendor);
     }
-    // Exactly the shortlist was run (cuSPARSE fails on the CPU backend: an error, not a time).
+    // The second step: the other block sizes (`@N`) of the fastest measured of ours among them.
+    let measured = |n: &String| {
+        kernels
+            .iter()
+            .find(|k| name(k) == *n)
+            .and_then(|k| k["measured_seconds"].as_f64())
+    };
+    let top = want
+        .iter()
+        .filter(|n| !n.starts_with("cusparse"))
+        .filter_map(|n| measured(n).map(|t| (t, n.clone())))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .expect("one of ours measured")
+        .1;
+    let base = |n: &str| n.split('@').next().unwrap().to_string();
+    for k in &predicted {
+        if base(&name(k)) == base(&top) && !want.contains(&name(k)) {
+            want.push(name(k));
+        }
+    }
+    // Exactly the shortlist and its second step were run (cuSPARSE fails on the CPU backend: an
+    // error, not a time).
     let ran: Vec<String> = kernels
         .iter()
         .filter(|k| !k["measured_seconds"].is_null() || !k["measure_error"].is_null())
         .map(name)
         .collect();
-    assert_eq!(ran, want, "{kernels:?}");
+    let sorted = |v: &[String]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&ran), sorted(&want), "{kernels:?}");
     let tuned = &r["tuned"][0];
     assert_eq!(tuned["model"], "sparsecast");
     let timed: Vec<String> = tuned["timed"]

@@ -6,7 +6,7 @@ use super::search::{candidate_plans, reordered, variant_plans, Candidate, Tried,
 use super::{race, Args};
 use crate::backend::measure::{measure_kernel, Reference, Status};
 use crate::backend::{
-    Backend, BackendKind, BackendScalar, KernelConfig, Overlap, PreparedSpmv, TimingProtocol,
+    Backend, BackendScalar, KernelConfig, Opened, Overlap, PreparedSpmv, TimingProtocol,
 };
 use crate::cli::common::{self, fmt_seconds as fs};
 use crate::model::Model;
@@ -200,7 +200,7 @@ pub fn one<T: BackendScalar>(
     model: &dyn Model,
     opts: &LearnedOptions,
     by: &Provenance,
-    measure: Option<&(BackendKind, TimingProtocol)>,
+    measure: Option<&(Opened, TimingProtocol)>,
     source: &str,
     m: &Csr<T>,
     quiet: bool,
@@ -233,9 +233,19 @@ pub fn one<T: BackendScalar>(
         plan.save(p)?;
     }
     let (measured, tuned_plan) = match measure {
-        Some((kind, protocol)) => {
+        Some((be, protocol)) => {
             let (ms, tp) = measure_all(
-                m, source, by, model, opts, &opt, &plan, *kind, protocol, a, tune,
+                m,
+                source,
+                by,
+                model,
+                opts,
+                &opt,
+                &plan,
+                be.get::<T>(),
+                protocol,
+                a,
+                tune,
             )?;
             (Some(ms), tp)
         }
@@ -509,16 +519,15 @@ fn measure_all<T: BackendScalar>(
     opts: &LearnedOptions,
     opt: &LearnedOptimum,
     answer: &Plan,
-    kind: BackendKind,
+    be: &dyn Backend<T>,
     protocol: &TimingProtocol,
     a: &Args,
     tune: Option<usize>,
 ) -> anyhow::Result<(MeasuredOut, Option<Plan>)> {
-    let be = T::open_backend(kind)?;
     let x: Vec<T> = common::random_vector(m.ncols, a.seed);
     let reference = Reference::new(m, &x);
     let mut out = MeasuredOut::default();
-    let (t, _, _, err) = time_plan(be.as_ref(), m, answer, &x, &reference, protocol, false)?;
+    let (t, _, _, err) = time_plan(be, m, answer, &x, &reference, protocol, false)?;
     out.answer_seconds = Some(t);
     out.max_relative_error = err;
     let mut dp_plan = None;
@@ -531,8 +540,7 @@ fn measure_all<T: BackendScalar>(
             opt.plan_predicted,
             opt.rule.overlap,
         )?;
-        let (t, blocks, without, err) =
-            time_plan(be.as_ref(), m, &p, &x, &reference, protocol, true)?;
+        let (t, blocks, without, err) = time_plan(be, m, &p, &x, &reference, protocol, true)?;
         out.plan_seconds = Some(t);
         out.plan_block_seconds = blocks;
         out.plan_left_out_seconds = without;
@@ -542,7 +550,7 @@ fn measure_all<T: BackendScalar>(
     // --tune alone times only the shortlist; --measure times every single configuration.
     // The recommended single configuration (first: the second stage's pick, which may lie
     // beyond the k fastest predictions) is always timed.
-    let short: Option<Vec<usize>> = tune.map(|k| {
+    let mut short: Option<Vec<usize>> = tune.map(|k| {
         let mut s = crate::model::shortlist(
             &opt.singles,
             k,
@@ -557,12 +565,9 @@ fn measure_all<T: BackendScalar>(
     });
     // The index in `opt.singles` of each entry of `out.singles`.
     let mut timed_idx = Vec::new();
-    for (i, s) in opt.singles.iter().enumerate() {
-        if !a.measure && !short.as_ref().is_some_and(|v| v.contains(&i)) {
-            continue;
-        }
-        timed_idx.push(i);
-        let k = measure_kernel(be.as_ref(), m, &x, &reference, &s.config, protocol);
+    let time_single = |i: usize, out: &mut MeasuredOut| {
+        let config = &opt.singles[i].config;
+        let k = measure_kernel(be, m, &x, &reference, config, protocol);
         let (t, e) = match (k.status, k.warm_mean_s) {
             (Status::Ok, Some(t)) => (Some(t), None),
             (st, _) => (
@@ -570,7 +575,39 @@ fn measure_all<T: BackendScalar>(
                 Some(format!("{}: {}", st.name(), k.reason.unwrap_or_default())),
             ),
         };
-        out.singles.push((s.config.label(), t, e));
+        out.singles.push((config.label(), t, e));
+    };
+    for i in 0..opt.singles.len() {
+        if a.measure || short.as_ref().is_some_and(|v| v.contains(&i)) {
+            timed_idx.push(i);
+            time_single(i, &mut out);
+        }
+    }
+    // The shortlist's second step: the other block sizes of its fastest measured
+    // configuration of ours (crate::model::block_size_siblings says why).
+    if let Some(short) = short.as_mut() {
+        let measured = |i: usize| {
+            let j = timed_idx.iter().position(|&t| t == i)?;
+            out.singles[j].1
+        };
+        let siblings = crate::model::block_size_siblings(
+            &opt.singles,
+            short,
+            measured,
+            |s| s.seconds,
+            |s| s.config.variant.is_vendor(),
+            |s| KernelConfig {
+                block_size: KernelConfig::DEFAULT_BLOCK_SIZE,
+                ..s.config.clone()
+            },
+        );
+        for i in siblings {
+            if !timed_idx.contains(&i) {
+                timed_idx.push(i);
+                time_single(i, &mut out);
+            }
+            short.push(i);
+        }
     }
     let best = |vendor: Option<bool>| {
         out.singles
@@ -599,7 +636,7 @@ fn measure_all<T: BackendScalar>(
             if tried.plans.iter().any(|q| same_plan(q, &p)) {
                 return;
             }
-            let t = match time_plan(be.as_ref(), m, &p, &x, &reference, protocol, false) {
+            let t = match time_plan(be, m, &p, &x, &reference, protocol, false) {
                 Ok((t, _, _, err)) => {
                     out.max_relative_error = out.max_relative_error.max(err);
                     Some(t)
@@ -663,7 +700,7 @@ fn measure_all<T: BackendScalar>(
                 .iter()
                 .map(|&k| plan_at(k))
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            let r = race::race(be.as_ref(), m, &entrants, &x, &reference, protocol);
+            let r = race::race(be, m, &entrants, &x, &reference, protocol);
             out.max_relative_error = out.max_relative_error.max(r.max_relative_error);
             answer = close
                 .iter()
@@ -695,7 +732,7 @@ fn measure_all<T: BackendScalar>(
                 if let Some(s) = best {
                     pair.push(single_plan(m, source, by, opt, s)?);
                 }
-                let r = race::race(be.as_ref(), m, &pair, &x, &reference, protocol);
+                let r = race::race(be, m, &pair, &x, &reference, protocol);
                 out.max_relative_error = out.max_relative_error.max(r.max_relative_error);
                 let mut it = r.seconds.into_iter();
                 retimed_seconds = Some(it.next().expect("the answer").map_err(anyhow::Error::msg)?);
@@ -734,18 +771,7 @@ fn measure_all<T: BackendScalar>(
                     .find(|s| !s.config.variant.is_vendor() && s.seconds.is_some())
             });
         out.overlap = overlap_rows(
-            be.as_ref(),
-            m,
-            source,
-            by,
-            model,
-            opts,
-            opt,
-            ours,
-            splits,
-            &x,
-            &reference,
-            protocol,
+            be, m, source, by, model, opts, opt, ours, splits, &x, &reference, protocol,
         );
         for r in &out.overlap {
             if r.max_relative_error.is_finite() {
@@ -769,9 +795,7 @@ fn measure_all<T: BackendScalar>(
                 .map(|w| (w[0]..w[1], s.config.clone(), 0.0))
                 .collect();
             let p = plan_of(m, source, by, &blocks, 0.0, Overlap::Serial)?;
-            if let Ok((t, alone, _, _)) =
-                time_plan(be.as_ref(), m, &p, &x, &reference, protocol, false)
-            {
+            if let Ok((t, alone, _, _)) = time_plan(be, m, &p, &x, &reference, protocol, false) {
                 let work = work_beyond_floor(&alone, opt.rule.floor_s);
                 out.split_sample = Some((blocks.len(), t, work));
             }

@@ -3,9 +3,7 @@
 //! backend has, with the same x and timing protocol.
 
 use crate::backend::measure::{measure_kernel, Reference, Status};
-use crate::backend::{
-    Backend, BackendKind, BackendScalar, KernelConfig, PreparedSpmv, TimingProtocol, Variant,
-};
+use crate::backend::{Backend, BackendScalar, KernelConfig, PreparedSpmv, TimingProtocol, Variant};
 use crate::cli::common;
 use crate::formats::FormatParams;
 use crate::model::accuracy::difference_rate;
@@ -95,22 +93,21 @@ fn time_single<T: Scalar>(
     }
 }
 
-/// Run and time the plan, the single formats and cuSPARSE on `kind`.
+/// Run and time the plan, the single formats and cuSPARSE on `be`.
 pub fn measure_all<T: BackendScalar>(
     m: &Csr<T>,
     plan: &Plan,
     opt: &Optimum,
     params: &FormatParams,
-    kind: BackendKind,
+    be: &dyn Backend<T>,
     protocol: &TimingProtocol,
     seed: u64,
 ) -> anyhow::Result<Measured> {
-    let be = T::open_backend(kind)?;
     let x: Vec<T> = common::random_vector(m.ncols, seed);
     let reference = Reference::new(m, &x);
     // The plan is dropped (its device memory freed) before the single formats are prepared.
     let (max_relative_error, timing) = {
-        let mut p = PreparedPlan::new(be.as_ref(), m, plan, "the plan")?;
+        let mut p = PreparedPlan::new(be, m, plan, "the plan")?;
         p.set_x(&x)?;
         p.poison_y()?;
         p.run()?;
@@ -141,15 +138,7 @@ pub fn measure_all<T: BackendScalar>(
             let t = match r.seconds {
                 // Not run where the model refuses (e.g. beyond the device memory).
                 None => Err(crate::Error::Unsupported("refused by the model".into())),
-                Some(_) => time_single(
-                    be.as_ref(),
-                    m,
-                    r.config.variant,
-                    params,
-                    &x,
-                    &reference,
-                    protocol,
-                ),
+                Some(_) => time_single(be, m, r.config.variant, params, &x, &reference, protocol),
             };
             kernel(r.config.variant.name(), r.seconds, t)
         })
@@ -161,7 +150,7 @@ pub fn measure_all<T: BackendScalar>(
             kernel(
                 v.name(),
                 None,
-                time_single(be.as_ref(), m, v, params, &x, &reference, protocol),
+                time_single(be, m, v, params, &x, &reference, protocol),
             )
         })
         .collect();

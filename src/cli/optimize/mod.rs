@@ -13,7 +13,7 @@ mod report;
 mod search;
 
 use super::common;
-use crate::backend::{BackendKind, BackendScalar, TimingProtocol};
+use crate::backend::{BackendKind, BackendScalar, Opened, TimingProtocol};
 use crate::formats::{EllParams, FormatParams, HybParams};
 use crate::optimize::{
     block_model, optimize_with_progress, BlockModel, MatrixIdentity, OptimizeOptions, Plan,
@@ -198,7 +198,7 @@ struct Setup<'a> {
     model: Box<dyn BlockModel + 'a>,
     by: Provenance,
     opts: OptimizeOptions,
-    measure: Option<(BackendKind, TimingProtocol)>,
+    measure: Option<(Opened, TimingProtocol)>,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -242,7 +242,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 protocol.runs
             );
         }
-        Some((kind, protocol))
+        // One backend for every matrix (crate::backend::Opened says why).
+        Some((Opened::open(kind, 0)?, protocol))
     } else {
         None
     };
@@ -523,7 +524,7 @@ fn run_learned(
     section: &crate::profile::PrecisionProfile,
     name: &str,
     by: Provenance,
-    measure: Option<&(BackendKind, TimingProtocol)>,
+    measure: Option<&(Opened, TimingProtocol)>,
     inputs: Vec<(String, Loader)>,
 ) -> anyhow::Result<()> {
     let named = crate::model::registry::select(&section.models, Some(&[name.to_string()]))?;
@@ -536,7 +537,7 @@ fn run_learned(
         a,
         floor,
         section.bounds.clone(),
-        measure.map_or(true, |m| m.0 == BackendKind::Cuda),
+        measure.map_or(true, |m| m.0.kind() == BackendKind::Cuda),
     )?;
     let several = inputs.len() > 1;
     let quiet = a.json || (a.summary_only && several);
@@ -652,12 +653,12 @@ fn one<T: BackendScalar>(
             .with_context(|| format!("writing the plan to {}", p.display()))?;
     }
     let measured = match &s.measure {
-        Some((kind, protocol)) => Some(measure::measure_all(
+        Some((be, protocol)) => Some(measure::measure_all(
             m,
             &plan,
             &opt,
             &s.opts.params,
-            *kind,
+            be.get::<T>(),
             protocol,
             a.seed,
         )?),
