@@ -61,10 +61,11 @@ pub struct Args {
     /// Tune instead of measuring everything: time only the N predicted-fastest configurations
     /// (default 5), the predicted-fastest cuSPARSE algorithm, the fastest of each storage format
     /// those N leave out if predicted within 20 % of the fastest, and the second stage's pick,
-    /// on the backend, and recommend the fastest measured of them. On matrices the profile never
-    /// saw (seed 14) this puts the recommendation within 2 % of the best configuration on
-    /// 99.5–99.6 % of them and within 5 % on 99.8–99.9 %, against 90–92 % within 5 % for the
-    /// prediction alone (docs/ACCURACY.md), for about 6 runs instead of ≈ 60.
+    /// on the backend, then the other block sizes of the fastest measured of ours; recommend the
+    /// fastest measured of them. On matrices the profile never saw (seed 14) this puts the
+    /// recommendation within 2 % of the best configuration on 99.5–99.8 % of them and within 5 %
+    /// on 99.8–99.9 %, against 90–92 % within 5 % for the prediction alone (docs/ACCURACY.md),
+    /// for about 6 runs instead of ≈ 60.
     #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with = "measure")]
     tune: Option<Option<usize>>,
     /// Backend for --measure; default: the profile's (a profile of another backend is refused).
@@ -851,8 +852,9 @@ fn print_result(r: &MatrixResult) {
     if close_call && r.kernels.iter().all(|k| k.measured_seconds.is_none()) {
         println!(
             "too close to call by prediction (\"within its uncertainty\" above): `--tune` on the \
-             device times the {} predicted-fastest, the fastest cuSPARSE algorithm and the \
-             fastest of each other format within {:.0} %, and keeps the fastest",
+             device times the {} predicted-fastest, the fastest cuSPARSE algorithm, the \
+             fastest of each other format within {:.0} % and the other block sizes of the \
+             fastest timed, and keeps the fastest",
             crate::model::SHORTLIST,
             100.0 * crate::model::SHORTLIST_BAND
         );

@@ -171,7 +171,8 @@ pub struct Args {
     /// dropped), plans with one block changed (another block size, a runner-up; two best-first
     /// rounds), the N predicted-fastest single configurations (default 5), the
     /// predicted-fastest cuSPARSE algorithm and the fastest of each storage format those N leave
-    /// out if predicted within 20 % of the fastest, on the backend; the (up to 4) within 5 % of
+    /// out if predicted within 20 % of the fastest, then the other block sizes of the fastest
+    /// measured single configuration of ours, on the backend; the (up to 4) within 5 % of
     /// the fastest are timed again side by side in up to 8 memory placements, and the fastest
     /// there is the answer (--save-plan then writes it). With --measure everything is timed as
     /// well, and the tuned answer and the best single configuration are timed again side by
