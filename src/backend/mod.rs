@@ -304,6 +304,15 @@ impl KernelConfig {
         s
     }
 
+    /// The same configuration at [`KernelConfig::DEFAULT_BLOCK_SIZE`]: what its block-size
+    /// variants share ([`crate::model::block_size_siblings`]).
+    pub fn at_default_block_size(&self) -> KernelConfig {
+        KernelConfig {
+            block_size: Self::DEFAULT_BLOCK_SIZE,
+            ..self.clone()
+        }
+    }
+
     /// Parse a [`KernelConfig::label`] (other parameters default).
     pub fn parse_label(label: &str) -> Result<KernelConfig> {
         let bad = || Error::Invalid(format!("bad configuration '{label}'"));

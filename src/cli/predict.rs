@@ -530,11 +530,11 @@ fn one<T: Scalar>(
             t
         });
         let first_kernel = kernels.len();
-        for ranked in ranking.rows {
-            let label = ranked.config.label();
-            let time_it = timed.as_ref().map_or(true, |t| t.contains(&label));
-            // Each configuration is measured once, whatever the number of models.
-            let (m, err) = match measured.iter().find(|(v, ..)| *v == label) {
+        // Each configuration is measured once, whatever the number of models: its time (or
+        // why not), run now where `time_it` and not run before.
+        let mut measure_once = |config: &KernelConfig, time_it: bool| {
+            let label = config.label();
+            match measured.iter().find(|(v, ..)| *v == label) {
                 Some((_, m, e)) => (*m, e.clone()),
                 None if !time_it => (None, None),
                 None => {
@@ -542,7 +542,7 @@ fn one<T: Scalar>(
                         None => (None, None),
                         Some(be) => {
                             let reference = reference.as_ref().expect("built with the backend");
-                            match measure(be, a, &ranked.config, &x, reference, protocol, stat) {
+                            match measure(be, a, config, &x, reference, protocol, stat) {
                                 Ok(t) => (Some(t), None),
                                 Err(e) => (None, Some(e.to_string())),
                             }
@@ -551,7 +551,13 @@ fn one<T: Scalar>(
                     measured.push((label, m, e.clone()));
                     (m, e)
                 }
-            };
+            }
+        };
+        for ranked in ranking.rows {
+            let time_it = timed
+                .as_ref()
+                .map_or(true, |t| t.contains(&ranked.config.label()));
+            let (m, err) = measure_once(&ranked.config, time_it);
             let (share, ceiling) = bandwidth_share(section.bounds.as_ref(), &ranked);
             kernels.push(KernelResult {
                 model: model.name().to_string(),
@@ -567,7 +573,7 @@ fn one<T: Scalar>(
         // The shortlist's second step: the other block sizes of its fastest measured
         // configuration of ours (crate::model::block_size_siblings says why), timed and
         // added to what the tuned pick chooses from.
-        if let (Some(timed), Some(be)) = (timed.as_mut(), backend) {
+        if let (Some(timed), Some(_)) = (timed.as_mut(), backend) {
             let ks = &kernels[first_kernel..];
             let in_timed: Vec<usize> = (0..ks.len())
                 .filter(|&i| timed.contains(&ks[i].ranked.config.label()))
@@ -578,31 +584,15 @@ fn one<T: Scalar>(
                 |i| ks[i].measured_seconds,
                 |k| k.ranked.seconds,
                 |k| k.ranked.config.variant.is_vendor(),
-                |k| KernelConfig {
-                    block_size: KernelConfig::DEFAULT_BLOCK_SIZE,
-                    ..k.ranked.config.clone()
-                },
+                |k| k.ranked.config.at_default_block_size(),
             );
-            let reference = reference.as_ref().expect("built with the backend");
             for i in siblings {
                 let k = &mut kernels[first_kernel + i];
-                let label = k.ranked.config.label();
-                let (m, e) = match measured.iter().find(|(v, ..)| *v == label) {
-                    Some((_, m, e)) => (*m, e.clone()),
-                    None => {
-                        let r = measure(be, a, &k.ranked.config, &x, reference, protocol, stat);
-                        let (m, e) = match r {
-                            Ok(t) => (Some(t), None),
-                            Err(e) => (None, Some(e.to_string())),
-                        };
-                        measured.push((label.clone(), m, e.clone()));
-                        (m, e)
-                    }
-                };
+                let (m, e) = measure_once(&k.ranked.config, true);
                 k.measured_seconds = m;
                 k.measure_error = e;
                 k.difference_rate = k.ranked.seconds.zip(m).map(|(p, m)| difference_rate(p, m));
-                timed.push(label);
+                timed.push(k.ranked.config.label());
             }
         }
         if let Some(timed) = &timed {

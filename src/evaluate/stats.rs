@@ -36,7 +36,7 @@
 
 use super::record::{ConfigKind, Record};
 use crate::backend::measure::Status;
-use crate::backend::Variant;
+use crate::backend::{KernelConfig, Variant};
 use crate::instrument::Statistic;
 use crate::Precision;
 use std::collections::{BTreeMap, BTreeSet};
@@ -305,7 +305,6 @@ pub fn tuned_pick<'a>(
         .iter()
         .copied()
         .filter(|r| r.predictions.get(model).is_some_and(|p| p.picked));
-    let t = |r: &Record| r.measured(statistic);
     let mut short = crate::model::shortlist(
         &measured,
         crate::model::SHORTLIST,
@@ -317,10 +316,15 @@ pub fn tuned_pick<'a>(
     short.extend(crate::model::block_size_siblings(
         &measured,
         &short,
-        |i| t(measured[i]),
+        |i| measured[i].measured(statistic),
         |r| r.predicted(model),
         |r| r.kind == ConfigKind::Vendor,
-        |r| block_size_free(&r.config),
+        // A label that does not parse is a key of its own.
+        |r| {
+            KernelConfig::parse_label(&r.config)
+                .map(|c| c.at_default_block_size())
+                .map_err(|_| r.config.clone())
+        },
     ));
     short
         .into_iter()
@@ -330,12 +334,6 @@ pub fn tuned_pick<'a>(
             let t = |r: &Record| r.measured(statistic).unwrap_or(f64::INFINITY);
             t(a).total_cmp(&t(b))
         })
-}
-
-/// A configuration's label without its CUDA block size (`ell@512` → `ell`): what its block-size
-/// variants share ([`crate::model::block_size_siblings`]).
-fn block_size_free(label: &str) -> &str {
-    label.split_once('@').map_or(label, |(c, _)| c)
 }
 
 /// The pickers of the reports: each model's pick, and beside our model's its tuned pick —

@@ -296,19 +296,24 @@ fn predict_measures_on_another_backend_than_the_profile_s() {
     assert!(v["summary"].as_array().unwrap().is_empty());
 }
 
+/// `predict --tune N --json` of a shipped matrix on the CPU backend, f64, 3 runs.
+fn predict_tune_json(n: &str, matrix: &str) -> serde_json::Value {
+    let out = run_ok(
+        bin()
+            .args(["predict", "--tune", n, "--backend", "cpu", "--json"])
+            .args(["--precision", "f64", "--runs", "3", "--warmup", "1"])
+            .arg(data(matrix)),
+    );
+    serde_json::from_str(&out).unwrap()
+}
+
 /// The tuned pick's second step times every other block size of the fastest measured
 /// configuration of ours: with `--tune 1` on west2021 (predicted fastest `csr-t4` or one of its
 /// block sizes, the only one of ours in the shortlist), all three block sizes of `csr-t4` are
 /// timed, and nothing else of ours.
 #[test]
 fn predict_tune_times_the_block_sizes_of_its_fastest_measured() {
-    let out = run_ok(
-        bin()
-            .args(["predict", "--tune", "1", "--backend", "cpu", "--json"])
-            .args(["--precision", "f64", "--runs", "3", "--warmup", "1"])
-            .arg(data("west2021.mtx.gz")),
-    );
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = predict_tune_json("1", "west2021.mtx.gz");
     let timed: Vec<String> = v["results"][0]["tuned"][0]["timed"]
         .as_array()
         .unwrap()
@@ -331,13 +336,7 @@ fn predict_tune_times_the_block_sizes_of_its_fastest_measured() {
 /// fastest measured of ours among them), and recommends the fastest measured of them.
 #[test]
 fn predict_tune_times_only_the_shortlist_and_recommends_its_fastest() {
-    let out = run_ok(
-        bin()
-            .args(["predict", "--tune", "2", "--backend", "cpu", "--json"])
-            .args(["--precision", "f64", "--runs", "3", "--warmup", "1"])
-            .arg(data("bcsstk09.mtx.gz")),
-    );
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = predict_tune_json("2", "bcsstk09.mtx.gz");
     let r = &v["results"][0];
     let kernels = r["kernels"].as_array().unwrap();
     let name = |k: &serde_json::Value| k["variant"].as_str().unwrap().to_string();

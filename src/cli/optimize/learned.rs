@@ -596,10 +596,7 @@ fn measure_all<T: BackendScalar>(
             measured,
             |s| s.seconds,
             |s| s.config.variant.is_vendor(),
-            |s| KernelConfig {
-                block_size: KernelConfig::DEFAULT_BLOCK_SIZE,
-                ..s.config.clone()
-            },
+            |s| s.config.at_default_block_size(),
         );
         for i in siblings {
             if !timed_idx.contains(&i) {
