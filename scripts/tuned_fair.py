@@ -13,7 +13,9 @@ files given (a matrix named twice counts once, its first file's record):
   untuned the predicted answer (plan or single configuration) against the same best;
   vs cuSPARSE  geomean of best cuSPARSE / tuned answer.
 A miss marked "same configuration" is the best single configuration timed twice (the answer
-*is* it): its ratio is noise. Then the noise floor of the fair test: where the tuned answer *is*
+*is* it): its ratio is noise. Since session 53 a pair whose two times disagree by more than 1 %
+is raced again and pooled (`fair_raced_twice`; src/cli/optimize/race.rs, FAIR_AGAIN): counted
+per line as "raced twice". Then the noise floor of the fair test: where the tuned answer *is*
 the best single configuration, its two timings differ by this much (share beyond 2 %).
 """
 import math
@@ -46,6 +48,7 @@ for f in sys.argv[1:]:
             "untuned": best[1] / ms["answer_seconds"] if ms.get("answer_seconds") else None,
             "vendor": ms["best_vendor"][1] / t["retimed_seconds"] if ms.get("best_vendor") else None,
             "same": same,
+            "twice": t.get("fair_raced_twice", False),
         })
         if same:
             noise.append(abs(math.log(t["best_single_retimed_seconds"] / t["retimed_seconds"])))
@@ -61,7 +64,8 @@ for (kind, prec), g in sorted(groups.items()):
     print(f"{kind} {prec}: {len(g)} matrices; fair <= 1.02x on {sum(ok(x['fair']) for x in g)} "
           f"(worst {1 / worst['fair']:.3f}x); tuned vs the --measure best {sum(ok(x['tuned']) for x in g)}; "
           f"untuned {sum(ok(x) for x in un)} of {len(un)} (worst {1 / min(un):.3f}x); "
-          f"vs best cuSPARSE geomean {math.exp(statistics.fmean(map(math.log, v))):.3f}x"
+          f"vs best cuSPARSE geomean {math.exp(statistics.fmean(map(math.log, v))):.3f}x; "
+          f"fair pair raced twice {sum(x['twice'] for x in g)}"
           + (f"; beyond 1.02x: {misses}" if misses else ""))
 if noise:
     noise.sort()
