@@ -18,6 +18,12 @@ predictions, first stage only, table times) agree: d = 1 % takes picks below 0.9
 of 16,068 (H200) and 423 to 373 of 15,972 (H100), within 5 % +0.05 point on both, beyond 1.2x
 138 -> 139 / 100 -> 103, geomean unchanged; d = 2 % goes to 341 / 334 below but loses 0.04 / 0.17
 points within 5 %.
+
+Session 53: the `train --score` and `--quick-cv` records carry no second-stage pick, so the figures
+above are of the rule after the first stage's argmin. After the second stage, where the product
+would apply it, the gain mostly goes (`examples/stage_tie.rs`; docs/ACCURACY.md, session 53): at
+1 % on the cross-validation records, below 0.95x 330 -> 309 (H200) and 307 -> 295 (H100) of
+~16,000, but 0.1-0.3 point fewer within 5 % and 1-3 more beyond 1.2x. Not shipped.
 """
 
 import collections

@@ -651,7 +651,26 @@ pub fn cross_validate(cases: &[Case], folds: usize) -> Result<Vec<Score>> {
     scores(&Prepared::new(cases)?, folds)
 }
 
+/// The picks of [`cross_validate`]: each case's candidate (an index into its `cands`) as the
+/// stage fitted on the other folds picks it — for experiments on what follows the stage
+/// (`examples/stage_tie.rs`).
+pub fn cross_validated_picks(cases: &[Case], folds: usize) -> Result<Vec<usize>> {
+    let mut picks = vec![0; cases.len()];
+    for (i, c) in fold_picks(&Prepared::new(cases)?, folds)? {
+        picks[i] = c;
+    }
+    Ok(picks)
+}
+
 fn scores(p: &Prepared<'_>, folds: usize) -> Result<Vec<Score>> {
+    let picks = fold_picks(p, folds)?;
+    Ok(score_picks(
+        picks.into_iter().map(|(i, c)| (&p.cases[i], c)),
+    ))
+}
+
+/// `(case, its pick)` of every case, each picked by the stage fitted on the other folds.
+fn fold_picks(p: &Prepared<'_>, folds: usize) -> Result<Vec<(usize, usize)>> {
     let cases = p.cases;
     let fold: Vec<usize> = cases
         .iter()
@@ -671,7 +690,7 @@ fn scores(p: &Prepared<'_>, folds: usize) -> Result<Vec<Score>> {
         .into_iter()
         .flatten()
         .collect();
-    Ok(score_picks(picks.into_iter().map(|(i, c)| (&cases[i], c))))
+    Ok(picks)
 }
 
 /// The index of `case`'s predicted-fastest candidate (the first stage's argmin).
@@ -880,6 +899,26 @@ mod tests {
         assert!(s.stage_beyond_12 < 6 && s.stage_slowest >= 1.0, "{s:?}");
         assert!(markdown(&scores, 5).contains("| f64 | 60 |"));
         assert!(markdown(&scores, 5).contains("| 30 → **"));
+        // The same picks, one a case, for experiments on what follows the stage.
+        let picks = cross_validated_picks(&cases, 5).unwrap();
+        assert_eq!(picks.len(), cases.len());
+        let again = score_stored(&cases, |c| {
+            let i = cases.iter().position(|x| std::ptr::eq(x, c))?;
+            Some(picks[i])
+        });
+        let (a, b) = (&again[0], &scores[0]);
+        assert_eq!(
+            (a.matrices, a.stage_beyond_12, a.stage_slowest),
+            (b.matrices, b.stage_beyond_12, b.stage_slowest)
+        );
+        assert!(
+            (a.stage_within_5 - b.stage_within_5).abs() < 1e-12,
+            "{a:?} {b:?}"
+        );
+        assert!(
+            (a.stage_fraction - b.stage_fraction).abs() < 1e-12,
+            "{a:?} {b:?}"
+        );
     }
 
     #[test]
