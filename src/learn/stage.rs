@@ -383,19 +383,24 @@ impl PickStage {
         let skip = family.map(family_hash);
         let lib = &self.library;
         let nc = self.configs.len();
+        // The distances in the library's fixed point (the shape scaled once, not each of the
+        // library's ≈ 8,000 × d entries divided): what made the stage 40 % of a ranking
+        // (`examples/predict_cost.rs`, session 53). Equal to the distance in standardised units
+        // up to rounding; the nearest are the same.
+        let zs: Vec<f64> = z.iter().map(|x| x * SCALE).collect();
+        let unit = 1.0 / (SCALE * SCALE);
         let near = nearest(
             lib.families.iter().enumerate().filter_map(|(j, &h)| {
                 if Some(h) == skip {
                     return None;
                 }
                 let row = &lib.shapes[j * d..(j + 1) * d];
-                Some((
-                    j,
-                    row.iter()
-                        .zip(&z)
-                        .map(|(&s, x)| (s as f64 / SCALE - x).powi(2))
-                        .sum(),
-                ))
+                let d2: f64 = row
+                    .iter()
+                    .zip(&zs)
+                    .map(|(&s, x)| (s as f64 - x).powi(2))
+                    .sum();
+                Some((j, d2 * unit))
             }),
             self.neighbours,
         );
