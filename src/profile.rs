@@ -146,20 +146,39 @@ impl PrecisionProfile {
     }
 }
 
-/// The profiles built into the binary, as `(name, JSON)`: one per GPU measured with
-/// `sparsecast instrument --backend cuda --precision both` and committed under `profiles/`
-/// (`h200.json.gz`; `h100.json.gz` when that file exists at build time, see `build.rs`).
-pub fn embedded() -> Vec<(&'static str, String)> {
+/// One profile built into the binary: its name and its gzip-compressed JSON, decompressed only
+/// when asked ([`Embedded::text`]) — a profile is ≈ 40 MB of text, and a run reads one.
+#[derive(Clone, Copy, Debug)]
+pub struct Embedded {
+    /// The file it was built from (`profiles/h200.json.gz`).
+    pub name: &'static str,
+    gz: &'static [u8],
+}
+
+impl Embedded {
+    /// The profile's JSON text.
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(self.gz), &mut text)
+            .expect("build.rs checked that every embedded profile decompresses to text");
+        text
+    }
+
+    /// The profile, parsed and validated.
+    pub fn profile(&self) -> Result<Profile> {
+        Profile::from_json(self.name, &self.text())
+    }
+}
+
+/// The profiles built into the binary: one per GPU measured with `sparsecast instrument
+/// --backend cuda --precision both` and committed under `profiles/` (`h200.json.gz`;
+/// `h100.json.gz` when that file exists at build time, see `build.rs`), still compressed.
+pub fn embedded() -> Vec<Embedded> {
     let compressed: Vec<(&'static str, &'static [u8])> =
         include!(concat!(env!("OUT_DIR"), "/embedded_profiles.rs"));
     compressed
         .into_iter()
-        .map(|(name, gz)| {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(gz), &mut text)
-                .expect("build.rs checked that every embedded profile decompresses to text");
-            (name, text)
-        })
+        .map(|(name, gz)| Embedded { name, gz })
         .collect()
 }
 
@@ -182,13 +201,28 @@ impl Profile {
     /// Parse and validate a profile held in memory; `name` is used in error messages.
     pub fn from_json(name: &str, text: &str) -> Result<Profile> {
         let at = |e: &serde_json::Error, msg: String| Error::parse(name, e.line() as u64, msg);
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        // A profile of this version, read once (the common case); anything else is read again
+        // below for its version, to migrate it or say what is wrong.
+        if let Ok(p) = serde_json::from_str::<Profile>(text) {
+            if p.schema_version == SCHEMA_VERSION {
+                p.validate()
+                    .map_err(|e| Error::Invalid(format!("{name}: invalid profile: {e}")))?;
+                return Ok(p);
+            }
+        }
+        // The version first, every other field skipped unread (no tree of the whole text in
+        // memory: a profile is ≈ 40 MB of JSON).
+        #[derive(serde::Deserialize)]
+        struct Versioned {
+            schema_version: Option<serde_json::Value>,
+        }
+        let v: Versioned = serde_json::from_str(text).map_err(|e| {
             at(
                 &e,
                 format!("not a sparsecast profile: not valid JSON ({e})"),
             )
         })?;
-        let version = v.get("schema_version").ok_or_else(|| {
+        let version = v.schema_version.ok_or_else(|| {
             Error::parse(
                 name,
                 1,
@@ -229,7 +263,7 @@ impl Profile {
     pub fn load_embedded_all() -> Result<Vec<(&'static str, Profile)>> {
         embedded()
             .into_iter()
-            .map(|(name, text)| Profile::from_json(name, &text).map(|p| (name, p)))
+            .map(|e| e.profile().map(|p| (e.name, p)))
             .collect()
     }
 
@@ -241,22 +275,19 @@ impl Profile {
             None => all.first(),
             Some(g) => {
                 let g = g.to_lowercase();
-                let hit = all
-                    .iter()
-                    .find(|(name, _)| name.to_lowercase().contains(&g));
+                let hit = all.iter().find(|e| e.name.to_lowercase().contains(&g));
                 match hit {
                     Some(h) => Some(h),
                     None => {
                         return Err(Error::Invalid(format!(
                             "no embedded profile for '{g}' (embedded: {})",
-                            all.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                            all.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
                         )))
                     }
                 }
             }
         };
-        pick.map(|(name, text)| Profile::from_json(name, text).map(|p| (*name, p)))
-            .transpose()
+        pick.map(|e| e.profile().map(|p| (e.name, p))).transpose()
     }
 
     /// The embedded profile, if this build has one (the first, the H200).
@@ -588,7 +619,8 @@ mod tests {
     /// pre-order arrays among it) is what is written, whatever form the models take in memory.
     #[test]
     fn an_embedded_profile_saves_to_the_text_it_was_read_from() {
-        for (name, text) in embedded() {
+        for e in embedded() {
+            let (name, text) = (e.name, e.text());
             let p = Profile::from_json(name, &text).unwrap();
             let again = crate::json::to_string(&p).unwrap() + "\n";
             assert!(again == text, "{name} changed when saved again");

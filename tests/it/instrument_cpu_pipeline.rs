@@ -484,7 +484,7 @@ fn a_tie_within_the_uncertainty_points_to_tune() {
 
 #[test]
 fn predict_without_profile_uses_the_embedded_h200_profile_and_says_so() {
-    let (name, _) = sparsecast::profile::embedded()[0];
+    let name = sparsecast::profile::embedded()[0].name;
     let out = bin()
         .arg("predict")
         .arg(data("bcsstk09.mtx.gz"))
