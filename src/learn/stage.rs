@@ -116,6 +116,8 @@ pub struct Cand {
 /// One training matrix × precision.
 #[derive(Clone, Debug)]
 pub struct Case {
+    /// The matrix (as the training tables name it).
+    pub matrix: String,
     /// Its family (as the training tables name it).
     pub family: String,
     /// f64 (else f32).
@@ -156,6 +158,7 @@ impl Cases {
             .by
             .entry((r.matrix.clone(), f64))
             .or_insert_with(|| Case {
+                matrix: r.matrix.clone(),
                 family: record::family_of(&r.matrix, &r.source),
                 f64,
                 shape: Vec::new(),
@@ -842,6 +845,7 @@ mod tests {
             crate::Csr::<f64>::from_triplets(n, n, &rows, &cols, &vec![1.0; rows.len()]).unwrap();
         let f = Features::compute(&m);
         Case {
+            matrix: format!("{family}-{n}x{len}"),
             family: family.into(),
             f64: true,
             shape: shape(&f).unwrap(),
