@@ -13,8 +13,8 @@
 //! ```
 use sparsecast::evaluate::record::Record;
 use sparsecast::learn::stage::{cross_validated_picks, score_stored, Case, Cases};
+use sparsecast::util::{json_lines, open_lines};
 use std::collections::HashMap;
-use std::io::BufRead;
 
 const WIDTHS: [f64; 6] = [0.0, 0.005, 0.01, 0.015, 0.02, 0.03];
 
@@ -34,16 +34,12 @@ fn tie(case: &Case, pick: usize, d: f64) -> usize {
 
 fn main() -> anyhow::Result<()> {
     for path in std::env::args().skip(1) {
-        let file = std::fs::File::open(&path)?;
-        let reader: Box<dyn std::io::Read> = match path.ends_with(".gz") {
-            true => Box::new(flate2::read::MultiGzDecoder::new(file)),
-            false => Box::new(file),
-        };
+        let file = std::path::Path::new(&path);
         let mut cases = Cases::default();
-        for line in std::io::BufReader::new(reader).lines() {
-            let r: Record = serde_json::from_str(&line?)?;
+        json_lines(open_lines(file)?, file, "a record", |r: Record, _| {
             cases.add(&r, "sparsecast");
-        }
+            Ok(())
+        })?;
         let cases = cases.finish();
         let picks = cross_validated_picks(&cases, 5)?;
         // score_stored hands each case by reference: find its pick by address.

@@ -18,25 +18,20 @@
 use sparsecast::evaluate::record::Record;
 use sparsecast::learn::dataset::matrix_set;
 use sparsecast::learn::stage::{cross_validated_picks, Cases};
+use sparsecast::util::{json_lines, open_lines};
 use std::collections::BTreeMap;
-use std::io::BufRead;
 
 const MIN_NNZ: usize = 1_000_000;
 
 fn main() -> anyhow::Result<()> {
     for path in std::env::args().skip(1) {
-        let file = std::fs::File::open(&path)?;
-        let reader: Box<dyn std::io::Read> = match path.ends_with(".gz") {
-            true => Box::new(flate2::read::MultiGzDecoder::new(file)),
-            false => Box::new(file),
-        };
+        let file = std::path::Path::new(&path);
         let mut cases = Cases::default();
         let mut set: BTreeMap<String, &'static str> = BTreeMap::new();
         // (set, f64) -> difference rates.
         let mut diffs: BTreeMap<(&str, bool), Vec<f64>> = BTreeMap::new();
         let mut records = Vec::new();
-        for line in std::io::BufReader::new(reader).lines() {
-            let r: Record = serde_json::from_str(&line?)?;
+        json_lines(open_lines(file)?, file, "a record", |r: Record, _| {
             let nnz = r.features.as_ref().map_or(0, |f| f.nnz);
             let s = match matrix_set(&r.matrix) {
                 "files" => Some("files"),
@@ -48,7 +43,8 @@ fn main() -> anyhow::Result<()> {
             }
             cases.add(&r, "sparsecast");
             records.push(r);
-        }
+            Ok(())
+        })?;
         for r in &records {
             let (Some(&s), Some(t)) = (set.get(&r.matrix), r.median_s) else {
                 continue;
