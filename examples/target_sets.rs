@@ -14,7 +14,8 @@
 //! the second stage's pick, the stage fitted on the other folds
 //! ([`sparsecast::learn::stage::cross_validated_picks`]) — within 5 % of the best measured,
 //! the mean fraction of the best, picks beyond 1.2×, and against the best cuSPARSE algorithm
-//! (geomean, picks below 0.95×).
+//! (geomean, picks below 0.95×). With `MISSES=1`, each SuiteSparse file whose pick is more than
+//! 5 % slower than the best: what was picked, what was best.
 use sparsecast::evaluate::record::Record;
 use sparsecast::learn::dataset::matrix_set;
 use sparsecast::learn::stage::{cross_validated_picks, Cases};
@@ -83,6 +84,25 @@ fn main() -> anyhow::Result<()> {
                         .map(|x| x.measured)
                         .fold(f64::INFINITY, f64::min);
                     let t = c.cands[k].measured;
+                    if s == "files" && t > 1.05 * best && std::env::var_os("MISSES").is_some() {
+                        let b = c
+                            .cands
+                            .iter()
+                            .find(|x| x.measured == best)
+                            .expect("the best");
+                        let pb = c.cands[k].predicted / b.predicted;
+                        println!(
+                            "  miss {} {}: picked {} {:.2} µs, best {} {:.2} µs ({:.3}x; predicted {:+.1} % apart)",
+                            c.matrix,
+                            if f64 { "f64" } else { "f32" },
+                            c.cands[k].config,
+                            1e6 * t,
+                            b.config,
+                            1e6 * best,
+                            t / best,
+                            100.0 * (pb - 1.0),
+                        );
+                    }
                     n += 1;
                     w5 += (t <= 1.05 * best) as usize;
                     frac += best / t;
