@@ -759,6 +759,12 @@ fn tune_answers_with_the_fastest_measured_of_the_plan_and_the_shortlist() {
     let t = tu["retimed_seconds"].as_f64().unwrap();
     let sweep = ms["best_single"][1].as_f64().unwrap() / t;
     let again = tu["best_single_retimed_seconds"].as_f64().unwrap() / t;
+    // A fair pair raced once agreed within 1 % (else it is raced again, and says so).
+    if tu.get("fair_raced_twice").is_none() {
+        assert!((1.0 / 1.01..=1.01).contains(&again), "{tu}");
+    } else {
+        assert_eq!(tu["fair_raced_twice"], true, "{tu}");
+    }
     let st = &j["summary"]["tuned"];
     assert_eq!(st["faster_115"], u64::from(sweep >= 1.15), "{st}");
     assert_eq!(st["faster_115_retimed"], u64::from(again >= 1.15), "{st}");

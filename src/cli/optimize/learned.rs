@@ -931,13 +931,20 @@ pub fn print(r: &LearnedReport) {
                 t.answer,
                 fs(t.seconds),
                 t.retimed_seconds.map_or(String::new(), |r| format!(
-                    " (timed again: {}{})",
+                    " (timed again: {}{}{})",
                     fs(r),
                     t.best_single_retimed_seconds
                         .map_or(String::new(), |b| format!(
                             "; the best single again: {}",
                             fs(b)
-                        ))
+                        )),
+                    match t.fair_raced_twice {
+                        true => format!(
+                            "; both twice, their first times more than {:.0} % apart",
+                            100.0 * race::FAIR_AGAIN
+                        ),
+                        false => String::new(),
+                    }
                 )),
                 t.timed.len(),
                 common::fmt_timed(&t.timed)
