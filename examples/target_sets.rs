@@ -78,11 +78,7 @@ fn main() -> anyhow::Result<()> {
                     if c.f64 != f64 || set.get(&c.matrix) != Some(&s) {
                         continue;
                     }
-                    let best = c
-                        .cands
-                        .iter()
-                        .map(|x| x.measured)
-                        .fold(f64::INFINITY, f64::min);
+                    let best = c.best();
                     let t = c.cands[k].measured;
                     if s == "files" && t > 1.05 * best && std::env::var_os("MISSES").is_some() {
                         let b = c
@@ -107,12 +103,7 @@ fn main() -> anyhow::Result<()> {
                     w5 += (t <= 1.05 * best) as usize;
                     frac += best / t;
                     beyond += (t > 1.2 * best) as usize;
-                    let v = c
-                        .cands
-                        .iter()
-                        .filter(|x| x.config.starts_with("cusparse"))
-                        .map(|x| x.measured)
-                        .fold(f64::INFINITY, f64::min);
+                    let v = c.best_vendor();
                     if v.is_finite() {
                         nv += 1;
                         logv += (v / t).ln();

@@ -129,10 +129,21 @@ pub struct Case {
 }
 
 impl Case {
-    fn best(&self) -> f64 {
+    /// The fastest measured seconds of its configurations.
+    pub fn best(&self) -> f64 {
         self.cands
             .iter()
             .map(|c| c.measured)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The fastest measured seconds of its cuSPARSE algorithms (labels `cusparse…`); infinite
+    /// where none was measured.
+    pub fn best_vendor(&self) -> f64 {
+        self.cands
+            .iter()
+            .filter(|x| x.config.starts_with("cusparse"))
+            .map(|x| x.measured)
             .fold(f64::INFINITY, f64::min)
     }
 }
@@ -752,12 +763,7 @@ fn score_picks<'a>(picks: impl Iterator<Item = (&'a Case, usize)>) -> Vec<Score>
                 s.stage_beyond_12 += (tc > 1.2 * best) as usize;
                 s.argmin_slowest = s.argmin_slowest.max(ta / best);
                 s.stage_slowest = s.stage_slowest.max(tc / best);
-                let vendor = case
-                    .cands
-                    .iter()
-                    .filter(|x| x.config.starts_with("cusparse"))
-                    .map(|x| x.measured)
-                    .fold(f64::INFINITY, f64::min);
+                let vendor = case.best_vendor();
                 if vendor.is_finite() {
                     s.with_vendor += 1;
                     la += (vendor / ta).ln();
