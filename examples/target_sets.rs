@@ -15,7 +15,9 @@
 //! ([`sparsecast::learn::stage::cross_validated_picks`]) — within 5 % of the best measured,
 //! the mean fraction of the best, picks beyond 1.2×, and against the best cuSPARSE algorithm
 //! (geomean, picks below 0.95×). With `MISSES=1`, each SuiteSparse file whose pick is more than
-//! 5 % slower than the best: what was picked, what was best.
+//! 5 % slower than the best: what was picked, what was best. With `PAIRS=1`, each large matrix
+//! whose pick is beyond 1.2× the best (`beyond`) or else below 0.95× the best cuSPARSE algorithm
+//! (`below`): the pick, the best, both ratios and the pick's time in µs.
 use sparsecast::evaluate::record::Record;
 use sparsecast::learn::dataset::matrix_set;
 use sparsecast::learn::stage::{cross_validated_picks, Cases};
@@ -98,6 +100,33 @@ fn main() -> anyhow::Result<()> {
                             t / best,
                             100.0 * (pb - 1.0),
                         );
+                    }
+                    if s == "large" && std::env::var_os("PAIRS").is_some() {
+                        let b = c
+                            .cands
+                            .iter()
+                            .find(|x| x.measured == best)
+                            .expect("the best");
+                        let v = c.best_vendor();
+                        let tag = if t > 1.2 * best {
+                            Some("beyond")
+                        } else if v.is_finite() && v / t < 0.95 {
+                            Some("below")
+                        } else {
+                            None
+                        };
+                        if let Some(tag) = tag {
+                            println!(
+                                "  pair {tag} {} {} picked {} best {} ({:.3}x) vendor {:.3}x t {:.1}",
+                                c.matrix,
+                                if f64 { "f64" } else { "f32" },
+                                c.cands[k].config,
+                                b.config,
+                                t / best,
+                                t / v,
+                                1e6 * t
+                            );
+                        }
                     }
                     n += 1;
                     w5 += (t <= 1.05 * best) as usize;

@@ -4,7 +4,9 @@
 Over the records of `sparsecast train --score … --records R.jsonl`: how many `sparsecast`
 predictions fall below the profile's launch floor (the `sparsecast` model's device floor, per
 precision), and the bandwidth each prediction implies where the configuration's footprint is at
-least twice the L2 (so it must stream from DRAM), against the HBM peak.
+least twice the L2 (so it must stream from DRAM), against the HBM peak. The bytes are those the
+kernel moves (session 54): the footprint less the padding that the ELL, HYB and SELL-C-σ
+kernels may skip (`Summary::moved` in the tool), from the record's features.
 
     python3 scripts/physical_check.py /tmp/score-h200.jsonl profiles/h200.json.gz 60e6 4.8e12
 """
@@ -21,12 +23,35 @@ floor = {
     for m in p["models"]
     if m.get("name") == "sparsecast"
 }
+
+
+def skipped_bytes(r, f, vb):
+    """Bytes of padding the configuration's kernel may skip (0 where it reads all it stores):
+    ELL's and HYB's padding values, SELL's padding slots (`FormatKind::skipped_bytes`)."""
+    if not f:
+        return 0
+    base = r["config"].split("@")[0]
+    if base == "ell":
+        return max(f["max_nnz"] * f["nrows"] - f["nnz"], 0) * vb
+    if base == "hyb":
+        return max(f["hyb_width"] * f["nrows"] - (f["nnz"] - f["hyb_coo_nnz"]), 0) * vb
+    if base.startswith("sell"):
+        c, sigma = (512, 2048) if base == "sell-c512-s2048" else (32, 256)
+        for cnt in (f.get("access") or {}).get("sell") or []:
+            if cnt["c"] == c and cnt["sigma"] == sigma:
+                return max(cnt["slots"] - f["nnz"], 0) * (4 + vb)
+    return 0
+
+
 n = below = 0
 fastest = {}
+features = {}
 worst_bw = (0.0, None)
 below_list = []
-for line in open(records):
+for line in (gzip.open(records, "rt") if records.endswith(".gz") else open(records)):
     r = json.loads(line)
+    if r.get("features"):
+        features[r["matrix"]] = r["features"]
     pr = r.get("predictions", {}).get("sparsecast")
     if not pr or r.get("status") != "ok":
         continue
@@ -37,6 +62,8 @@ for line in open(records):
         below += 1
         below_list.append((s / floor[prec], r["config"], r["matrix"][:60], s, r["median_s"]))
     fb = r.get("footprint_bytes")
+    if fb:
+        fb -= skipped_bytes(r, features.get(r["matrix"]), 4 if prec == "f32" else 8)
     if fb and fb >= 2 * l2:
         bw = fb / s
         if bw > worst_bw[0]:

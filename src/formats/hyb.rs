@@ -105,6 +105,14 @@ pub fn split(s: &Summary, params: &FormatParams) -> Result<(u64, u64), Refusal> 
     }
 }
 
+/// Padding slots of the ELL part (`width × rows` less the entries it holds, all but the COO
+/// part's), whose values the ELL kernel skips ([`super::ell::padding_slots`]).
+pub fn padding_slots(s: &Summary, params: &FormatParams) -> Result<u64, Refusal> {
+    let (w, over) = split(s, params)?;
+    Ok(w.saturating_mul(s.nrows)
+        .saturating_sub(s.nnz.saturating_sub(over)))
+}
+
 /// The device footprint of the matrix summarized by `s`: its ELL part and its COO part (see
 /// [`FormatKind::footprint`]).
 pub fn footprint(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<u64, Refusal> {

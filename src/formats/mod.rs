@@ -239,6 +239,27 @@ impl FormatKind {
             k => format!("{}:{params:?}", k.name()),
         }
     }
+
+    /// Bytes of the stored arrays that our kernel of this format may never read, `value_bytes`
+    /// per value: the padding values of ELL and of HYB's ELL part (their kernel reads a padding
+    /// slot's column index and skips its value); SELL-C-σ's padding values and column indices
+    /// (its kernel skips the values, and a slice wide enough to be split over warps is walked
+    /// per 32 lanes only as wide as their longest row: `kernels/sell.cu`); 0 for the others
+    /// (DIA's and BSR's kernels load their stored zeros, the rest store no padding). Saturating.
+    /// See [`Summary::moved`].
+    pub fn skipped_bytes(
+        self,
+        s: &Summary,
+        params: &FormatParams,
+        value_bytes: u64,
+    ) -> std::result::Result<u64, Refusal> {
+        Ok(match self {
+            FormatKind::Ell => ell::padding_slots(s, params)?.saturating_mul(value_bytes),
+            FormatKind::Hyb => hyb::padding_slots(s, params)?.saturating_mul(value_bytes),
+            FormatKind::Sell => sell::padding_slots(s, params)?.saturating_mul(4 + value_bytes),
+            _ => 0,
+        })
+    }
 }
 
 impl std::fmt::Display for FormatKind {

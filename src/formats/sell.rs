@@ -161,6 +161,14 @@ pub fn footprint(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result
     Ok(bytes_for(nslices, s.nrows, n.slots, value_bytes))
 }
 
+/// Padding slots (stored slots less the entries). The SELL kernel (`kernels/sell.cu`) never
+/// loads their values, and in a slice split over warps (wider than its split threshold) it
+/// walks each 32 lanes only as far as their longest row, so many of their column indices are
+/// not read either.
+pub fn padding_slots(s: &Summary, params: &FormatParams) -> Result<u64, Refusal> {
+    Ok(count(s, params)?.slots.saturating_sub(s.nnz))
+}
+
 /// C ≥ 1 and σ 1 or a multiple of C, rows within 32-bit row indices, stored slots within
 /// 32-bit offsets, footprint within `params.max_bytes` (see [`FormatKind::admit`]).
 pub fn admit(s: &Summary, params: &FormatParams, value_bytes: u64) -> Result<(), Refusal> {

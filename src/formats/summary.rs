@@ -202,9 +202,26 @@ impl Summary {
         super::vector_bytes(self.nrows, self.ncols, value_bytes)
     }
 
-    /// Bytes one SpMV with `kind` must move at least: the format's footprint
-    /// ([`FormatKind::footprint`]), `x` once and `y` once; saturating. The numerator of the
-    /// effective bandwidth.
+    /// Bytes one SpMV with our `kind` kernel moves at least: [`Summary::working_set`] less what
+    /// the kernel may never read of the padding ([`FormatKind::skipped_bytes`]: ELL's and HYB's
+    /// padding values, SELL-C-σ's padding slots). The numerator of the effective bandwidth and
+    /// of the device's bandwidth ceiling ([`crate::model::DeviceBounds`]): the stored bytes held
+    /// ELL on a stack of short rows under a few long ones to 2.4× its measured time, and 002's
+    /// SELL-C-σ (C = 512) under one row of 10⁶ entries to 6× (docs/ACCURACY.md, session 54).
+    pub fn moved(
+        &self,
+        kind: FormatKind,
+        params: &FormatParams,
+        value_bytes: u64,
+    ) -> Result<u64, super::Refusal> {
+        let skipped = kind.skipped_bytes(self, params, value_bytes)?;
+        Ok(self
+            .working_set(kind, params, value_bytes)?
+            .saturating_sub(skipped))
+    }
+
+    /// Bytes of the format's arrays as stored ([`FormatKind::footprint`]), `x` once and `y`
+    /// once; saturating. What must fit in the device's memory.
     pub fn working_set(
         &self,
         kind: FormatKind,

@@ -151,8 +151,11 @@ impl<M: Model> Bounded<M> {
         let Some(b) = &self.bounds else {
             return (raw, None);
         };
+        // The bytes the kernel moves, not those stored: ELL's, HYB's and SELL's kernels skip
+        // the padding values (session 54: the stored bytes held ELL at 2.4× its measured time
+        // on large stacks of short rows under a few long ones).
         let bytes = shape
-            .working_set_bytes(variant, params, self.model.precision().bytes() as u64)
+            .moved_bytes(variant, params, self.model.precision().bytes() as u64)
             .unwrap_or(0);
         b.clamp(raw, bytes)
     }
@@ -302,6 +305,18 @@ mod tests {
         assert_eq!(b.clamp(3e-4, 1_000_000_000), (3e-4, None));
     }
 
+    /// Bounds of 1 GB/s without an L2 and no launch floor to speak of: a prediction is at least
+    /// its bytes in nanoseconds.
+    fn one_gbs() -> DeviceBounds {
+        DeviceBounds {
+            launch_floor_s: 1e-12,
+            dram_gbs: 1.0,
+            l2_gbs: 1.0,
+            l2_bytes: 0,
+            l2_read_gbs: None,
+        }
+    }
+
     #[test]
     fn padded_formats_are_held_to_the_bandwidth_ceiling_too() {
         use crate::backend::KernelConfig;
@@ -309,13 +324,7 @@ mod tests {
         let a = stencil(Stencil::D2P5, 100, u64::MAX).unwrap();
         let f = Features::compute(&a);
         // 1 GB/s, no L2: a prediction is at least its bytes in nanoseconds.
-        let b = DeviceBounds {
-            launch_floor_s: 1e-12,
-            dram_gbs: 1.0,
-            l2_gbs: 1.0,
-            l2_bytes: 0,
-            l2_read_gbs: None,
-        };
+        let b = one_gbs();
         let m = Bounded {
             // Predicts 1 ns for every configuration.
             model: crate::model::testing::Constant {
@@ -339,6 +348,52 @@ mod tests {
                 (d.seconds - want).abs() <= 1e-12 * want && d.clamped.is_some(),
                 "{v}"
             );
+        }
+    }
+
+    #[test]
+    fn the_ceiling_counts_the_bytes_the_kernel_moves_not_the_padding_it_skips() {
+        use crate::backend::KernelConfig;
+        // 1,024 rows of one entry under one row of 64: ELL of width 64 stores 65,600 slots for
+        // 1,088 entries; its kernel reads every column index and only the entries' values.
+        let n = 1025usize;
+        let mut row_ptr = vec![0usize];
+        let mut cols = Vec::new();
+        for r in 0..n {
+            let len = if r == 0 { 64 } else { 1 };
+            cols.extend((0..len).map(|k| ((r + k) % n) as u32));
+            cols[row_ptr[r]..].sort_unstable();
+            row_ptr.push(cols.len());
+        }
+        let vals = vec![1.0f64; cols.len()];
+        let a = crate::Csr::new(n, n, row_ptr, cols, vals).unwrap();
+        let f = Features::compute(&a);
+        let params = FormatParams::default();
+        let shape = Shape::for_params(&f, &params);
+        let stored = shape.working_set_bytes(Variant::Ell, &params, 8).unwrap();
+        let moved = shape.moved_bytes(Variant::Ell, &params, 8).unwrap();
+        assert_eq!(stored - moved, (64 * 1025 - 1088) * 8);
+        // SELL-C-σ: neither the padding's values nor (in a split slice) its column indices.
+        let slots = shape.counts.sell.unwrap().slots;
+        assert_eq!(
+            shape.working_set_bytes(Variant::Sell, &params, 8).unwrap()
+                - shape.moved_bytes(Variant::Sell, &params, 8).unwrap(),
+            (slots - 1088) * 12
+        );
+        let b = one_gbs();
+        // A prediction at the moved bytes' time stands; below it, it is raised to it.
+        for (predicted, want) in [(moved as f64 / 1e9, moved), (1e-9, moved)] {
+            let m = Bounded {
+                model: crate::model::testing::Constant {
+                    variants: vec![Variant::Ell],
+                    seconds: predicted,
+                },
+                bounds: Some(b.clone()),
+            };
+            let t = m
+                .predict_config(&f, &KernelConfig::new(Variant::Ell))
+                .unwrap();
+            assert!((t - want as f64 / 1e9).abs() <= 1e-12 * t, "{t} vs {want}");
         }
     }
 

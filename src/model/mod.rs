@@ -268,17 +268,40 @@ impl Shape {
         }
     }
 
-    /// Bytes one SpMV must move at least: the format's arrays as stored on the device
-    /// ([`crate::formats::FormatKind::footprint`]), `x` once and `y` once. The numerator of the
-    /// effective bandwidth. An ELL width shorter than the longest row is refused; a cuSPARSE
-    /// variant (its layout is the library's) or a count the summary lacks is
-    /// [`Error::Unsupported`].
+    /// Bytes the format's arrays take on the device ([`crate::formats::FormatKind::footprint`]),
+    /// `x` once and `y` once: what must fit in its memory (the papers' models refuse beyond
+    /// it). An ELL width shorter than the longest row is refused; a cuSPARSE variant (its
+    /// layout is the library's) or a count the summary lacks is [`Error::Unsupported`].
     pub fn working_set_bytes(
         &self,
         variant: Variant,
         params: &FormatParams,
         value_bytes: u64,
     ) -> Result<u64> {
+        let kind = self.our_kind(variant, params)?;
+        Ok(self.working_set(kind, params, value_bytes)?)
+    }
+
+    /// Bytes one SpMV of our `variant` kernel must move at least: [`Shape::working_set_bytes`]
+    /// less the padding values its kernel skips ([`crate::formats::Summary::moved`]). The
+    /// numerator of the effective bandwidth and of the bandwidth ceiling
+    /// ([`DeviceBounds::clamp`]). Refused and unsupported as [`Shape::working_set_bytes`].
+    pub fn moved_bytes(
+        &self,
+        variant: Variant,
+        params: &FormatParams,
+        value_bytes: u64,
+    ) -> Result<u64> {
+        let kind = self.our_kind(variant, params)?;
+        Ok(self.moved(kind, params, value_bytes)?)
+    }
+
+    /// The format of our `variant` kernel, after the checks the byte counts share.
+    fn our_kind(
+        &self,
+        variant: Variant,
+        params: &FormatParams,
+    ) -> Result<crate::formats::FormatKind> {
         if variant.is_vendor() {
             return Err(Error::Unsupported(format!(
                 "no working-set size for {variant} from the matrix summary"
@@ -288,7 +311,7 @@ impl Shape {
         if kind == crate::formats::FormatKind::Ell {
             self.ell_width(params)?;
         }
-        Ok(self.working_set(kind, params, value_bytes)?)
+        Ok(kind)
     }
 }
 
@@ -392,5 +415,47 @@ mod tests {
             72 + 32 + 104
         );
         assert!(s.working_set_bytes(Variant::Hyb, &narrow, 8).is_err());
+    }
+
+    #[test]
+    fn moved_bytes_leave_out_the_padding_values_the_kernels_skip() {
+        let p = FormatParams::default();
+        // Rows of 2, 2 and 4 entries: ELL of width 4 stores 12 slots, 4 of them padding,
+        // whose column indices are read (4 B) and values are not (8 B each).
+        let s = Shape::from_row_lengths(10, &[2, 2, 4], None);
+        assert_eq!(
+            s.moved_bytes(Variant::Ell, &p, 8).unwrap(),
+            144 + 104 - 4 * 8
+        );
+        assert_eq!(s.moved_bytes(Variant::Ell, &p, 4).unwrap(), 96 + 52 - 4 * 4);
+        // A wider given width pads more: 3 × 6 slots, 10 of them padding.
+        let mut wide = p.clone();
+        wide.ell.width = Some(6);
+        assert_eq!(
+            s.moved_bytes(Variant::Ell, &wide, 8).unwrap(),
+            s.working_set_bytes(Variant::Ell, &wide, 8).unwrap() - 10 * 8
+        );
+        // HYB of width 2: its ELL part holds 6 of the 8 entries in 6 slots, no padding.
+        let s2 = Shape::from_row_lengths(10, &[2, 2, 4], Some(2));
+        let mut w2 = p.clone();
+        w2.hyb.width = Some(2);
+        assert_eq!(
+            s2.moved_bytes(Variant::Hyb, &w2, 8).unwrap(),
+            s2.working_set_bytes(Variant::Hyb, &w2, 8).unwrap()
+        );
+        // Rows of 1, 1 and 3 at width 2: 6 slots for 4 entries, 2 padding; one entry in COO.
+        let s3 = Shape::from_row_lengths(10, &[1, 1, 3], Some(2));
+        assert_eq!(
+            s3.moved_bytes(Variant::Hyb, &w2, 8).unwrap(),
+            s3.working_set_bytes(Variant::Hyb, &w2, 8).unwrap() - 2 * 8
+        );
+        // Formats without padding move what they store; a cuSPARSE algorithm has no size.
+        let csr = Variant::Csr { threads_per_row: 4 };
+        assert_eq!(
+            s.moved_bytes(csr, &p, 8).unwrap(),
+            s.working_set_bytes(csr, &p, 8).unwrap()
+        );
+        let vendor = Variant::Vendor(crate::backend::VendorAlg::SellAlg1);
+        assert!(s.moved_bytes(vendor, &p, 8).is_err());
     }
 }

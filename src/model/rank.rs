@@ -18,7 +18,8 @@ pub struct Ranked {
     pub config: KernelConfig,
     /// Predicted seconds, `None` if the model refused.
     pub seconds: Option<f64>,
-    /// Bytes one SpMV must move (format arrays + x + y).
+    /// Bytes one SpMV must move (format arrays less the padding values its kernel skips,
+    /// `x` and `y`: [`Shape::moved_bytes`]).
     pub bytes: Option<u64>,
     /// `bytes / seconds / 1e9`.
     pub effective_gbs: Option<f64>,
@@ -145,7 +146,7 @@ pub fn rank_with(
             // A format that refuses the matrix is refused; bytes the summary cannot size (a
             // cuSPARSE algorithm's own layout) are only left blank.
             let res = prediction.and_then(|p| {
-                let b = match shape.working_set_bytes(v, params, value_bytes) {
+                let b = match shape.moved_bytes(v, params, value_bytes) {
                     Ok(b) => Some(b),
                     Err(crate::Error::Unsupported(_)) => None,
                     Err(e) => return Err(e),
