@@ -202,12 +202,15 @@ impl Summary {
         super::vector_bytes(self.nrows, self.ncols, value_bytes)
     }
 
-    /// Bytes one SpMV with our `kind` kernel moves at least: [`Summary::working_set`] less what
-    /// the kernel may never read of the padding ([`FormatKind::skipped_bytes`]: ELL's and HYB's
-    /// padding values, SELL-C-σ's padding slots). The numerator of the effective bandwidth and
-    /// of the device's bandwidth ceiling ([`crate::model::DeviceBounds`]): the stored bytes held
-    /// ELL on a stack of short rows under a few long ones to 2.4× its measured time, and 002's
-    /// SELL-C-σ (C = 512) under one row of 10⁶ entries to 6× (docs/ACCURACY.md, session 54).
+    /// Bytes one SpMV with our `kind` kernel moves at least: the format's arrays less what the
+    /// kernel may never read of the padding ([`FormatKind::skipped_bytes`]: ELL's and HYB's
+    /// padding values, SELL-C-σ's padding slots), `y` once, and of `x` no more than the
+    /// entries can touch — `min(columns, non-zeros)` values (a column no entry uses is never
+    /// read). The numerator of the effective bandwidth and of the device's bandwidth ceiling
+    /// ([`crate::model::DeviceBounds`]): the stored bytes held ELL on a stack of short rows
+    /// under a few long ones to 2.4× its measured time, 002's SELL-C-σ (C = 512) under one row
+    /// of 10⁶ entries to 6×, and every configuration of 28 rows of 8,031 entries over 1.5 × 10⁷
+    /// columns to 2.7× (docs/ACCURACY.md, session 54).
     pub fn moved(
         &self,
         kind: FormatKind,
@@ -215,9 +218,11 @@ impl Summary {
         value_bytes: u64,
     ) -> Result<u64, super::Refusal> {
         let skipped = kind.skipped_bytes(self, params, value_bytes)?;
+        let unused_x = self.ncols.saturating_sub(self.ncols.min(self.nnz));
         Ok(self
             .working_set(kind, params, value_bytes)?
-            .saturating_sub(skipped))
+            .saturating_sub(skipped)
+            .saturating_sub(unused_x.saturating_mul(value_bytes)))
     }
 
     /// Bytes of the format's arrays as stored ([`FormatKind::footprint`]), `x` once and `y`

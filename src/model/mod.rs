@@ -420,14 +420,14 @@ mod tests {
     #[test]
     fn moved_bytes_leave_out_the_padding_values_the_kernels_skip() {
         let p = FormatParams::default();
-        // Rows of 2, 2 and 4 entries: ELL of width 4 stores 12 slots, 4 of them padding,
-        // whose column indices are read (4 B) and values are not (8 B each).
-        let s = Shape::from_row_lengths(10, &[2, 2, 4], None);
+        // Rows of 2, 2 and 4 entries over 8 columns: ELL of width 4 stores 12 slots, 4 of them
+        // padding, whose column indices are read (4 B) and values are not (8 B each).
+        let s = Shape::from_row_lengths(8, &[2, 2, 4], None);
         assert_eq!(
             s.moved_bytes(Variant::Ell, &p, 8).unwrap(),
-            144 + 104 - 4 * 8
+            144 + 88 - 4 * 8
         );
-        assert_eq!(s.moved_bytes(Variant::Ell, &p, 4).unwrap(), 96 + 52 - 4 * 4);
+        assert_eq!(s.moved_bytes(Variant::Ell, &p, 4).unwrap(), 96 + 44 - 4 * 4);
         // A wider given width pads more: 3 × 6 slots, 10 of them padding.
         let mut wide = p.clone();
         wide.ell.width = Some(6);
@@ -436,7 +436,7 @@ mod tests {
             s.working_set_bytes(Variant::Ell, &wide, 8).unwrap() - 10 * 8
         );
         // HYB of width 2: its ELL part holds 6 of the 8 entries in 6 slots, no padding.
-        let s2 = Shape::from_row_lengths(10, &[2, 2, 4], Some(2));
+        let s2 = Shape::from_row_lengths(8, &[2, 2, 4], Some(2));
         let mut w2 = p.clone();
         w2.hyb.width = Some(2);
         assert_eq!(
@@ -444,7 +444,7 @@ mod tests {
             s2.working_set_bytes(Variant::Hyb, &w2, 8).unwrap()
         );
         // Rows of 1, 1 and 3 at width 2: 6 slots for 4 entries, 2 padding; one entry in COO.
-        let s3 = Shape::from_row_lengths(10, &[1, 1, 3], Some(2));
+        let s3 = Shape::from_row_lengths(5, &[1, 1, 3], Some(2));
         assert_eq!(
             s3.moved_bytes(Variant::Hyb, &w2, 8).unwrap(),
             s3.working_set_bytes(Variant::Hyb, &w2, 8).unwrap() - 2 * 8
@@ -457,5 +457,11 @@ mod tests {
         );
         let vendor = Variant::Vendor(crate::backend::VendorAlg::SellAlg1);
         assert!(s.moved_bytes(vendor, &p, 8).is_err());
+        // 3 rows, 8 entries, 1,000 columns: at most 8 values of x are read, not 1,000.
+        let wide = Shape::from_row_lengths(1000, &[2, 2, 4], None);
+        assert_eq!(
+            wide.working_set_bytes(csr, &p, 8).unwrap() - wide.moved_bytes(csr, &p, 8).unwrap(),
+            (1000 - 8) * 8
+        );
     }
 }
