@@ -831,8 +831,8 @@ fn print_result(r: &MatrixResult) {
          \"recommended (second stage)\"; kernel = format and thread mapping, @N its CUDA block \
          size where not 256; predicted = time of one SpMV (median of back-to-back runs) \
          ± the model's one-sigma for that configuration and size of matrix (68 % of its \
-         held-out errors are smaller); pred. GB/s = bytes the format must move (arrays, x, y) \
-         / predicted time; of BW = that against the device's measured ceiling (L2 when the \
+         held-out errors are smaller); pred. GB/s = bytes the kernel must move (its arrays less \
+         the padding values it skips, the x entries it can touch, y) / predicted time; of BW = that against the device's measured ceiling (L2 when the \
          bytes fit in it, else DRAM)"
     );
     for line in &refused {
