@@ -283,7 +283,8 @@ impl Shape {
     }
 
     /// Bytes one SpMV of our `variant` kernel must move at least: [`Shape::working_set_bytes`]
-    /// less the padding values its kernel skips ([`crate::formats::Summary::moved`]). The
+    /// less the padding its kernel may skip and the columns of `x` no entry can touch
+    /// ([`crate::formats::Summary::moved`]). The
     /// numerator of the effective bandwidth and of the bandwidth ceiling
     /// ([`DeviceBounds::clamp`]). Refused and unsupported as [`Shape::working_set_bytes`].
     pub fn moved_bytes(

@@ -18,8 +18,8 @@ pub struct Ranked {
     pub config: KernelConfig,
     /// Predicted seconds, `None` if the model refused.
     pub seconds: Option<f64>,
-    /// Bytes one SpMV must move (format arrays less the padding values its kernel skips,
-    /// `x` and `y`: [`Shape::moved_bytes`]).
+    /// Bytes one SpMV must move: the format's arrays less the padding its kernel may skip, the
+    /// entries of `x` it can touch, and `y` ([`Shape::moved_bytes`]).
     pub bytes: Option<u64>,
     /// `bytes / seconds / 1e9`.
     pub effective_gbs: Option<f64>,
