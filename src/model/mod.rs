@@ -284,9 +284,9 @@ impl Shape {
 
     /// Bytes one SpMV of our `variant` kernel must move at least: [`Shape::working_set_bytes`]
     /// less the padding its kernel may skip and the columns of `x` no entry can touch
-    /// ([`crate::formats::Summary::moved`]). The
-    /// numerator of the effective bandwidth and of the bandwidth ceiling
-    /// ([`DeviceBounds::clamp`]). Refused and unsupported as [`Shape::working_set_bytes`].
+    /// ([`crate::formats::Summary::moved`]). The numerator of the effective bandwidth and of
+    /// the bandwidth ceiling ([`DeviceBounds::clamp`]). Refused and unsupported as
+    /// [`Shape::working_set_bytes`] (the two share [`Shape::our_kind`]).
     pub fn moved_bytes(
         &self,
         variant: Variant,
@@ -419,7 +419,7 @@ mod tests {
     }
 
     #[test]
-    fn moved_bytes_leave_out_the_padding_values_the_kernels_skip() {
+    fn moved_bytes_leave_out_the_padding_the_kernels_skip_and_the_unread_x() {
         let p = FormatParams::default();
         // Rows of 2, 2 and 4 entries over 8 columns: ELL of width 4 stores 12 slots, 4 of them
         // padding, whose column indices are read (4 B) and values are not (8 B each).
