@@ -286,7 +286,7 @@ impl Shape {
     /// less the padding its kernel may skip and the columns of `x` no entry can touch
     /// ([`crate::formats::Summary::moved`]). The numerator of the effective bandwidth and of
     /// the bandwidth ceiling ([`DeviceBounds::clamp`]). Refused and unsupported as
-    /// [`Shape::working_set_bytes`] (the two share [`Shape::our_kind`]).
+    /// [`Shape::working_set_bytes`] (the two share their checks).
     pub fn moved_bytes(
         &self,
         variant: Variant,
