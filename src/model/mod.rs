@@ -270,7 +270,7 @@ impl Shape {
 
     /// Bytes the format's arrays take on the device ([`crate::formats::FormatKind::footprint`]),
     /// `x` once and `y` once: what must fit in its memory (the papers' models refuse beyond
-    /// it). An ELL width shorter than the longest row is refused; a cuSPARSE variant (its
+    /// it). An ELL width shorter than the longest row is refused; cuSPARSE's sliced ELL (its
     /// layout is the library's) or a count the summary lacks is [`Error::Unsupported`].
     pub fn working_set_bytes(
         &self,
@@ -282,7 +282,7 @@ impl Shape {
         Ok(self.working_set(kind, params, value_bytes)?)
     }
 
-    /// Bytes one SpMV of our `variant` kernel must move at least: [`Shape::working_set_bytes`]
+    /// Bytes one SpMV of `variant` must move at least: [`Shape::working_set_bytes`]
     /// less the padding its kernel may skip and the columns of `x` no entry can touch
     /// ([`crate::formats::Summary::moved`]). The numerator of the effective bandwidth and of
     /// the bandwidth ceiling ([`DeviceBounds::clamp`]). Refused and unsupported as
@@ -297,18 +297,23 @@ impl Shape {
         Ok(self.moved(kind, params, value_bytes)?)
     }
 
-    /// The format of our `variant` kernel, after the checks the byte counts share.
+    /// The format of `variant`'s arrays, after the checks the byte counts share: our kernel's,
+    /// or the caller's CSR or COO arrays that cuSPARSE's CSR and COO algorithms read (at least
+    /// those bytes move, whatever the library adds). cuSPARSE's sliced ELL is refused: its
+    /// slots are laid out unsorted (σ = 1), not under `params`, and what its kernel skips is
+    /// the library's.
     fn our_kind(
         &self,
         variant: Variant,
         params: &FormatParams,
     ) -> Result<crate::formats::FormatKind> {
-        if variant.is_vendor() {
+        use crate::formats::FormatKind;
+        let kind = variant.format();
+        if variant.is_vendor() && !matches!(kind, FormatKind::Csr | FormatKind::Coo) {
             return Err(Error::Unsupported(format!(
                 "no working-set size for {variant} from the matrix summary"
             )));
         }
-        let kind = variant.format();
         if kind == crate::formats::FormatKind::Ell {
             self.ell_width(params)?;
         }
@@ -450,13 +455,32 @@ mod tests {
             s3.moved_bytes(Variant::Hyb, &w2, 8).unwrap(),
             s3.working_set_bytes(Variant::Hyb, &w2, 8).unwrap() - 2 * 8
         );
-        // Formats without padding move what they store; a cuSPARSE algorithm has no size.
+        // Formats without padding move what they store; cuSPARSE's CSR and COO algorithms read
+        // the caller's CSR and COO arrays, its sliced ELL has no size.
+        use crate::backend::VendorAlg;
         let csr = Variant::Csr { threads_per_row: 4 };
         assert_eq!(
             s.moved_bytes(csr, &p, 8).unwrap(),
             s.working_set_bytes(csr, &p, 8).unwrap()
         );
-        let vendor = Variant::Vendor(crate::backend::VendorAlg::SellAlg1);
+        for (alg, ours) in [
+            (VendorAlg::CsrAlg1, csr),
+            (VendorAlg::CsrAlg2, Variant::CsrMerge),
+            (VendorAlg::CooAlg1, Variant::Coo),
+            (VendorAlg::CooAlg2, Variant::Coo),
+        ] {
+            let v = Variant::Vendor(alg);
+            assert_eq!(
+                s.moved_bytes(v, &p, 8).unwrap(),
+                s.moved_bytes(ours, &p, 8).unwrap(),
+                "{v}"
+            );
+        }
+        assert_ne!(
+            s.moved_bytes(Variant::Coo, &p, 8).unwrap(),
+            s.moved_bytes(csr, &p, 8).unwrap()
+        );
+        let vendor = Variant::Vendor(VendorAlg::SellAlg1);
         assert!(s.moved_bytes(vendor, &p, 8).is_err());
         // 3 rows, 8 entries, 1,000 columns: at most 8 values of x are read, not 1,000.
         let wide = Shape::from_row_lengths(1000, &[2, 2, 4], None);
