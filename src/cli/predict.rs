@@ -139,6 +139,9 @@ fn bandwidth_share(
     let (Some(b), Some(bytes), Some(gbs)) = (bounds, ranked.bytes, ranked.effective_gbs) else {
         return (None, None);
     };
+    // The stepped ceiling (L2 or DRAM) people read a share of; a prediction for a working set a
+    // little larger than the L2 may pass 100 % of the DRAM's, as the bound allows
+    // (`DeviceBounds::effective_ceiling_gbs`).
     let ceiling = b.ceiling_gbs(bytes);
     let level = if b.l2_bytes > 0 && bytes <= b.l2_bytes {
         "L2"
@@ -832,8 +835,10 @@ fn print_result(r: &MatrixResult) {
          size where not 256; predicted = time of one SpMV (median of back-to-back runs) \
          ± the model's one-sigma for that configuration and size of matrix (68 % of its \
          held-out errors are smaller); pred. GB/s = bytes the kernel must move (its arrays less \
-         the padding values it skips, the x entries it can touch, y) / predicted time; of BW = that against the device's measured ceiling (L2 when the \
-         bytes fit in it, else DRAM)"
+         the padding values it skips, the x entries it can touch, y; cuSPARSE's CSR and COO \
+         algorithms: CSR's and COO's) / predicted time; of BW = that against the device's \
+         measured ceiling (L2 when the bytes fit in it, else DRAM; above 100 % where a working \
+         set a little larger than the L2 is partly served from it)"
     );
     for line in &refused {
         println!("refused — {line}");

@@ -201,7 +201,8 @@ fn cpu_instrument_measures_bounds_and_every_prediction_respects_them() {
             let t = row.seconds.unwrap();
             assert!(t >= b.launch_floor_s, "{row:?}");
             assert!(
-                row.effective_gbs.unwrap() <= b.ceiling_gbs(row.bytes.unwrap()) * (1.0 + 1e-9),
+                row.effective_gbs.unwrap()
+                    <= b.effective_ceiling_gbs(row.bytes.unwrap()) * (1.0 + 1e-9),
                 "{row:?}"
             );
         }
