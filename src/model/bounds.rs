@@ -70,7 +70,7 @@ impl DeviceBounds {
     /// longer of the rest from DRAM and all of them at the L2's bandwidth (the two overlap at
     /// best): it meets the L2 ceiling at the L2's size and tends to the DRAM ceiling above it.
     /// (Until session 55 it stepped from the one to the other at the L2's size, which clamped
-    /// DIA and row-per-thread CSR at 1–2 L2s up to ≈ 30 % above their measured times.)
+    /// DIA and row-per-thread CSR at 1–2 L2s a median 30 % above their measured times.)
     fn moving_seconds(&self, bytes: u64) -> f64 {
         let b = bytes as f64;
         if self.l2_bytes > 0 && bytes > self.l2_bytes {

@@ -278,7 +278,7 @@ impl Shape {
         params: &FormatParams,
         value_bytes: u64,
     ) -> Result<u64> {
-        let kind = self.our_kind(variant, params)?;
+        let kind = self.stored_kind(variant, params)?;
         Ok(self.working_set(kind, params, value_bytes)?)
     }
 
@@ -293,7 +293,7 @@ impl Shape {
         params: &FormatParams,
         value_bytes: u64,
     ) -> Result<u64> {
-        let kind = self.our_kind(variant, params)?;
+        let kind = self.stored_kind(variant, params)?;
         Ok(self.moved(kind, params, value_bytes)?)
     }
 
@@ -302,7 +302,7 @@ impl Shape {
     /// those bytes move, whatever the library adds). cuSPARSE's sliced ELL is refused: its
     /// slots are laid out unsorted (σ = 1), not under `params`, and what its kernel skips is
     /// the library's.
-    fn our_kind(
+    fn stored_kind(
         &self,
         variant: Variant,
         params: &FormatParams,
@@ -314,7 +314,7 @@ impl Shape {
                 "no working-set size for {variant} from the matrix summary"
             )));
         }
-        if kind == crate::formats::FormatKind::Ell {
+        if kind == FormatKind::Ell {
             self.ell_width(params)?;
         }
         Ok(kind)
