@@ -5,8 +5,8 @@ Over the records of `sparsecast train --score … --records R.jsonl`: how many `
 predictions fall below the profile's launch floor (the `sparsecast` model's device floor, per
 precision), and the bandwidth each prediction implies where the configuration's footprint is at
 least twice the L2 (so it must stream from DRAM), against the HBM peak. The bytes are those the
-kernel moves (session 54): the footprint less the padding that the ELL, HYB and SELL-C-σ
-kernels may skip (`Summary::moved` in the tool), from the record's features.
+kernel moves (session 54): the footprint less the padding that the ELL, HYB, SELL-C-σ and
+(session 56) DIA kernels may skip (`Summary::moved` in the tool), from the record's features.
 
     python3 scripts/physical_check.py /tmp/score-h200.jsonl profiles/h200.json.gz 60e6 4.8e12
 """
@@ -27,7 +27,8 @@ floor = {
 
 def skipped_bytes(r, f, vb):
     """Bytes of padding the configuration's kernel may skip (0 where it reads all it stores):
-    ELL's and HYB's padding values, SELL's padding slots (`FormatKind::skipped_bytes`)."""
+    ELL's and HYB's padding values, SELL's padding slots, DIA's slots outside the columns
+    (`FormatKind::skipped_bytes`)."""
     if not f:
         return 0
     base = r["config"].split("@")[0]
@@ -35,6 +36,9 @@ def skipped_bytes(r, f, vb):
         return max(f["max_nnz"] * f["nrows"] - f["nnz"], 0) * vb
     if base == "hyb":
         return max(f["hyb_width"] * f["nrows"] - (f["nnz"] - f["hyb_coo_nnz"]), 0) * vb
+    if base == "dia":
+        # Slots outside the columns (session 56; absent in rows featured before it).
+        return (((f.get("access") or {}).get("dia") or {}).get("outside") or 0) * vb
     if base.startswith("sell"):
         c, sigma = (512, 2048) if base == "sell-c512-s2048" else (32, 256)
         for cnt in (f.get("access") or {}).get("sell") or []:

@@ -6,10 +6,12 @@
 //!
 //! The counts written: BSR's per-block-row ones (`BsrCount::max_row_blocks`,
 //! `BsrCount::warp_trips`, session 30), the histograms of the warps by their steps
-//! (`Access::warp_hist`, session 31) and the warps' lane-alignment steps (`Access::align_steps`,
-//! session 44). Rows that hold the first two get the last from the rebuilt matrix's row pointers
-//! alone ([`crate::features::access::warp_counts`], no pass over the entries); the others get
-//! all three from [`Features::compute`]. The rebuilt matrix must be the measured one: its
+//! (`Access::warp_hist`, session 31), the warps' lane-alignment steps (`Access::align_steps`,
+//! session 44) and DIA's stored slots outside the columns (`DiaCount::outside`, session 56,
+//! from the full pass). Rows that hold the first two and need no DIA count get the alignment
+//! steps from the rebuilt matrix's row pointers alone
+//! ([`crate::features::access::warp_counts`], no pass over the entries); the others get what
+//! they lack from [`Features::compute`]. The rebuilt matrix must be the measured one: its
 //! non-zeros, stored BSR blocks (where computed) and summed warp steps are checked against the
 //! row's features, and a matrix that differs (or whose source is gone) is reported and its rows
 //! left as they were.
@@ -92,15 +94,28 @@ fn has_full_counts(row: &TableRow) -> bool {
 /// Whether `row` already holds every count this pass writes (a matrix with an entry has at
 /// least one alignment step).
 fn has_counts(row: &TableRow) -> bool {
-    let align = |a: &crate::features::Access| row.features.nnz == 0 || a.align_steps[0] > 0;
-    has_full_counts(row) && row.features.access.as_ref().is_some_and(align)
+    let f = &row.features;
+    let align = |a: &crate::features::Access| f.nnz == 0 || a.align_steps[0] > 0;
+    has_full_counts(row)
+        && f.access
+            .as_ref()
+            .is_some_and(|a| align(a) && has_outside(row, a))
+}
+
+/// Whether DIA's count of `row` holds its slots outside the columns where they are counted
+/// (session 56), or has no DIA count to add them to.
+fn has_outside(row: &TableRow, a: &crate::features::Access) -> bool {
+    let (r, z) = (row.features.nrows as u64, row.features.nnz as u64);
+    a.dia.map_or(true, |d| {
+        d.outside.is_some() || !crate::formats::dia::outside_counted(d.diagonals, r, z)
+    })
 }
 
 /// The counts of `a` for `rows`: the full pass where some row lacks its counts, else the warp
 /// and alignment steps from the row pointers (the rest of the access features stay `None`/empty
 /// and are not written).
-fn fresh_counts(a: &Csr<f64>, full: bool) -> crate::features::Access {
-    if full {
+fn fresh_counts(a: &Csr<f64>, full: bool, outside: bool) -> crate::features::Access {
+    if full || outside {
         return Features::compute(a)
             .access
             .expect("Features::compute sets the access features");
@@ -159,8 +174,15 @@ pub fn new_counts(
         tick(done, total, &name);
         done += first.features.nnz as u64;
         let full = idx.iter().any(|&i| !has_full_counts(&rows[i]));
+        let outside = idx.iter().any(|&i| {
+            let r = &rows[i];
+            r.features
+                .access
+                .as_ref()
+                .is_some_and(|a| !has_outside(r, a))
+        });
         let counted = rebuild(&first.source, mats).and_then(|a| {
-            let fresh = fresh_counts(&a, full);
+            let fresh = fresh_counts(&a, full, outside);
             let stored = first.features.access.as_ref();
             let blocks = |x: Option<&crate::features::Access>| x.and_then(|x| x.bsr);
             let same_blocks = match (blocks(stored), fresh.bsr) {
@@ -192,6 +214,11 @@ pub fn new_counts(
                             a.warp_hist = c.warp_hist.clone();
                         }
                         a.align_steps = c.align_steps;
+                        if outside {
+                            if let (Some(d), Some(n)) = (a.dia.as_mut(), c.dia) {
+                                d.outside = n.outside;
+                            }
+                        }
                         out.rows_updated += 1;
                     }
                 }
@@ -295,6 +322,37 @@ mod tests {
             assert_eq!(&r, b, "only the counts change");
         }
         // A second pass finds them there and rebuilds nothing.
+        let again = new_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
+        assert_eq!((again.already, again.rows_updated), (1, 0));
+    }
+
+    #[test]
+    fn dias_slots_outside_the_columns_are_added_to_rows_with_every_other_count() {
+        // A band of 200 rows over 3 rows of 150 entries: DIA's far diagonals lie mostly outside.
+        let spec: GeneratorSpec = serde_json::from_str(
+            r#"{"family":"stack","parts":[{"family":"banded","n":200,"half_bandwidth":2,
+                "seed":1},{"family":"random","rows":3,"cols":200,
+                "row_len":{"dist":"constant","nnz":150},"seed":2}]}"#,
+        )
+        .unwrap();
+        let a = spec.generate().unwrap();
+        let fresh = Features::compute(&a);
+        let n = fresh.access.as_ref().unwrap().dia.unwrap().outside;
+        assert!(n.is_some_and(|n| n > 0), "{n:?}");
+        let mut row = old_row(SourceInfo::Generated(spec), &a, Precision::F64);
+        row.features = fresh.clone();
+        row.features
+            .access
+            .as_mut()
+            .unwrap()
+            .dia
+            .as_mut()
+            .unwrap()
+            .outside = None;
+        let mut rows = vec![row];
+        let out = new_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
+        assert_eq!((out.rows_updated, out.already), (1, 0));
+        assert_eq!(rows[0].features, fresh, "DIA's count, nothing else");
         let again = new_counts(&mut rows, None, (0, usize::MAX), |_, _, _| {});
         assert_eq!((again.already, again.rows_updated), (1, 0));
     }

@@ -58,10 +58,16 @@ impl Bits {
 
     /// Bits set in the union of `sets`.
     fn union_count(sets: &[&Bits]) -> u64 {
+        Bits::union_with(sets, |_, w| w.iter().map(|w| w.count_ones() as u64).sum())
+    }
+
+    /// `f(first word, words)` of the union of `sets` (the one set itself where only one has
+    /// bits: no copy).
+    fn union_with<R>(sets: &[&Bits], f: impl FnOnce(usize, &[u64]) -> R) -> R {
         let live: Vec<&&Bits> = sets.iter().filter(|b| !b.words.is_empty()).collect();
         match live.as_slice() {
-            [] => 0,
-            [one] => one.words.iter().map(|w| w.count_ones() as u64).sum(),
+            [] => f(0, &[]),
+            [one] => f(one.first, &one.words),
             _ => {
                 let lo = live.iter().map(|b| b.first).min().unwrap_or(0);
                 let hi = live
@@ -75,10 +81,34 @@ impl Bits {
                         u[b.first - lo + k] |= w;
                     }
                 }
-                u.iter().map(|w| w.count_ones() as u64).sum()
+                f(lo, &u)
             }
         }
     }
+}
+
+/// DIA's count of the union of the scans' diagonal sets ([`DiaCount`]): the occupied
+/// diagonals and, where [`formats::dia::outside_counted`], the stored slots whose column lies
+/// outside the `nrows × ncols` block whose first row is the matrix's row `r0`. A set's bit `b`
+/// is the global offset `b − shift`, the block's offset that plus `r0`.
+fn dia_count(sets: &[&Bits], shift: i64, r0: i64, shape: (u64, u64, u64)) -> (u64, Option<u64>) {
+    let (nrows, ncols, nnz) = shape;
+    Bits::union_with(sets, |first, words| {
+        let n: u64 = words.iter().map(|w| w.count_ones() as u64).sum();
+        if !formats::dia::outside_counted(n, nrows, nnz) {
+            return (n, None);
+        }
+        let mut outside = 0u64;
+        for (k, &w) in words.iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                let b = ((first + k) * 64 + w.trailing_zeros() as usize) as i64;
+                outside += formats::dia::outside_slots(nrows, ncols, b - shift + r0);
+                w &= w - 1;
+            }
+        }
+        (n, Some(outside))
+    })
 }
 
 /// What one pass over the rows `rows` finds (see the module documentation).
@@ -93,6 +123,8 @@ pub struct Scan {
     nonfinite: usize,
     /// Occupied diagonals, bit `column + (matrix rows − 1) − row`.
     diagonals: Bits,
+    /// `matrix rows − 1`, the shift of [`Scan::diagonals`]' bits.
+    diag_shift: usize,
     /// Columns with an entry.
     columns: Bits,
     warp_steps: [u64; 6],
@@ -284,6 +316,7 @@ impl Scan {
             offsets: acc.offsets,
             nonfinite: acc.nonfinite,
             diagonals: Bits::from_atomic(diag),
+            diag_shift: shift,
             columns: Bits::from_atomic(cols),
             warp_steps: acc.steps,
             warp_hist: acc.hist,
@@ -312,7 +345,12 @@ pub fn compose(ncols: usize, lens: &[usize], scans: &[&Scan]) -> Features {
         .fold(None, |o, s| min_max(o, s.offsets))
         .map(|(lo, hi)| (lo + r0 as i64, hi + r0 as i64));
     let bandwidth = offsets.map_or(0, |(lo, hi)| lo.unsigned_abs().max(hi.unsigned_abs()));
-    let diagonals = Bits::union_count(&scans.iter().map(|s| &s.diagonals).collect::<Vec<_>>());
+    let (diagonals, outside) = dia_count(
+        &scans.iter().map(|s| &s.diagonals).collect::<Vec<_>>(),
+        scans.first().map_or(0, |s| s.diag_shift as i64),
+        r0 as i64,
+        (nrows as u64, ncols as u64, nnz as u64),
+    );
     let ratio = |num: f64, den: usize, empty: f64| {
         if den == 0 {
             empty
@@ -331,6 +369,7 @@ pub fn compose(ncols: usize, lens: &[usize], scans: &[&Scan]) -> Features {
         dia: rows_fit.then_some(DiaCount {
             diagonals,
             offsets: offsets.unwrap_or((0, 0)),
+            outside,
         }),
         sell: sell_params_counted()
             .iter()
@@ -460,6 +499,10 @@ mod tests {
                 assert_eq!(s.block(i, j), alone, "strips {i}..={j}");
             }
         }
+        // DIA's slots outside the columns are counted per block (the block's own offsets).
+        let outside = |f: Features| f.access.and_then(|a| a.dia).and_then(|d| d.outside);
+        assert!(outside(s.block(0, 0)).unwrap() > 0);
+        assert_ne!(outside(s.block(0, 0)), outside(s.block(1, 1)));
         assert!(StripScans::new(&m, &[0, 50, 300]).is_err());
     }
 }

@@ -39,11 +39,47 @@ pub struct DiaCount {
     pub diagonals: u64,
     /// Smallest and largest occupied offset (column − row); `(0, 0)` without entries.
     pub offsets: (i64, i64),
+    /// Stored slots whose column lies outside the matrix (the first `−offset` rows of a
+    /// diagonal below the main one, the rows past `ncols − offset` of one above it): DIA stores
+    /// them and our kernel never reads them (`kernels/dia.cu` tests the column first), which on
+    /// a stack of a band over a few far-off rows is most of the slots ([`outside_slots`]).
+    /// Counted where the slots are at most [`OUTSIDE_COUNTED_FILL`] times the non-zeros (DIA
+    /// is refused long before that: [`outside_counted`]); `None` otherwise and in tables
+    /// written before session 56 (`sparsecast refeature` adds it), where none is subtracted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<u64>,
+}
+
+/// [`DiaCount::outside`] is counted up to this fill (stored slots per non-zero): beyond it the
+/// count would walk every occupied diagonal of a matrix DIA refuses, per block the optimizer
+/// composes.
+pub const OUTSIDE_COUNTED_FILL: u64 = 64;
+
+/// Whether [`DiaCount::outside`] is counted for `diagonals` over `nrows` rows and `nnz` entries.
+pub fn outside_counted(diagonals: u64, nrows: u64, nnz: u64) -> bool {
+    diagonals as u128 * nrows as u128 <= OUTSIDE_COUNTED_FILL as u128 * nnz as u128
+}
+
+/// Stored slots of the diagonal at `offset` (column − row) of an `nrows × ncols` matrix whose
+/// column lies outside `[0, ncols)`: rows `i` with `i + offset < 0` or `i + offset ≥ ncols`.
+pub fn outside_slots(nrows: u64, ncols: u64, offset: i64) -> u64 {
+    let end = (ncols as i128 - offset as i128).min(nrows as i128);
+    let start = (-(offset as i128)).max(0);
+    nrows - (end - start).clamp(0, nrows as i128) as u64
 }
 
 /// The occupied diagonals of `csr` (one parallel pass over its entries).
 pub(crate) fn count<T: Scalar>(csr: &Csr<T>) -> DiaCount {
     Occupancy::of(csr).summary()
+}
+
+/// Stored slots a DIA kernel skips, `value_bytes` each ([`DiaCount::outside`]); 0 where the
+/// summary lacks the count. See [`crate::formats::FormatKind::skipped_bytes`].
+pub fn skipped_bytes(s: &Summary, value_bytes: u64) -> u64 {
+    s.counts
+        .dia
+        .and_then(|d| d.outside)
+        .map_or(0, |n| n.saturating_mul(value_bytes))
 }
 
 /// Footprint: `ndiag × 4 + ndiag × nrows × value`, saturating.
@@ -119,6 +155,8 @@ struct Occupancy {
     before: Vec<usize>,
     /// `nrows − 1`: subtract from a bit index to get the offset `column − row`.
     shift: i64,
+    /// The matrix's rows, columns and entries ([`DiaCount::outside`]).
+    shape: (u64, u64, u64),
 }
 
 impl Occupancy {
@@ -156,6 +194,7 @@ impl Occupancy {
             words,
             before,
             shift: nrows as i64 - 1,
+            shape: (nrows as u64, ncols as u64, csr.nnz() as u64),
         }
     }
 
@@ -183,9 +222,18 @@ impl Occupancy {
             ),
             _ => (0, 0),
         };
+        let diagonals = self.count() as u64;
+        let (nrows, ncols, nnz) = self.shape;
+        let outside = outside_counted(diagonals, nrows, nnz).then(|| {
+            self.offsets()
+                .into_iter()
+                .map(|o| outside_slots(nrows, ncols, o))
+                .sum()
+        });
         DiaCount {
-            diagonals: self.count() as u64,
+            diagonals,
             offsets,
+            outside,
         }
     }
 

@@ -244,8 +244,10 @@ impl FormatKind {
     /// per value: the padding values of ELL and of HYB's ELL part (their kernel reads a padding
     /// slot's column index and skips its value); SELL-C-σ's padding values and column indices
     /// (its kernel skips the values, and a slice wide enough to be split over warps is walked
-    /// per 32 lanes only as wide as their longest row: `kernels/sell.cu`); 0 for the others
-    /// (DIA's and BSR's kernels load their stored zeros, the rest store no padding). Saturating.
+    /// per 32 lanes only as wide as their longest row: `kernels/sell.cu`); DIA's slots whose
+    /// column lies outside the matrix ([`dia::DiaCount::outside`]: its kernel tests the column
+    /// first; the zeros it stores inside the matrix it loads); 0 for the others (BSR's kernel
+    /// loads its stored zeros, the rest store no padding). Saturating.
     /// See [`Summary::moved`].
     pub fn skipped_bytes(
         self,
@@ -257,6 +259,7 @@ impl FormatKind {
             FormatKind::Ell => ell::padding_slots(s, params)?.saturating_mul(value_bytes),
             FormatKind::Hyb => hyb::padding_slots(s, params)?.saturating_mul(value_bytes),
             FormatKind::Sell => sell::padding_slots(s, params)?.saturating_mul(4 + value_bytes),
+            FormatKind::Dia => dia::skipped_bytes(s, value_bytes),
             _ => 0,
         })
     }

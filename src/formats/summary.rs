@@ -204,7 +204,7 @@ impl Summary {
 
     /// Bytes one SpMV with our `kind` kernel moves at least: the format's arrays less what the
     /// kernel may never read of the padding ([`FormatKind::skipped_bytes`]: ELL's and HYB's
-    /// padding values, SELL-C-σ's padding slots), `y` once, and of `x` no more than the
+    /// padding values, SELL-C-σ's padding slots, DIA's slots outside the columns), `y` once, and of `x` no more than the
     /// entries can touch — `min(columns, non-zeros)` values (a column no entry uses is never
     /// read). The numerator of the effective bandwidth and of the device's bandwidth ceiling
     /// ([`crate::model::DeviceBounds`]): the stored bytes held ELL on a stack of short rows

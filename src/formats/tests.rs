@@ -98,6 +98,26 @@ fn agree<T: Scalar>(
             let fp = kind.footprint(&s, p, vb);
             prop_assert_eq!(fp, Ok(f.as_dyn().footprint_bytes()), "{} footprint", kind);
             prop_assert!(f.as_dyn().footprint_bytes() <= p.max_bytes);
+            if let AnyFormat::Dia(d) = f {
+                // The slots the kernel skips, counted slot by slot; the one-pass features count
+                // the same (and the same diagonals).
+                let outside = d
+                    .offsets
+                    .iter()
+                    .flat_map(|&o| (0..d.nrows as i64).map(move |i| i + o as i64))
+                    .filter(|&j| j < 0 || j >= d.ncols as i64)
+                    .count() as u64;
+                let count = s.counts.dia.expect("counted for DIA");
+                prop_assert_eq!(count.outside, Some(outside));
+                let f = crate::features::Features::compute(&m);
+                prop_assert_eq!(f.access.and_then(|a| a.dia), Some(count));
+                prop_assert_eq!(
+                    s.moved(kind, p, vb),
+                    Ok(s.working_set(kind, p, vb).unwrap()
+                        - outside * vb
+                        - (s.ncols - s.ncols.min(s.nnz)) * vb)
+                );
+            }
         }
         (Err(r), Err(e)) => prop_assert_eq!(Error::from(*r).to_string(), e.to_string()),
         _ => prop_assert!(
@@ -190,6 +210,13 @@ fn summary_counts_are_the_formats_own() {
         _ => unreachable!(),
     };
     assert_eq!(dia.diagonals, d.offsets.len() as u64);
+    // Offsets −4..=2 over 5 rows and 6 columns: the diagonal at −k leaves its first k rows
+    // outside the columns, the one at 2 its last row: 4 + 3 + 2 + 1 + 1 slots.
+    assert_eq!(d.offsets, [-4, -3, -2, -1, 0, 1, 2]);
+    assert_eq!(dia.outside, Some(11));
+    assert_eq!(crate::formats::dia::outside_slots(5, 6, -2), 2);
+    assert_eq!(crate::formats::dia::outside_slots(5, 6, 9), 5);
+    assert_eq!(crate::formats::dia::outside_slots(5, 6, -7), 5);
     assert_eq!(
         dia.offsets,
         (d.offsets[0] as i64, *d.offsets.last().unwrap() as i64)
