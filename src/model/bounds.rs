@@ -399,11 +399,14 @@ mod tests {
         };
         let params = FormatParams::default();
         for v in [Variant::Dia, Variant::Coo] {
-            let bytes = Shape::for_params(&f, &params)
-                .working_set_bytes(v, &params, 8)
-                .unwrap();
-            // DIA: 5 diagonals × 10⁴ rows × 8 bytes, x and y: more than COO's arrays alone.
+            let shape = Shape::for_params(&f, &params);
+            let bytes = shape.moved_bytes(v, &params, 8).unwrap();
+            // DIA: 5 diagonals × 10⁴ rows × 8 bytes, x and y: more than COO's arrays alone —
+            // less the slots outside the columns its kernel skips (1 + 1 + 100 + 100).
             assert!(bytes > 5 * 10_000 * 8, "{v}: {bytes}");
+            let stored = shape.working_set_bytes(v, &params, 8).unwrap();
+            let outside = if v == Variant::Dia { 202 * 8 } else { 0 };
+            assert_eq!(stored - bytes, outside, "{v}");
             let want = bytes as f64 / 1e9;
             let t = m.predict_config(&f, &KernelConfig::new(v)).unwrap();
             assert!((t - want).abs() <= 1e-12 * want, "{v}: {t} vs {want}");
