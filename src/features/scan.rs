@@ -88,26 +88,15 @@ impl Bits {
 }
 
 /// DIA's count of the union of the scans' diagonal sets ([`DiaCount`]): the occupied
-/// diagonals and, where [`formats::dia::outside_counted`], the stored slots whose column lies
-/// outside the `nrows × ncols` block whose first row is the matrix's row `r0`. A set's bit `b`
-/// is the global offset `b − shift`, the block's offset that plus `r0`.
+/// diagonals and the stored slots whose column lies outside the `nrows × ncols` block
+/// (`shape`, with its entries) whose first row is the matrix's row `r0`
+/// ([`formats::dia::outside_of`]). A set's bit `b` is the global offset `b − shift`, the
+/// block's offset that plus `r0`.
 fn dia_count(sets: &[&Bits], shift: i64, r0: i64, shape: (u64, u64, u64)) -> (u64, Option<u64>) {
-    let (nrows, ncols, nnz) = shape;
     Bits::union_with(sets, |first, words| {
         let n: u64 = words.iter().map(|w| w.count_ones() as u64).sum();
-        if !formats::dia::outside_counted(n, nrows, nnz) {
-            return (n, None);
-        }
-        let mut outside = 0u64;
-        for (k, &w) in words.iter().enumerate() {
-            let mut w = w;
-            while w != 0 {
-                let b = ((first + k) * 64 + w.trailing_zeros() as usize) as i64;
-                outside += formats::dia::outside_slots(nrows, ncols, b - shift + r0);
-                w &= w - 1;
-            }
-        }
-        (n, Some(outside))
+        let offsets = formats::dia::offsets_of(first, words, shift - r0);
+        (n, formats::dia::outside_of(shape, n, offsets))
     })
 }
 

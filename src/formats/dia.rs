@@ -68,6 +68,33 @@ pub fn outside_slots(nrows: u64, ncols: u64, offset: i64) -> u64 {
     nrows - (end - start).clamp(0, nrows as i128) as u64
 }
 
+/// [`DiaCount::outside`] of an `nrows × ncols` matrix of `nnz` entries (`shape`) whose
+/// `diagonals` occupied diagonals are at `offsets`: `None` where not [`outside_counted`] (the
+/// offsets are then not walked).
+pub(crate) fn outside_of(
+    shape: (u64, u64, u64),
+    diagonals: u64,
+    offsets: impl Iterator<Item = i64>,
+) -> Option<u64> {
+    let (nrows, ncols, nnz) = shape;
+    outside_counted(diagonals, nrows, nnz)
+        .then(|| offsets.map(|o| outside_slots(nrows, ncols, o)).sum())
+}
+
+/// The offsets (column − row) of the diagonals set in a bitset over `column − row + shift`
+/// whose words are `words` from word `first` on, increasing.
+pub(crate) fn offsets_of(
+    first: usize,
+    words: &[u64],
+    shift: i64,
+) -> impl Iterator<Item = i64> + '_ {
+    words.iter().enumerate().flat_map(move |(k, &w)| {
+        let lowest = |w: u64| (w != 0).then_some(w);
+        std::iter::successors(lowest(w), move |&w| lowest(w & (w - 1)))
+            .map(move |w| ((first + k) * 64 + w.trailing_zeros() as usize) as i64 - shift)
+    })
+}
+
 /// The occupied diagonals of `csr` (one parallel pass over its entries).
 pub(crate) fn count<T: Scalar>(csr: &Csr<T>) -> DiaCount {
     Occupancy::of(csr).summary()
@@ -223,13 +250,11 @@ impl Occupancy {
             _ => (0, 0),
         };
         let diagonals = self.count() as u64;
-        let (nrows, ncols, nnz) = self.shape;
-        let outside = outside_counted(diagonals, nrows, nnz).then(|| {
-            self.offsets()
-                .into_iter()
-                .map(|o| outside_slots(nrows, ncols, o))
-                .sum()
-        });
+        let outside = outside_of(
+            self.shape,
+            diagonals,
+            offsets_of(0, &self.words, self.shift),
+        );
         DiaCount {
             diagonals,
             offsets,
@@ -240,14 +265,7 @@ impl Occupancy {
     /// Offsets (column − row) of the occupied diagonals, increasing.
     fn offsets(&self) -> Vec<i64> {
         let mut out = Vec::with_capacity(self.count());
-        for (k, &w) in self.words.iter().enumerate() {
-            let mut w = w;
-            while w != 0 {
-                let b = k * 64 + w.trailing_zeros() as usize;
-                out.push(b as i64 - self.shift);
-                w &= w - 1;
-            }
-        }
+        out.extend(offsets_of(0, &self.words, self.shift));
         out
     }
 }
