@@ -262,6 +262,70 @@ fn nearest(pool: impl Iterator<Item = (usize, f64)>, k: usize) -> Vec<(usize, f6
         .collect()
 }
 
+/// [`nearest`] over a stored library: the `k` rows of `shapes` (row-major, `zs.len()` fixed-point
+/// coordinates a row, [`SCALE`]) nearest to `zs`, the rows of family `skip` left out — the same
+/// rows, order and weights as `nearest` over every row's `Σ (s − z)² / SCALE²`, to the bit.
+///
+/// Why hand-written: the scan over the ≈ 10,000 library matrices was a quarter of a ranking
+/// (0.10 ms a precision of ≈ 0.45, `perf` of `examples/predict_cost.rs`, session 58). It keeps
+/// the `k` best so far instead of collecting and selecting all, and stops a row's sum once it
+/// reaches the `k`-th best: its terms are ≥ 0 and a rounded sum never decreases, so the row
+/// could only tie or lose — and a tie goes to the lower index, which the earlier row has.
+fn nearest_rows(
+    shapes: &[i32],
+    families: &[u32],
+    zs: &[f64],
+    skip: Option<u32>,
+    k: usize,
+) -> Vec<(usize, f64)> {
+    let d = zs.len();
+    // Coordinates summed between two looks at the bound.
+    const STRIDE: usize = 4;
+    let unit = 1.0 / (SCALE * SCALE);
+    if k == 0 || d == 0 {
+        // No coordinates (a stage never has none): every row at distance zero.
+        let pool = families.iter().enumerate();
+        return nearest(
+            pool.filter(|(_, &h)| Some(h) != skip)
+                .map(|(j, _)| (j, 0.0)),
+            k,
+        );
+    }
+    // (distance, row), ascending by `nearest`'s order; the bound is the k-th distance.
+    let mut best: Vec<(f64, usize)> = Vec::with_capacity(k + 1);
+    for (j, (&h, row)) in families.iter().zip(shapes.chunks_exact(d)).enumerate() {
+        if Some(h) == skip {
+            continue;
+        }
+        let bound = match best.len() == k {
+            true => best[k - 1].0,
+            false => f64::INFINITY,
+        };
+        // The same additions, in the same order, as `Iterator::sum` over the row.
+        let mut d2 = -0.0f64;
+        let mut out = false;
+        for (r, z) in row.chunks(STRIDE).zip(zs.chunks(STRIDE)) {
+            for (&s, x) in r.iter().zip(z) {
+                d2 += (s as f64 - x).powi(2);
+            }
+            if d2 * unit >= bound {
+                out = true;
+                break;
+            }
+        }
+        if out {
+            continue;
+        }
+        let d2 = d2 * unit;
+        let at = best.partition_point(|e| e.0.total_cmp(&d2).is_le());
+        best.insert(at, (d2, j));
+        best.truncate(k);
+    }
+    best.into_iter()
+        .map(|(d2, j)| (j, 1.0 / (d2.sqrt() + 1e-3)))
+        .collect()
+}
+
 fn dist2(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum()
 }
@@ -398,26 +462,11 @@ impl PickStage {
         let lib = &self.library;
         let nc = self.configs.len();
         // The distances in the library's fixed point (the shape scaled once, not each of the
-        // library's ≈ 8,000 × d entries divided): what made the stage 40 % of a ranking
+        // library's ≈ 10,000 × d entries divided): what made the stage 40 % of a ranking
         // (`examples/predict_cost.rs`, session 53). Equal to the distance in standardised units
         // up to rounding; the nearest are the same.
         let zs: Vec<f64> = z.iter().map(|x| x * SCALE).collect();
-        let unit = 1.0 / (SCALE * SCALE);
-        let near = nearest(
-            lib.families.iter().enumerate().filter_map(|(j, &h)| {
-                if Some(h) == skip {
-                    return None;
-                }
-                let row = &lib.shapes[j * d..(j + 1) * d];
-                let d2: f64 = row
-                    .iter()
-                    .zip(&zs)
-                    .map(|(&s, x)| (s as f64 - x).powi(2))
-                    .sum();
-                Some((j, d2 * unit))
-            }),
-            self.neighbours,
-        );
+        let near = nearest_rows(&lib.shapes, &lib.families, &zs, skip, self.neighbours);
         let preds: Vec<(usize, &str, f64)> = predicted
             .iter()
             .map(|(l, s)| {
@@ -982,5 +1031,55 @@ mod tests {
         // The KNN regret input (last) of candidate `b` is long1's ln 2, not short0's 0.
         let b = rows.iter().find(|(c, _)| *c == 1).unwrap();
         assert!((b.1.last().unwrap() - 2f64.ln()).abs() < 1e-9, "{:?}", b.1);
+    }
+
+    /// The library scan of a stored stage finds the same neighbours, in the same order and
+    /// with the same weights to the bit, as [`nearest`] over every row: rows at equal
+    /// distances (duplicates), a skipped family, fewer rows than neighbours, no neighbour.
+    #[test]
+    fn the_library_scan_finds_what_the_plain_selection_finds() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(58);
+        for trial in 0..300 {
+            let d = 1 + trial % 17;
+            let n = rng.random_range(0..200usize);
+            // Coarse coordinates, so that many rows tie; some rows repeated exactly.
+            let mut shapes: Vec<i32> = (0..n * d).map(|_| rng.random_range(-3..=3) * 500).collect();
+            for j in 1..n {
+                if rng.random_bool(0.2) {
+                    let (a, b) = shapes.split_at_mut(j * d);
+                    b[..d].copy_from_slice(&a[(j - 1) * d..j * d]);
+                }
+            }
+            let families: Vec<u32> = (0..n).map(|_| rng.random_range(0..8u32)).collect();
+            let zs: Vec<f64> = (0..d).map(|_| rng.random_range(-2000.0..2000.0)).collect();
+            let skip = rng.random_bool(0.5).then(|| rng.random_range(0..8u32));
+            let k = trial % 8;
+            let unit = 1.0 / (SCALE * SCALE);
+            let plain = nearest(
+                families.iter().enumerate().filter_map(|(j, &h)| {
+                    if Some(h) == skip {
+                        return None;
+                    }
+                    let row = &shapes[j * d..(j + 1) * d];
+                    let d2: f64 = row
+                        .iter()
+                        .zip(&zs)
+                        .map(|(&s, x)| (s as f64 - x).powi(2))
+                        .sum();
+                    Some((j, d2 * unit))
+                }),
+                k,
+            );
+            let scan = nearest_rows(&shapes, &families, &zs, skip, k);
+            let bits = |v: &[(usize, f64)]| -> Vec<(usize, u64)> {
+                v.iter().map(|&(j, w)| (j, w.to_bits())).collect()
+            };
+            assert_eq!(
+                bits(&scan),
+                bits(&plain),
+                "trial {trial}: d {d}, n {n}, k {k}"
+            );
+        }
     }
 }
