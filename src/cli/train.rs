@@ -465,11 +465,8 @@ fn score(
     }
     let sections = sections_of(profile, |_| true);
     let bar = LateBar::new(cv::steps(&rows, 0, 0), "score");
-    let outcome = cv::run(&rows, &[], &sections, 2, false, &|m| bar.tick(m))?;
+    let mut outcome = cv::run(&rows, &[], &sections, 2, false, &|m| bar.tick(m))?;
     bar.bar.finish_and_clear();
-    if let Some(path) = records {
-        write_records(path, &outcome.records)?;
-    }
     let rep = report::summarize(&outcome, 0);
     let mut md = format!(
         "Scored {} rows (matrix × precision) of {} ({} left out: their families trained the \
@@ -496,7 +493,9 @@ fn score(
                 _ => None,
             })
     };
-    let scores = learn::stage::score_stored(&cases, |c| {
+    // The stage's pick of a case (an index into its candidates) and whether it overrides the
+    // predicted-fastest (its position in the predicted order > 0, as `predict` marks it).
+    let pick_of = |c: &learn::stage::Case| -> Option<(usize, bool)> {
         let stage = stage_of(c.f64)?;
         let mut order: Vec<usize> = (0..c.cands.len()).collect();
         order.sort_by(|&a, &b| c.cands[a].predicted.total_cmp(&c.cands[b].predicted));
@@ -505,8 +504,33 @@ fn score(
             .map(|&i| (c.cands[i].config.clone(), c.cands[i].predicted))
             .collect();
         let k = stage.pick_shape(&c.shape, &predicted, Some(&c.family))?;
-        order.get(k).copied()
-    });
+        order.get(k).map(|&i| (i, k > 0))
+    };
+    let scores = learn::stage::score_stored(&cases, |c| pick_of(c).map(|(i, _)| i));
+    // The records say what the stage recommends, as `evaluate`'s do (`picked`): the tuned
+    // replays (`scripts/shortlist_replay.py`) time it beside the shortlist.
+    let overrides: std::collections::HashSet<(&str, bool, &str)> = cases
+        .iter()
+        .filter_map(|c| match pick_of(c)? {
+            (i, true) => Some((c.matrix.as_str(), c.f64, c.cands[i].config.as_str())),
+            _ => None,
+        })
+        .collect();
+    for r in &mut outcome.records {
+        let key = (
+            r.matrix.as_str(),
+            r.precision == Precision::F64,
+            r.config.as_str(),
+        );
+        if overrides.contains(&key) {
+            if let Some(p) = r.predictions.get_mut("sparsecast") {
+                p.picked = true;
+            }
+        }
+    }
+    if let Some(path) = records {
+        write_records(path, &outcome.records)?;
+    }
     if !scores.is_empty() {
         md.push('\n');
         md.push_str(&learn::stage::markdown(&scores, 0));

@@ -512,6 +512,52 @@ fn train_score_rates_a_stored_profile_on_the_matrices_it_never_trained_on() {
         assert!(a.is_some_and(|x| (0.0..=1.0).contains(&x)), "{s}");
         assert!(p.is_some_and(|x| (0.0..=1.0).contains(&x)), "{s}");
     }
+    // The records mark the stage's pick where it overrides the predicted-fastest (at most one
+    // a matrix and precision, never the predicted-fastest itself), and the picks they give
+    // score as the report scored the stage.
+    for s in stage {
+        let prec = if s["precision"] == "f64" {
+            "f64"
+        } else {
+            "f32"
+        };
+        let mut within = 0usize;
+        let mut n = 0usize;
+        for m in &unseen {
+            let rs: Vec<&serde_json::Value> = records
+                .iter()
+                .filter(|r| r["matrix"] == *m && r["precision"] == prec && r["status"] == "ok")
+                .filter(|r| r["median_s"].as_f64().is_some())
+                .filter(|r| r["predictions"]["sparsecast"]["seconds"].as_f64().is_some())
+                .collect();
+            if rs.is_empty() {
+                continue;
+            }
+            let t = |r: &serde_json::Value| r["median_s"].as_f64().unwrap();
+            let p =
+                |r: &serde_json::Value| r["predictions"]["sparsecast"]["seconds"].as_f64().unwrap();
+            let fastest = rs.iter().min_by(|a, b| p(a).total_cmp(&p(b))).unwrap();
+            let picked: Vec<_> = rs
+                .iter()
+                .filter(|r| r["predictions"]["sparsecast"]["picked"] == true)
+                .collect();
+            assert!(picked.len() <= 1, "{m} {prec}: {picked:?}");
+            let pick = picked.first().copied().unwrap_or(fastest);
+            assert!(
+                picked.is_empty() || pick["config"] != fastest["config"],
+                "{m}"
+            );
+            let best = rs.iter().map(|r| t(r)).fold(f64::INFINITY, f64::min);
+            within += (t(pick) <= 1.05 * best) as usize;
+            n += 1;
+        }
+        assert_eq!(n, 4, "{s}");
+        let rate = within as f64 / n as f64;
+        assert!(
+            (s["stage_within_5"].as_f64().unwrap() - rate).abs() < 1e-9,
+            "{s}: {rate}"
+        );
+    }
     let md = std::fs::read_to_string(&rep).unwrap();
     assert!(
         md.contains("left out") && md.contains("second stage of the recommendation (as stored)"),
