@@ -506,13 +506,20 @@ fn score(
         let k = stage.pick_shape(&c.shape, &predicted, Some(&c.family))?;
         order.get(k).map(|&i| (i, k > 0))
     };
-    let scores = learn::stage::score_stored(&cases, |c| pick_of(c).map(|(i, _)| i));
+    // Each case's pick, once: scored here, marked in the records below.
+    let picks: std::collections::HashMap<(&str, bool), (usize, bool)> = cases
+        .iter()
+        .filter_map(|c| Some(((c.matrix.as_str(), c.f64), pick_of(c)?)))
+        .collect();
+    let scores = learn::stage::score_stored(&cases, |c| {
+        picks.get(&(c.matrix.as_str(), c.f64)).map(|&(i, _)| i)
+    });
     // The records say what the stage recommends, as `evaluate`'s do (`picked`): the tuned
     // replays (`scripts/shortlist_replay.py`) time it beside the shortlist.
     let overrides: std::collections::HashSet<(&str, bool, &str)> = cases
         .iter()
-        .filter_map(|c| match pick_of(c)? {
-            (i, true) => Some((c.matrix.as_str(), c.f64, c.cands[i].config.as_str())),
+        .filter_map(|c| match picks.get(&(c.matrix.as_str(), c.f64))? {
+            &(i, true) => Some((c.matrix.as_str(), c.f64, c.cands[i].config.as_str())),
             _ => None,
         })
         .collect();
