@@ -452,7 +452,8 @@ fn our_model_answers_with_its_reason_and_the_answer_runs() {
 
 /// A best single configuration with others predicted within its uncertainty says so, beside
 /// them, and points to `--tune`; one without says neither. The shipped matrices hold both (with
-/// the embedded H200 profile: cage11 is a close call in f32, as in `predict`).
+/// the embedded H200 profile: cage11 was a close call in f32 until session 59's profile, which
+/// makes it one in f64 only).
 #[test]
 fn a_close_call_names_the_configurations_within_the_uncertainty_and_points_to_tune() {
     let mut seen = Vec::new();
@@ -506,7 +507,10 @@ fn a_close_call_names_the_configurations_within_the_uncertainty_and_points_to_tu
             seen.push(!close.is_empty());
         }
     }
-    assert!(seen[0], "cage11 f32 is a close call: {seen:?}");
+    assert!(
+        seen.iter().any(|&c| c),
+        "a close call among the shipped matrices: {seen:?}"
+    );
     assert!(
         seen.iter().any(|&c| !c),
         "a clear answer among the shipped matrices: {seen:?}"
