@@ -35,6 +35,16 @@ fn main() -> sparsecast::Result<()> {
         .map(|r| r.device.clone())
         .ok_or_else(|| sparsecast::Error::Invalid("empty target table".into()))?;
     let known: HashSet<&str> = target.iter().map(|r| r.matrix.as_str()).collect();
+    // The two memories of each precision's bounds, once.
+    let pair = |p: Precision| -> sparsecast::Result<MemoryPair> {
+        let (a, b) = (rp.precision(p)?, tp.precision(p)?);
+        MemoryPair::between(
+            (&rp.device_name, a.bounds.as_ref()),
+            (&tp.device_name, b.bounds.as_ref()),
+        )
+        .ok_or_else(|| sparsecast::Error::Invalid("no memory pair".into()))
+    };
+    let pairs = [pair(Precision::F32)?, pair(Precision::F64)?];
     let mut rows: Vec<TableRow> = Vec::new();
     let (mut kept, mut dropped, mut skipped) = (0usize, 0usize, 0usize);
     for path in refs {
@@ -43,22 +53,18 @@ fn main() -> sparsecast::Result<()> {
                 skipped += 1;
                 continue;
             }
-            let p: Precision = r.precision;
-            let (a, b) = (rp.precision(p)?, tp.precision(p)?);
-            let memory = MemoryPair::between(
-                (&rp.device_name, a.bounds.as_ref()),
-                (&tp.device_name, b.bounds.as_ref()),
-            )
-            .ok_or_else(|| sparsecast::Error::Invalid("no memory pair".into()))?;
-            let vb = p.bytes() as u64;
-            let f = r.features.clone();
-            r.times.retain_mut(|t| {
+            let memory = pairs[usize::from(r.precision == Precision::F64)];
+            let vb = r.precision.bytes() as u64;
+            let TableRow {
+                features, times, ..
+            } = &mut r;
+            times.retain_mut(|t| {
                 let Some(ts) = t.median_s else {
                     return true; // not measured: kept as it was
                 };
                 let bytes = KernelConfig::parse_label(&t.config)
                     .ok()
-                    .and_then(|c| touched_bytes(&f, &c, vb, VERSION));
+                    .and_then(|c| touched_bytes(features, &c, vb, VERSION));
                 match bytes {
                     Some(by) => {
                         let s = memory.transfer(by, ts) / ts;

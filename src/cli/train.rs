@@ -506,30 +506,24 @@ fn score(
         let k = stage.pick_shape(&c.shape, &predicted, Some(&c.family))?;
         order.get(k).map(|&i| (i, k > 0))
     };
-    // Each case's pick, once: scored here, marked in the records below.
-    let picks: std::collections::HashMap<(&str, bool), (usize, bool)> = cases
+    // Each case's pick, once: scored here, marked in the records below — its index into the
+    // case's candidates, and its configuration where it overrides the predicted-fastest.
+    let picks: std::collections::HashMap<(&str, bool), (usize, Option<&str>)> = cases
         .iter()
-        .filter_map(|c| Some(((c.matrix.as_str(), c.f64), pick_of(c)?)))
+        .filter_map(|c| {
+            let (i, overrides) = pick_of(c)?;
+            let config = overrides.then(|| c.cands[i].config.as_str());
+            Some(((c.matrix.as_str(), c.f64), (i, config)))
+        })
         .collect();
     let scores = learn::stage::score_stored(&cases, |c| {
         picks.get(&(c.matrix.as_str(), c.f64)).map(|&(i, _)| i)
     });
     // The records say what the stage recommends, as `evaluate`'s do (`picked`): the tuned
     // replays (`scripts/shortlist_replay.py`) time it beside the shortlist.
-    let overrides: std::collections::HashSet<(&str, bool, &str)> = cases
-        .iter()
-        .filter_map(|c| match picks.get(&(c.matrix.as_str(), c.f64))? {
-            &(i, true) => Some((c.matrix.as_str(), c.f64, c.cands[i].config.as_str())),
-            _ => None,
-        })
-        .collect();
     for r in &mut outcome.records {
-        let key = (
-            r.matrix.as_str(),
-            r.precision == Precision::F64,
-            r.config.as_str(),
-        );
-        if overrides.contains(&key) {
+        let key = (r.matrix.as_str(), r.precision == Precision::F64);
+        if picks.get(&key).and_then(|&(_, o)| o) == Some(r.config.as_str()) {
             if let Some(p) = r.predictions.get_mut("sparsecast") {
                 p.picked = true;
             }
