@@ -7,14 +7,21 @@
 //! 2,048 and 8,192 rows, the distinct 32-byte sectors of a 4-byte x it reads (summed: `xsW`) and
 //! the entries of the windows whose sectors fit 256 KB, an SM's L1 (`fitW`).
 //!
+//! Session 60 added the warp of 32 consecutive rows that holds the longest row `L` (the
+//! critical warp of a row-per-thread kernel, `chain`): its entries over `32 · L` (`fill`, the
+//! share of lanes its steps keep busy), its distinct 32-byte sectors of a 4- and an 8-byte `x`
+//! over its entries (`sec4`, `sec8`), the column span of the longest row over the columns
+//! (`span`), and how many warps hold a row of at least `L / 2` and `L / 8` (`w2`, `w8`) with their
+//! entries (`e2`, `e8`).
+//!
 //! ```sh
 //! cargo run --release --example cta_load -- TABLE.jsonl.gz [MAX_NNZ] > out.jsonl
 //! ```
 
 use anyhow::Context;
-use sparsecast::corpus::table;
-use sparsecast::evaluate::record::SourceInfo;
-use std::collections::BTreeSet;
+use sparsecast::corpus::{refeature, table};
+use sparsecast::Csr;
+use std::collections::HashSet;
 use std::path::Path;
 
 fn heaviest(lens: &[usize], rows: usize) -> (usize, u64) {
@@ -30,6 +37,44 @@ fn heaviest(lens: &[usize], rows: usize) -> (usize, u64) {
     best
 }
 
+/// The critical warp of a row-per-thread kernel: see the module doc (`chain`).
+fn chain(m: &Csr<f64>, lens: &[usize]) -> serde_json::Value {
+    let longest = lens.iter().copied().max().unwrap_or(0);
+    let Some(row) = lens
+        .iter()
+        .position(|&l| l == longest)
+        .filter(|_| longest > 0)
+    else {
+        return serde_json::Value::Null;
+    };
+    let warp = row / 32 * 32..(row / 32 * 32 + 32).min(m.nrows);
+    let entries: usize = lens[warp.clone()].iter().sum();
+    let sectors = |per: u32| {
+        let mut s = HashSet::new();
+        for i in warp.clone() {
+            s.extend(m.row(i).0.iter().map(|&c| c / per));
+        }
+        s.len() as f64 / entries as f64
+    };
+    let cols = m.row(row).0;
+    let (mut w2, mut w8, mut e2, mut e8) = (0usize, 0usize, 0usize, 0usize);
+    for w in lens.chunks(32) {
+        let (mx, e) = (*w.iter().max().unwrap(), w.iter().sum::<usize>());
+        if mx * 2 >= longest {
+            (w2, e2) = (w2 + 1, e2 + e);
+        }
+        if mx * 8 >= longest {
+            (w8, e8) = (w8 + 1, e8 + e);
+        }
+    }
+    serde_json::json!({
+        "longest": longest, "fill": entries as f64 / (32 * longest) as f64,
+        "sec4": sectors(8), "sec8": sectors(4),
+        "span": (cols[cols.len() - 1] - cols[0] + 1) as f64 / m.ncols as f64,
+        "w2": w2, "w8": w8, "e2": e2, "e8": e8,
+    })
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || anyhow::anyhow!("usage: cta_load TABLE.jsonl.gz [MAX_NNZ]");
@@ -38,21 +83,7 @@ fn main() -> anyhow::Result<()> {
         .get(1)
         .map_or(Ok(20_000_000), |s| s.parse())
         .context("MAX_NNZ must be a whole number")?;
-    let mut seen = BTreeSet::new();
-    for r in &rows {
-        if !seen.insert(r.matrix.clone()) || r.features.nnz > max_nnz {
-            continue;
-        }
-        let SourceInfo::Generated(spec) = &r.source else {
-            continue;
-        };
-        let m = match spec.generate_with_limit(sparsecast::formats::default_max_bytes()) {
-            Ok(m) => m,
-            Err(e) => {
-                eprintln!("{}: {e}", r.matrix);
-                continue;
-            }
-        };
+    for (r, m) in refeature::generated_matrices(&rows, max_nnz) {
         let lens = m.row_lengths();
         let mut sorted = lens.clone();
         sorted.sort_unstable_by(|a, b| b.cmp(a));
@@ -91,6 +122,8 @@ fn main() -> anyhow::Result<()> {
             out.insert(format!("fit{w}"), fit_entries.into());
         }
         out.insert("nnz".into(), m.nnz().into());
+        out.insert("ncols".into(), m.ncols.into());
+        out.insert("chain".into(), chain(&m, &lens));
         for (name, rows) in [("v8", 8usize), ("v4", 4), ("v16", 16)] {
             out.insert(name.into(), heaviest(&lens, rows).0.into());
         }

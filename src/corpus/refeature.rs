@@ -81,6 +81,29 @@ pub fn rebuild(source: &SourceInfo, mats: Option<&Path>) -> Result<Csr<f64>> {
     }
 }
 
+/// Every distinct generated matrix of `rows` with at most `max_nnz` non-zeros (by the table's
+/// count), rebuilt from its spec, in table order, beside its first row: the loop of the
+/// analysis examples (`examples/cta_load.rs`, `examples/chain_warp.rs`). A spec that cannot be
+/// rebuilt is reported on stderr and skipped; file sources are left out.
+pub fn generated_matrices(
+    rows: &[TableRow],
+    max_nnz: usize,
+) -> impl Iterator<Item = (&TableRow, Csr<f64>)> {
+    let mut seen = std::collections::BTreeSet::new();
+    rows.iter().filter_map(move |r| {
+        if !matches!(r.source, SourceInfo::Generated(_))
+            || r.features.nnz > max_nnz
+            || !seen.insert(r.matrix.as_str())
+        {
+            return None;
+        }
+        rebuild(&r.source, None)
+            .map_err(|e| eprintln!("{}: {e}", r.matrix))
+            .ok()
+            .map(|m| (r, m))
+    })
+}
+
 /// Whether `row` holds the counts of the full pass (BSR's per-block-row counts, the warp
 /// histograms).
 fn has_full_counts(row: &TableRow) -> bool {
