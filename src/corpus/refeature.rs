@@ -307,6 +307,41 @@ mod tests {
     }
 
     #[test]
+    fn the_generated_matrices_come_once_each_within_the_limit() {
+        let (small, a) = constant_rows(40, 50, 3, 1);
+        let (big, b) = constant_rows(40, 50, 9, 2);
+        let (src_small, src_big) = (SourceInfo::Generated(small), SourceInfo::Generated(big));
+        let mut rows = vec![
+            old_row(src_small.clone(), &a, Precision::F32),
+            old_row(src_small, &a, Precision::F64),
+            old_row(src_big, &b, Precision::F32),
+            old_row(
+                SourceInfo::File("/nowhere/x.mtx".into()),
+                &a,
+                Precision::F32,
+            ),
+        ];
+        (rows[2].matrix, rows[3].matrix) = ("big".into(), "file".into());
+        // Both generated matrices, each once, beside its first row; the file is left out.
+        let all: Vec<_> = generated_matrices(&rows, usize::MAX).collect();
+        assert_eq!(all.len(), 2);
+        assert_eq!(
+            (all[0].0.matrix.as_str(), all[0].0.precision),
+            ("m", Precision::F32)
+        );
+        assert_eq!(all[0].1.col_idx, a.col_idx);
+        assert_eq!(
+            (all[1].0.matrix.as_str(), &all[1].1.col_idx),
+            ("big", &b.col_idx)
+        );
+        // The limit reads the table's count: 40 · 9 = 360 non-zeros are over 200.
+        let few: Vec<_> = generated_matrices(&rows, 200)
+            .map(|(r, _)| &r.matrix)
+            .collect();
+        assert_eq!(few, ["m"]);
+    }
+
+    #[test]
     fn the_counts_are_written_and_nothing_else_changes() {
         let spec: GeneratorSpec = serde_json::from_str(
             r#"{"family":"stack","parts":[{"family":"random","rows":300,"cols":300,
