@@ -137,7 +137,7 @@ pub fn total_lane_groups(nrows: usize, c: usize) -> u64 {
 
 /// The chunk and the width above which a slice is split, for `work` warp steps over `groups`
 /// lane groups on a device with `resident_warps` warps in flight, by `rule` (not `off`). Also
-/// what the `sparsecast` model reads as SELL's longest chain (`src/learn/own.rs`, version 8).
+/// what the `sparsecast` model reads as SELL's longest chain (`src/learn/own/base.rs`, `sell_chain`, version 8).
 pub fn threshold(work: u64, groups: u64, resident_warps: u32, rule: Rule) -> (u64, u32) {
     let warps = (resident_warps.max(1) as f64 * rule.waves).max(1.0);
     let chunk = ((work as f64 / warps).ceil() as u64).clamp(rule.min_chunk as u64, u32::MAX as u64);

@@ -1,0 +1,348 @@
+//! The physical base `T₀` of the `sparsecast` model and the features its trees read (steps 1–3
+//! of the module doc of [`super`]): the bytes a configuration moves, the gathers of `x`, the
+//! longest row's chain, the warp steps and their tail, the mixture of row lengths and the
+//! lane alignment.
+
+use super::*;
+
+/// Bytes of one value in `p`.
+pub(super) fn value_bytes(p: Precision) -> u64 {
+    match p {
+        Precision::F32 => 4,
+        Precision::F64 => 8,
+    }
+}
+
+/// The access features, which this model cannot predict without (features saved before they
+/// existed have none).
+pub(super) fn access(f: &Features) -> Result<&crate::features::Access> {
+    f.access.as_ref().ok_or_else(|| {
+        Error::Unsupported(
+            "the sparsecast model needs the access features (computed with the matrix)".into(),
+        )
+    })
+}
+
+/// Bytes of the arrays `cfg` stores the matrix of `f` in, `vb` bytes per value (a cuSPARSE
+/// algorithm: the format it is stored in, from version 3 of the model); `Err` where the format
+/// refuses the matrix.
+pub(crate) fn format_bytes<'f>(
+    f: &'f Features,
+    cfg: &KernelConfig,
+    vb: u64,
+    version: u32,
+) -> Result<(u64, &'f crate::features::Access)> {
+    let a = access(f)?;
+    let params = if cfg.variant.is_vendor() {
+        // Version 3: a cuSPARSE algorithm is sized by the format it is stored in (its sliced
+        // ELL unsorted, σ = 1); before, by our default parameters (SELL sorted over 256 rows).
+        match version >= 3 {
+            true => cfg.variant.stored_params(&FormatParams::default()),
+            false => FormatParams::default(),
+        }
+    } else {
+        cfg.params.clone()
+    };
+    let kind = cfg.variant.format();
+    let s = a.add_counts(Summary::from_features(f), &params);
+    if !cfg.variant.is_vendor() {
+        // A format that refuses the matrix (DIA's fill limit, ELL's width …) has no time.
+        match kind.admit(&s, &params, vb) {
+            Err(r) if !matches!(r.reason, crate::formats::Reason::Unknown(_)) => {
+                return Err(r.into())
+            }
+            _ => {}
+        }
+    }
+    let fp = kind
+        .footprint(&s, &params, vb)
+        .or_else(|_| FormatKind::Csr.footprint(&s, &params, vb))
+        .map_err(|e| Error::Unsupported(e.to_string()))?;
+    Ok((fp, a))
+}
+
+/// Bytes one SpMV of `cfg` moves on a device with `l2` bytes of cache (see the module doc).
+pub(super) fn bytes(
+    f: &Features,
+    cfg: &KernelConfig,
+    vb: u64,
+    l2: f64,
+    version: u32,
+) -> Result<f64> {
+    let (fp, a) = format_bytes(f, cfg, vb, version)?;
+    let x = if version == 0 {
+        let x_once = (f.ncols as f64) * vb as f64;
+        let sectors = if vb == 4 {
+            a.x_sectors_f32
+        } else {
+            a.x_sectors_f64
+        };
+        if x_once <= l2 / 2.0 {
+            x_once
+        } else {
+            (sectors as f64 * 32.0).max(x_once.min(a.cols_used as f64 * vb as f64))
+        }
+    } else {
+        x_traffic(f, vb, l2).0
+    };
+    let skipped = match ell_values(f, cfg) {
+        Some((stored, loaded)) if version >= 7 => (stored - loaded) * vb as f64,
+        _ => 0.0,
+    };
+    Ok((fp as f64 - skipped).max(0.0) + x + (f.nrows as f64) * vb as f64)
+}
+
+/// ELL's and HYB's ELL part (version 7): the value slots stored (width × rows) and those the
+/// kernel loads ([`crate::formats::ell::loaded_value_slots`] of the row-per-thread warp
+/// histogram); `None` for the other configurations, for features without the histogram, and
+/// for an ELL width the format refuses (below the longest row; [`crate::formats::ell::width`]).
+/// HYB's part is the given width, or the features' (Bell & Garland's rule).
+pub(crate) fn ell_values(f: &Features, cfg: &KernelConfig) -> Option<(f64, f64)> {
+    let width = match cfg.variant {
+        Variant::Ell => crate::formats::ell::width(&Summary::from_features(f), &cfg.params).ok()?,
+        Variant::Hyb => cfg
+            .params
+            .hyb
+            .width
+            .map_or(f.hyb_width as u64, |w| w as u64),
+        _ => return None,
+    };
+    let h = f.access.as_ref()?.warp_hist.first()?;
+    let stored = width as f64 * f.nrows as f64;
+    Some((
+        stored,
+        crate::formats::ell::loaded_value_slots(h, width).min(stored),
+    ))
+}
+
+/// Bytes of `x` one SpMV reads from DRAM, and the L2 hit rate of its gathers. `x` is read at
+/// least once (`x_once`: the columns used); each warp of 32 rows requests its distinct 32-byte
+/// sectors (`requested`); a request beyond the first read of a sector hits the L2 with the
+/// probability that the sector is still there — about `C / x_once` for a cache share `C`
+/// of half the L2 (the other half holds the streamed matrix), 1 when `x` fits in it. So
+/// `x_traffic = x_once + (requested − x_once) · (1 − hit)`: `x_once` for a small `x`, the
+/// per-warp sectors for an `x` far larger than the L2, and continuous in between (version 0 of
+/// the model switched at `x_once = C`, where its held-out errors were largest).
+pub(super) fn x_traffic(f: &Features, vb: u64, l2: f64) -> (f64, f64) {
+    let Some(a) = f.access.as_ref() else {
+        return ((f.ncols as f64) * vb as f64, 1.0);
+    };
+    let sectors = if vb == 4 {
+        a.x_sectors_f32
+    } else {
+        a.x_sectors_f64
+    };
+    let once = ((f.ncols as f64) * vb as f64)
+        .min((a.cols_used as f64) * vb as f64)
+        .max(vb as f64);
+    let requested = (sectors as f64 * 32.0).max(once);
+    let hit = (l2 / 2.0 / once).min(1.0);
+    (once + (requested - once) * (1.0 - hit), hit)
+}
+
+/// BSR's counts of version 4 (the default block size's, where the features hold them).
+pub(super) fn bsr_counts(
+    f: &Features,
+    v: Variant,
+    version: u32,
+) -> Option<crate::formats::bsr::BsrCount> {
+    let b = f.access.as_ref()?.bsr?;
+    (version >= 4 && matches!(v, Variant::Bsr) && b.warp_trips > 0).then_some(b)
+}
+
+/// The warp steps of `cfg`'s thread mapping (row-per-thread for the non-CSR kernels; BSR's
+/// warp trips from version 4).
+pub(super) fn steps(f: &Features, v: Variant, version: u32) -> f64 {
+    if let Some(b) = bsr_counts(f, v, version) {
+        return b.warp_trips as f64;
+    }
+    let a = f.access.as_ref().map_or([0; 6], |a| a.warp_steps);
+    a[mapping(v)] as f64
+}
+
+/// The index in [`crate::features::access::THREADS_PER_ROW`] of `v`'s thread mapping (row per
+/// thread for the non-CSR kernels, row per warp for the balanced ones).
+pub(super) fn mapping(v: Variant) -> usize {
+    match v {
+        Variant::Csr { threads_per_row } => threads_per_row.max(1).trailing_zeros().min(5) as usize,
+        Variant::Vendor(_) | Variant::CsrMerge | Variant::Coo => 5,
+        _ => 0,
+    }
+}
+
+/// The tail of `v`'s warp steps (version 6, [`crate::features::access::WarpHist::tail`]); zeros
+/// where the features lack the histogram.
+pub(super) fn warp_tail(f: &Features, v: Variant) -> [f64; 5] {
+    f.access
+        .as_ref()
+        .and_then(|a| a.warp_hist.get(mapping(v)))
+        .map_or([0.0; 5], |h| h.tail())
+}
+
+/// Dependent steps of the longest row under `v`'s thread mapping (0 for the balanced kernels;
+/// BSR from version 4: the trips of its longest block row).
+pub(super) fn chain(f: &Features, v: Variant, version: u32) -> f64 {
+    if let Some(b) = bsr_counts(f, v, version) {
+        let groups = (32 / b.block.max(1)).max(1) as u64;
+        return b.max_row_blocks.div_ceil(groups) as f64;
+    }
+    let per_step = match v {
+        Variant::Csr { threads_per_row } => threads_per_row.max(1),
+        Variant::Ell | Variant::Sell | Variant::Jad | Variant::EllBro => 1,
+        Variant::Vendor(crate::backend::VendorAlg::SellAlg1) => 1,
+        Variant::Bsr => 4,
+        _ => return 0.0,
+    };
+    (f.max_nnz as f64 / per_step as f64).ceil()
+}
+
+/// Warps in flight on the GPUs the profiles are for (132 SMs × 64 warps, H100 and H200): the
+/// split rule's device parameter as the model reads it (a profile moved to another device keeps
+/// it; the trees correct what differs).
+pub(super) const RESIDENT_WARPS: u32 = 132 * 64;
+
+/// The longest chain of `cfg` (version 8: our SELL-C-σ's per [`sell_chain`], else [`chain`]).
+pub(super) fn chain_of(f: &Features, cfg: &KernelConfig, version: u32) -> f64 {
+    match (version >= 8 && cfg.variant == Variant::Sell)
+        .then(|| sell_chain(f, &cfg.params.sell))
+        .flatten()
+    {
+        Some(c) => c,
+        None => chain(f, cfg.variant, version),
+    }
+}
+
+/// Our SELL-C-σ kernel's longest chain (version 8): it splits every slice wider than
+/// [`crate::backend::cuda::sell_split::threshold`] over warps, so no warp walks more steps than
+/// that; the longest row where it is shorter. `None` where the features lack the slot count of
+/// these parameters. The work is the stored slots over 32 (exact for C a multiple of 32 but for
+/// the last slice's padding lanes).
+pub(super) fn sell_chain(f: &Features, p: &crate::formats::SellParams) -> Option<f64> {
+    let count = f
+        .access
+        .as_ref()?
+        .sell
+        .iter()
+        .find(|s| s.c == p.c && s.sigma == p.sigma)?;
+    use crate::backend::cuda::sell_split::{threshold, total_lane_groups, Rule};
+    let groups = total_lane_groups(f.nrows, p.c);
+    let (_, split_above) = threshold(count.slots / 32, groups, RESIDENT_WARPS, Rule::default());
+    Some((f.max_nnz as f64).min(split_above as f64))
+}
+
+/// The mixture of row lengths, from the log2 histogram of the features (version 5): the share
+/// of the entries in rows of at least 4, 32, 256 and 4,096 entries (a row of bucket `k ≥ 1`,
+/// lengths `[2^(k−1), 2^k)`, counted as `0.75 · 2^k` entries), the occupied buckets, and the share
+/// of the rows in the longest bucket. A stack of parts of different row lengths (where every
+/// configuration's held-out error is widest, docs/ACCURACY.md session 30) has entries in several
+/// far-apart buckets, which the mean, deviation and longest row alone do not tell apart.
+pub(super) fn row_mix(f: &Features) -> [f64; 6] {
+    let h = &f.row_len_log2_hist;
+    let est = |k: usize| match k {
+        0 => 0.0,
+        1 => 1.0,
+        _ => 0.75 * (1u64 << k.min(62)) as f64,
+    };
+    let entries: Vec<f64> = h
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| n as f64 * est(k))
+        .collect();
+    let total = entries.iter().sum::<f64>().max(1.0);
+    // Rows of at least 2^(b−1) entries are the buckets from b on.
+    let share = |b: usize| entries.iter().skip(b).sum::<f64>() / total;
+    let rows = h.iter().sum::<usize>().max(1) as f64;
+    [
+        share(3),
+        share(6),
+        share(9),
+        share(13),
+        h.iter().skip(1).filter(|&&n| n > 0).count() as f64,
+        h.last().map_or(0.0, |&n| n as f64 / rows),
+    ]
+}
+
+/// The correction's features, `ln T₀` and the bytes (`step_s`: the configuration's seconds per step of the
+/// longest row).
+pub(super) fn features(
+    f: &Features,
+    cfg: &KernelConfig,
+    vb: u64,
+    d: &Device,
+    step_s: f64,
+    version: u32,
+) -> Result<(Vec<f64>, f64, f64)> {
+    let a = access(f)?;
+    let b = bytes(f, cfg, vb, d.l2_bytes, version)?;
+    let steps_chain = chain_of(f, cfg, version);
+    let stream = b / d.bandwidth;
+    let base = (d.floor_s + stream.max(step_s * steps_chain)).ln();
+    let nnz = f.nnz.max(1) as f64;
+    let n = f.nrows.max(1) as f64;
+    let l = |x: f64| x.max(0.0).ln_1p();
+    let sectors = if vb == 4 {
+        a.x_sectors_f32
+    } else {
+        a.x_sectors_f64
+    };
+    let mut x = vec![
+        nnz.ln(),
+        n.ln(),
+        (f.ncols.max(1) as f64).ln(),
+        l(f.max_nnz as f64),
+        l(f.mean_nnz),
+        l(f.std_nnz),
+        l(f.mode_nnz as f64),
+        b.ln(),
+        (sectors.max(1) as f64 / nnz).ln(),
+        (a.row_sectors_f64.max(1) as f64 / nnz).ln(),
+        f.ell_padding_ratio.max(1e-9).ln(),
+        f.empty_rows as f64 / n,
+        l(f.diagonals as f64),
+        l(f.bandwidth as f64 / n),
+        l(a.cols_used as f64),
+        l(steps(f, cfg.variant, version)),
+        b / d.l2_bytes,
+        base,
+        l(steps_chain),
+        (step_s * steps_chain / stream.max(1e-12)).max(1e-6).ln(),
+    ];
+    x.extend(a.warp_steps.iter().map(|&s| l(s as f64)));
+    if version >= 1 {
+        let (xt, hit) = x_traffic(f, vb, d.l2_bytes);
+        let x_once = (a.cols_used.max(1) as f64) * vb as f64;
+        x.extend([
+            (x_once / d.l2_bytes).ln(),
+            hit,
+            (xt / b.max(1.0)).max(1e-9).ln(),
+            ((b - xt).max(1.0) / d.l2_bytes).ln(),
+        ]);
+    }
+    if version >= 5 {
+        x.extend(row_mix(f));
+    }
+    if version >= 6 {
+        x.extend(warp_tail(f, cfg.variant));
+    }
+    if version >= 7 {
+        // The ELL part's warp steps up to its width, and the share of its stored values it
+        // loads; the configuration's own steps and 1 where nothing is skipped.
+        x.extend(match ell_values(f, cfg) {
+            Some((stored, loaded)) => [l(loaded / 32.0), loaded / stored.max(1.0)],
+            None => [l(steps(f, cfg.variant, version)), 1.0],
+        });
+    }
+    if version >= 9 {
+        x.extend([align_degree(a, vb), align_degree(a, 4)]);
+    }
+    Ok((x, base, b))
+}
+
+/// `ln` of the mean lane-alignment degree of the row-per-thread warps' steps for elements of
+/// `bytes` (4 or 8) bytes: [`crate::features::Access::align_steps`] over
+/// [`crate::features::Access::warp_steps`]`[0]`, 0 (degree 1) for features without the count.
+pub(super) fn align_degree(a: &crate::features::Access, bytes: u64) -> f64 {
+    let steps = a.warp_steps[0].max(1);
+    let align = a.align_steps[usize::from(bytes == 8)].max(steps);
+    (align as f64 / steps as f64).ln()
+}

@@ -1,0 +1,304 @@
+//! Fitting the `sparsecast` model on training tables: the device parameters, each
+//! configuration's step and trees, the reference of the relative corrections and the
+//! uncertainty (steps 2–5 of the module doc of [`super`]).
+
+use super::*;
+
+/// The device parameters measured on `rows` of `precision` (see the module doc); `l2_bytes` is
+/// the device's cache (50 MB when the table's device is unknown).
+pub fn fit_device(rows: &[&TableRow], precision: Precision) -> Device {
+    let l2 = l2_of(rows.first().map_or("", |r| r.device.as_str()));
+    let vb = value_bytes(precision);
+    let mut floors: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.precision == precision && r.features.nnz <= 20_000)
+        .filter_map(|r| r.best().map(|b| b.1))
+        .collect();
+    floors.sort_by(f64::total_cmp);
+    let floor_s = floors.get(floors.len() / 2).copied().unwrap_or(2e-6);
+    let mut bw: Vec<f64> = Vec::new();
+    let mut all: Vec<f64> = Vec::new();
+    for r in rows.iter().filter(|r| r.precision == precision) {
+        for t in &r.times {
+            let (Some(s), Ok(cfg)) = (t.time(), KernelConfig::parse_label(&t.config)) else {
+                continue;
+            };
+            if let Ok(b) = bytes(&r.features, &cfg, vb, l2, VERSION) {
+                all.push(b / s);
+                if b >= 256e6 {
+                    bw.push(b / s);
+                }
+            }
+        }
+    }
+    let pick = if bw.len() >= 10 { &mut bw } else { &mut all };
+    pick.sort_by(f64::total_cmp);
+    let bandwidth = pick
+        .get(pick.len() * 9 / 10)
+        .copied()
+        .filter(|b| b.is_finite() && *b > 0.0)
+        .unwrap_or(1e11);
+    Device {
+        floor_s,
+        bandwidth,
+        l2_bytes: l2,
+    }
+}
+
+/// The L2 bytes of a device named in a table (H200 60 MB, H100 50 MB; otherwise 50 MB).
+pub fn l2_of(device: &str) -> f64 {
+    if device.contains("H200") {
+        60e6
+    } else {
+        50e6
+    }
+}
+
+/// Seconds per step of the longest row of one configuration (see the module doc): the 10th
+/// percentile of `(T − floor) / chain` over its examples with a chain of ≥ 256 steps; 0 when
+/// fewer than 5 have one.
+pub(super) fn fit_step(set: &ConfigSet<'_>, d: &Device) -> f64 {
+    let mut r: Vec<f64> = set
+        .examples
+        .iter()
+        .filter_map(|(row, y)| {
+            let c = chain_of(&row.features, &set.config, VERSION);
+            (c >= 256.0).then(|| (y.exp() - d.floor_s).max(0.0) / c)
+        })
+        .collect();
+    if r.len() < 5 {
+        return 0.0;
+    }
+    r.sort_by(f64::total_cmp);
+    r[r.len() / 10]
+}
+
+/// One training example of a configuration: its features, `ln(T/T₀)` and its family.
+/// Features, target, family and non-zeros of one training example.
+type Example<'a> = (&'a Vec<f64>, f64, &'a str, f64);
+
+/// The examples of one configuration as (features, ln(T/T₀)), aligned with `set.examples`
+/// (`None` where the features fail).
+pub(super) fn ex_rows(
+    set: &ConfigSet<'_>,
+    vb: u64,
+    d: &Device,
+    step_s: f64,
+) -> Vec<Option<(Vec<f64>, f64)>> {
+    set.examples
+        .iter()
+        .map(|(r, y)| {
+            let (x, base, _) = features(&r.features, &set.config, vb, d, step_s, VERSION).ok()?;
+            Some((x, y - base))
+        })
+        .collect()
+}
+
+/// Fit one configuration: trees on all its examples, sigma from `inner` inner folds (none: 0),
+/// and with `reference` (each training row's reference residual, by [`row_key`]) the relative
+/// trees on the residual minus it.
+pub(super) fn fit_config(
+    set: &ConfigSet<'_>,
+    vb: u64,
+    d: &Device,
+    inner: usize,
+    reference: Option<&HashMap<usize, f64>>,
+) -> Result<Option<OwnConfig>> {
+    let step_s = fit_step(set, d);
+    // Every example's features once: the own trees, the relative ones and the inner folds.
+    let rows = ex_rows(set, vb, d, step_s);
+    let ex: Vec<Example> = set
+        .examples
+        .iter()
+        .zip(&rows)
+        .filter_map(|((r, _), e)| {
+            e.as_ref()
+                .map(|(x, y)| (x, *y, r.family.as_str(), r.features.nnz as f64))
+        })
+        .collect();
+    if ex.len() < 2 {
+        return Ok(None);
+    }
+    let what = format!("sparsecast of {}", set.label);
+    let xs: Vec<Vec<f64>> = ex.iter().map(|e| e.0.clone()).collect();
+    let ys: Vec<f64> = ex.iter().map(|e| e.1).collect();
+    let (base, trees) = boost(&xs, &ys, TREES, &what)?;
+    let (mut rel_base, mut rel_trees) = (0.0, Vec::new());
+    if let Some(refs) = reference {
+        let (rx, ry): (Vec<Vec<f64>>, Vec<f64>) = set
+            .examples
+            .iter()
+            .zip(&rows)
+            .filter_map(|((row, _), e)| {
+                let (x, y) = e.as_ref()?;
+                let r = refs.get(&row_key(row))?;
+                Some((x.clone(), y - r))
+            })
+            .unzip();
+        if rx.len() >= 2 {
+            (rel_base, rel_trees) = boost(&rx, &ry, TREES, &what)?;
+        }
+    }
+    // (|ln error|, non-zeros) of every held-out example of the inner folds.
+    let mut errs: Vec<(f64, f64)> = Vec::new();
+    for k in 0..inner {
+        let (test, train): (Vec<&Example>, Vec<_>) =
+            ex.iter().partition(|e| dataset::fold_of(e.2, inner) == k);
+        if test.is_empty() || train.len() < 2 {
+            continue;
+        }
+        let txs: Vec<Vec<f64>> = train.iter().map(|e| e.0.clone()).collect();
+        let tys: Vec<f64> = train.iter().map(|e| e.1).collect();
+        let (b0, tr) = boost(&txs, &tys, TREES, &what)?;
+        errs.extend(test.iter().map(|e| {
+            let err = (b0 + gb::sum(&tr, e.0) - e.1).abs();
+            (err, e.3)
+        }));
+    }
+    let (sigma, sigma_by_nnz) = sigmas(&errs);
+    Ok(Some(OwnConfig {
+        config: set.label.clone(),
+        base,
+        trees,
+        sigma,
+        sigma_by_nnz,
+        step_s,
+        n: ys.len(),
+        rel_base,
+        rel_trees,
+        issue_s: 0.0,
+    }))
+}
+
+/// The one-sigma ([`one_sigma`]) of `errs`' errors (0.1 without any), and the same per size
+/// class ([`sigma_class`] of the non-zeros) where a class has ≥ [`SIGMA_MIN_PER_CLASS`] errors,
+/// else the overall one; no classes without errors.
+pub(super) fn sigmas(errs: &[(f64, f64)]) -> (f64, Vec<f64>) {
+    let sigma = |mut v: Vec<f64>| one_sigma(&mut v);
+    let Some(all) = sigma(errs.iter().map(|e| e.0).collect()) else {
+        return (0.1, Vec::new());
+    };
+    let by_class = (0..=SIGMA_NNZ_EDGES.len())
+        .map(|c| {
+            let v: Vec<f64> = errs
+                .iter()
+                .filter(|e| sigma_class(e.1) == c)
+                .map(|e| e.0)
+                .collect();
+            match v.len() >= SIGMA_MIN_PER_CLASS {
+                true => sigma(v).unwrap_or(all),
+                false => all,
+            }
+        })
+        .collect();
+    (all, by_class)
+}
+
+/// A training row's key in the reference residuals (its address: rows are borrowed for the
+/// whole fit).
+pub(super) fn row_key(row: &TableRow) -> usize {
+    row as *const TableRow as usize
+}
+
+/// The reference of the relative corrections (see [`RELATIVE_SHARE`]): the mean residual
+/// `ln(T / T₀)` of each training row over the configurations measured on at least 99 % of the
+/// rows as many as the most measured one, and trees that predict it from the features of
+/// [`REFERENCE_FEATURES`] (the most measured configuration where the table lacks it). `None`
+/// without such rows.
+#[allow(clippy::type_complexity)]
+pub(super) fn fit_reference(
+    sets: &[ConfigSet<'_>],
+    vb: u64,
+    d: &Device,
+) -> Result<Option<(OwnConfig, HashMap<usize, f64>)>> {
+    let most = sets.iter().map(|s| s.examples.len()).max().unwrap_or(0);
+    fn residuals<'a>(
+        set: &ConfigSet<'a>,
+        vb: u64,
+        d: &Device,
+        step_s: f64,
+    ) -> Vec<(&'a TableRow, Option<(Vec<f64>, f64)>)> {
+        let rows = set.examples.iter().map(|(row, _)| *row);
+        rows.zip(ex_rows(set, vb, d, step_s)).collect()
+    }
+    let mut acc: HashMap<usize, (f64, f64)> = HashMap::new();
+    for set in sets.iter().filter(|s| s.examples.len() * 100 >= most * 99) {
+        for (row, e) in residuals(set, vb, d, fit_step(set, d)) {
+            if let Some((_, r)) = e {
+                let a = acc.entry(row_key(row)).or_default();
+                a.0 += r;
+                a.1 += 1.0;
+            }
+        }
+    }
+    let means: HashMap<usize, f64> = acc.into_iter().map(|(k, (s, n))| (k, s / n)).collect();
+    let Some(set) = sets
+        .iter()
+        .find(|s| s.label == REFERENCE_FEATURES)
+        .or_else(|| sets.iter().max_by_key(|s| s.examples.len()))
+    else {
+        return Ok(None);
+    };
+    let step_s = fit_step(set, d);
+    let (xs, ys): (Vec<Vec<f64>>, Vec<f64>) = residuals(set, vb, d, step_s)
+        .into_iter()
+        .filter_map(|(row, e)| Some((e?.0, *means.get(&row_key(row))?)))
+        .unzip();
+    if ys.len() < 2 {
+        return Ok(None);
+    }
+    let (base, trees) = boost(&xs, &ys, TREES, "sparsecast reference")?;
+    let reference = OwnConfig {
+        config: set.label.clone(),
+        base,
+        trees,
+        sigma: 0.0,
+        sigma_by_nnz: Vec::new(),
+        step_s,
+        n: ys.len(),
+        rel_base: 0.0,
+        rel_trees: Vec::new(),
+        issue_s: 0.0,
+    };
+    Ok(Some((reference, means)))
+}
+
+/// Train every configuration of `precision` (in parallel), with the uncertainty and the
+/// calibration matrices a target measures to transfer it ([`crate::learn::cross_own`]).
+pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<OwnModel> {
+    let mut m = fit_with(rows, precision, INNER_FOLDS)?;
+    let cal = crate::learn::cross_own::calibration_rows(rows, precision);
+    m.calibration = (!cal.is_empty()).then_some(cal);
+    Ok(m)
+}
+
+/// [`fit`] with `inner` folds for the uncertainty (0: no uncertainty, 5× faster; for
+/// evaluations that only score the prediction).
+pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Result<OwnModel> {
+    let sets = dataset::per_config(rows, precision)?;
+    crate::learn::check_any("sparsecast", &sets, precision)?;
+    let device = fit_device(rows, precision);
+    let vb = value_bytes(precision);
+    let (reference, means) = match fit_reference(&sets, vb, &device)? {
+        Some((r, m)) => (Some(r), Some(m)),
+        None => (None, None),
+    };
+    let configs: Vec<OwnConfig> = sets
+        .par_iter()
+        .map(|s| fit_config(s, vb, &device, inner, means.as_ref()))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok(OwnModel {
+        precision,
+        device,
+        configs,
+        trained_on: None,
+        version: VERSION,
+        reference,
+        calibration: None,
+        cross: None,
+        pick: None,
+    })
+}

@@ -1,0 +1,355 @@
+use super::fit::sigmas;
+use super::*;
+use crate::backend::VendorAlg;
+
+/// A 64 × 64 matrix whose row 5 holds 40 entries and every other row 2.
+fn one_long_row() -> Features {
+    let (mut rows, mut cols) = (Vec::new(), Vec::new());
+    for r in 0..64u32 {
+        let len = if r == 5 { 40 } else { 2 };
+        rows.extend((0..len).map(|_| r));
+        cols.extend((0..len).map(|k| (r + k) % 64));
+    }
+    let vals = vec![1.0f64; rows.len()];
+    Features::compute(&crate::Csr::from_triplets(64, 64, &rows, &cols, &vals).unwrap())
+}
+
+/// 100 rows of 2 entries, then one of 5,000.
+fn short_rows_and_one_long() -> Features {
+    let (mut rows, mut cols) = (Vec::new(), Vec::new());
+    for r in 0..101u32 {
+        let len = if r == 100 { 5000 } else { 2 };
+        rows.extend((0..len).map(|_| r));
+        cols.extend(0..len);
+    }
+    let vals = vec![1.0f64; rows.len()];
+    Features::compute(&crate::Csr::from_triplets(101, 5000, &rows, &cols, &vals).unwrap())
+}
+
+#[test]
+fn version_9_gives_the_lane_alignment_degree_of_the_value_and_index_loads() {
+    // Rows of 8 entries: 4-byte starts fall on 4 offsets of 128 bytes (8 lanes meet), 8-byte
+    // ones on 2 (16 lanes); the trees get ln 16 (f64 values) and ln 8 (indices) last.
+    let n = 64u32;
+    let rows: Vec<u32> = (0..n).flat_map(|r| [r; 8]).collect();
+    let cols: Vec<u32> = (0..n)
+        .flat_map(|r| (0..8).map(move |k| (r + 3 * k) % n))
+        .collect();
+    let vals = vec![1.0f64; rows.len()];
+    let m = crate::Csr::from_triplets(n as usize, n as usize, &rows, &cols, &vals).unwrap();
+    let f = Features::compute(&m);
+    let a = f.access.as_ref().unwrap();
+    assert!((align_degree(a, 8) - 16f64.ln()).abs() < 1e-12);
+    assert!((align_degree(a, 4) - 8f64.ln()).abs() < 1e-12);
+    let cfg = KernelConfig::parse_label("csr-scalar").unwrap();
+    let d = Device {
+        floor_s: 2e-6,
+        bandwidth: 1e12,
+        l2_bytes: 50e6,
+    };
+    let (x9, ..) = features(&f, &cfg, 8, &d, 1e-9, 9).unwrap();
+    let (x8, ..) = features(&f, &cfg, 8, &d, 1e-9, 8).unwrap();
+    assert_eq!(x9.len(), x8.len() + 2);
+    assert_eq!(x9[x8.len()..], [align_degree(a, 8), align_degree(a, 4)]);
+    // Features without the count (stored before version 9) read as degree 1.
+    let mut old = a.clone();
+    old.align_steps = [0, 0];
+    assert_eq!(align_degree(&old, 8), 0.0);
+}
+
+#[test]
+fn sells_chain_stops_at_the_split_threshold_from_version_8() {
+    // 100 rows of 2 entries and one of 5,000, sorted in one window of 256: slices of width
+    // 5,000, 2, 2 and 2 (the last of 5 rows): 5,006 warp steps over 4 lane groups, chunks of
+    // the minimum 16, so the kernel splits what is wider than 32.
+    let f = short_rows_and_one_long();
+    let sell = KernelConfig::new(Variant::Sell);
+    assert_eq!(chain_of(&f, &sell, 8), 32.0);
+    assert_eq!(chain_of(&f, &sell, 7), 5000.0);
+    // cuSPARSE's SELL walks the whole width.
+    let vendor = KernelConfig::new(Variant::Vendor(VendorAlg::SellAlg1));
+    assert_eq!(chain_of(&f, &vendor, 8), 5000.0);
+    // Parameters whose slots the features lack: the longest row.
+    let mut odd = sell.clone();
+    odd.params.sell.c = 64;
+    assert_eq!(chain_of(&f, &odd, 8), 5000.0);
+    // 64 rows, one of 40: its slice is split too (wider than 32).
+    assert_eq!(chain_of(&one_long_row(), &sell, 8), 32.0);
+    assert_eq!(chain_of(&one_long_row(), &sell, 7), 40.0);
+}
+
+#[test]
+fn the_row_mix_tells_a_stack_of_long_rows_from_uniform_rows() {
+    // 100 rows of 2 entries and one of 5,000: almost every entry in a row of ≥ 4,096.
+    let f = short_rows_and_one_long();
+    let m = row_mix(&f);
+    // Bucket 2 (lengths 2–3) counts 3 entries a row, bucket 13 (4,096–8,191) 6,144.
+    let long = 6144.0 / (6144.0 + 300.0);
+    assert!(
+        (m[0] - long).abs() < 1e-12 && (m[3] - long).abs() < 1e-12,
+        "{m:?}"
+    );
+    assert_eq!((m[4], m[5]), (2.0, 1.0 / 101.0));
+    // Rows of 2 and one of 40: nothing in rows of ≥ 256.
+    let m = row_mix(&one_long_row());
+    assert_eq!((m[2], m[3]), (0.0, 0.0));
+}
+
+#[test]
+fn version_7_charges_ell_only_the_values_its_kernel_loads() {
+    let f = one_long_row();
+    let ell = KernelConfig::parse_label("ell").unwrap();
+    // Width 40: the warp of the long row loads 40 values a row, the other warp 2.
+    let skipped = (64.0 * 40.0 - (40.0 + 2.0) * 32.0) * 8.0;
+    let v6 = bytes(&f, &ell, 8, 1e9, 6).unwrap();
+    let v7 = bytes(&f, &ell, 8, 1e9, 7).unwrap();
+    assert!((v6 - v7 - skipped).abs() < 1e-9, "{v6} {v7}");
+    // The trees see the ELL part's steps and the share of its values loaded.
+    let d = Device {
+        floor_s: 2e-6,
+        bandwidth: 1e12,
+        l2_bytes: 1e9,
+    };
+    let (x7, _, _) = features(&f, &ell, 8, &d, 0.0, 7).unwrap();
+    let (x6, _, _) = features(&f, &ell, 8, &d, 0.0, 6).unwrap();
+    assert_eq!(x7.len(), x6.len() + 2);
+    assert!((x7[x7.len() - 1] - 42.0 / 80.0).abs() < 1e-12, "{x7:?}");
+    // Other kernels keep their bytes.
+    let csr = KernelConfig::parse_label("csr-scalar").unwrap();
+    assert_eq!(
+        bytes(&f, &csr, 8, 1e9, 6).unwrap(),
+        bytes(&f, &csr, 8, 1e9, 7).unwrap()
+    );
+    // HYB of width 2 loads every value it stores.
+    let mut hyb = KernelConfig::parse_label("hyb").unwrap();
+    hyb.params.hyb.width = Some(2);
+    assert_eq!(ell_values(&f, &hyb), Some((128.0, 128.0)));
+}
+
+#[test]
+fn the_chain_is_the_longest_row_in_steps_of_the_thread_mapping() {
+    let f = one_long_row();
+    let csr = |t| Variant::Csr { threads_per_row: t };
+    assert_eq!(chain(&f, csr(1), VERSION), 40.0);
+    assert_eq!(chain(&f, csr(8), VERSION), 5.0);
+    assert_eq!(chain(&f, csr(32), VERSION), 2.0);
+    assert_eq!(chain(&f, Variant::Jad, VERSION), 40.0);
+    assert_eq!(
+        chain(&f, Variant::Vendor(VendorAlg::SellAlg1), VERSION),
+        40.0
+    );
+    // BSR (version 4): one warp per block row of 4 rows, 8 blocks per trip. Row 5's 40
+    // columns 5..=44 and its block row's short rows span block columns 1..=11: 2 trips;
+    // every other block row 1 trip. Version 3 counted the longest row in steps of 4.
+    assert_eq!(chain(&f, Variant::Bsr, VERSION), 2.0);
+    assert_eq!(steps(&f, Variant::Bsr, VERSION), 17.0);
+    assert_eq!(chain(&f, Variant::Bsr, 3), 10.0);
+    assert_eq!(
+        steps(&f, Variant::Bsr, 3),
+        f.access.as_ref().unwrap().warp_steps[0] as f64
+    );
+    for balanced in [
+        Variant::CsrMerge,
+        Variant::Coo,
+        Variant::Hyb,
+        Variant::Vendor(VendorAlg::CsrAlg1),
+    ] {
+        assert_eq!(chain(&f, balanced, VERSION), 0.0, "{balanced:?}");
+    }
+}
+
+#[test]
+fn x_is_read_once_when_it_fits_and_per_warp_when_far_larger_than_the_l2() {
+    let f = one_long_row();
+    let a = f.access.as_ref().unwrap();
+    let once = a.cols_used as f64 * 8.0;
+    let requested = a.x_sectors_f64 as f64 * 32.0;
+    assert!(requested > once, "the test matrix must re-request sectors");
+    // Fits: read once, every re-request hits.
+    assert_eq!(x_traffic(&f, 8, 1e9), (once, 1.0));
+    // A cache share of a tenth of x: 90 % of the re-requests go to DRAM.
+    let (t, hit) = x_traffic(&f, 8, once / 5.0);
+    assert!((hit - 0.1).abs() < 1e-12);
+    assert!((t - (once + 0.9 * (requested - once))).abs() < 1e-9);
+    // Continuous where version 0 switched (x = half the L2).
+    let (below, _) = x_traffic(&f, 8, 2.0 * once * (1.0 + 1e-9));
+    let (above, _) = x_traffic(&f, 8, 2.0 * once * (1.0 - 1e-9));
+    assert!((above - below).abs() < 1e-6 * once);
+}
+
+#[test]
+fn a_model_stored_without_a_version_keeps_the_version_0_base() {
+    let json = r#"{"precision":"f64","device":{"floor_s":2e-6,"bandwidth":1e12,"l2_bytes":50e6},
+        "configs":[{"config":"ell","base":0.0,"trees":[],"sigma":0.1,"n":1}]}"#;
+    let m: OwnModel = serde_json::from_str(json).unwrap();
+    assert_eq!(m.version, 0);
+    // With an L2 small next to x, version 0 reads the per-warp sectors, version 1 blends.
+    let f = one_long_row();
+    let cfg = KernelConfig::parse_label("ell").unwrap();
+    let a = f.access.as_ref().unwrap();
+    let l2 = a.cols_used as f64 * 8.0; // x = the L2: half of it is x's share
+    let v0 = bytes(&f, &cfg, 8, l2, 0).unwrap();
+    let v1 = bytes(&f, &cfg, 8, l2, 1).unwrap();
+    let (xt, hit) = x_traffic(&f, 8, l2);
+    assert!((hit - 0.5).abs() < 1e-12);
+    assert!((v0 - v1 - (a.x_sectors_f64 as f64 * 32.0 - xt)).abs() < 1e-6);
+    assert!(v1 < v0);
+    let p0 = m.parts(&f, "ell").unwrap();
+    assert!((p0.bytes - bytes(&f, &cfg, 8, 50e6, 0).unwrap()).abs() < 1e-9);
+    assert!(m.validate().is_ok());
+    // A model of a version newer than this binary is refused, not read with missing inputs.
+    let newer = OwnModel {
+        version: VERSION + 1,
+        ..m
+    };
+    let e = newer.validate().unwrap_err().to_string();
+    assert!(e.contains(&format!("version {}", VERSION + 1)), "{e}");
+}
+
+#[test]
+fn the_relative_correction_is_blended_evenly_with_the_own_one() {
+    let json = r#"{"precision":"f64","device":{"floor_s":2e-6,"bandwidth":1e12,"l2_bytes":50e6},
+        "version":2,
+        "configs":[{"config":"ell","base":0.2,"trees":[],"sigma":0.1,"n":1,"rel_base":-0.1,
+            "rel_trees":[{"f":[],"t":[],"l":[],"r":[],"v":[0.05]}]}],
+        "reference":{"config":"csr-merge","base":0.4,"trees":[],"sigma":0.0,"n":1}}"#;
+    let m: OwnModel = serde_json::from_str(json).unwrap();
+    m.validate().unwrap();
+    let f = one_long_row();
+    let p = m.parts(&f, "ell").unwrap();
+    // ½ · 0.2 + ½ · (0.4 + (−0.1 + 0.05))
+    assert!(
+        (p.correction - (0.1 + 0.5 * 0.35)).abs() < 1e-6,
+        "{}",
+        p.correction
+    );
+    // Without a reference (a version-1 model), the own trees alone.
+    let v1 = OwnModel {
+        reference: None,
+        ..m.clone()
+    };
+    assert!((v1.parts(&f, "ell").unwrap().correction - 0.2).abs() < 1e-12);
+}
+
+#[test]
+fn the_configurations_of_one_matrix_share_the_reference_and_predict_the_same() {
+    use crate::matrix::generate::{stencil, Stencil};
+    use crate::model::{Bounded, Model, Prediction, StoredModel};
+    let exact = |r: &Result<Prediction>| match r {
+        Ok(p) => format!(
+            "{:x} {:?} {:?}",
+            p.seconds.to_bits(),
+            p.uncertainty.map(f64::to_bits),
+            p.clamped
+        ),
+        Err(e) => format!("error: {e}"),
+    };
+    let matrices = [
+        one_long_row(),
+        Features::compute(&stencil(Stencil::D2P5, 100, u64::MAX).unwrap()),
+    ];
+    let mut checked = 0;
+    for (_, profile) in crate::profile::Profile::load_embedded_all().unwrap() {
+        for section in &profile.precisions {
+            for m in section.bounded_models(None).unwrap() {
+                let StoredModel::Sparsecast(own) = &m.model else {
+                    continue;
+                };
+                // The relative corrections are there to share a reference.
+                assert!(own.reference.is_some());
+                assert!(own.configs.iter().any(|c| !c.rel_trees.is_empty()));
+                let cfgs = Model::configs(&m);
+                let unbounded = Bounded {
+                    model: &m.model,
+                    bounds: None,
+                };
+                for f in &matrices {
+                    for model in [&m as &dyn Model, &m.model, &unbounded] {
+                        let all = model.predict_detail_configs(f, &cfgs);
+                        assert_eq!(all.len(), cfgs.len());
+                        for (c, got) in cfgs.iter().zip(&all) {
+                            let one = model.predict_detail_config(f, c);
+                            assert_eq!(exact(got), exact(&one), "{}", c.label());
+                        }
+                        checked += all.iter().filter(|p| p.is_ok()).count();
+                    }
+                }
+            }
+        }
+    }
+    // Without embedded profiles (`SPARSECAST_NO_EMBED`) there is nothing to compare.
+    if !crate::profile::embedded().is_empty() {
+        assert!(checked > 100, "{checked}");
+    }
+}
+
+#[test]
+fn the_base_is_the_larger_of_streaming_and_the_chain() {
+    let d = Device {
+        floor_s: 2e-6,
+        bandwidth: 1e12,
+        l2_bytes: 50e6,
+    };
+    let p = |bytes: f64, chain_s: f64| Parts {
+        bytes,
+        chain_s,
+        correction: 0.0,
+        sigma: 0.1,
+        steps: 0.0,
+        issue_s: 0.0,
+    };
+    assert!((p(1e6, 0.0).ln_base(&d).exp() - 3e-6).abs() < 1e-12);
+    assert!((p(1e6, 5e-6).ln_base(&d).exp() - 7e-6).abs() < 1e-12);
+    assert!((p(1e7, 5e-6).ln_base(&d).exp() - 12e-6).abs() < 1e-12);
+}
+
+#[test]
+fn the_uncertainty_follows_the_size_class_that_has_enough_errors() {
+    assert_eq!(sigma_class(999.0), 0);
+    assert_eq!(sigma_class(1e4), 1);
+    assert_eq!(sigma_class(5e6), 3);
+    assert_eq!(sigma_class(3e8), 4);
+    // 40 small matrices erring 1 %, 40 of 10⁶–10⁷ erring 8 %, 5 above 10⁷ erring 50 %.
+    let mut errs: Vec<(f64, f64)> = (0..40).map(|_| (0.01, 2e3)).collect();
+    errs.extend((0..40).map(|_| (0.08, 2e6)));
+    errs.extend((0..5).map(|_| (0.5, 2e7)));
+    let (all, by) = sigmas(&errs);
+    assert_eq!(all, 0.08);
+    // Classes without 30 errors fall back on the overall median.
+    assert_eq!(by, vec![0.01, 0.08, 0.08, 0.08, 0.08]);
+    let c = OwnConfig {
+        config: "ell".into(),
+        base: 0.0,
+        trees: Vec::new(),
+        sigma: all,
+        sigma_by_nnz: vec![0.01, 0.02, 0.03, 0.08, 0.2],
+        step_s: 0.0,
+        n: 85,
+        rel_base: 0.0,
+        rel_trees: Vec::new(),
+        issue_s: 0.0,
+    };
+    assert_eq!(c.sigma_for(500.0), 0.01);
+    assert_eq!(c.sigma_for(2e6), 0.08);
+    // A model stored before the classes: one sigma for every size.
+    let old = OwnConfig {
+        sigma_by_nnz: Vec::new(),
+        ..c
+    };
+    assert_eq!(old.sigma_for(2e8), 0.08);
+    assert_eq!(sigmas(&[]), (0.1, Vec::new()));
+}
+
+#[test]
+fn the_one_sigma_holds_the_share_of_errors_a_normal_one_sigma_holds() {
+    // Errors 0.001 … 0.100: the one-sigma is the 69th smallest (68.27 % of 100 below it),
+    // not the median (0.051).
+    let mut v: Vec<f64> = (1..=100).rev().map(|i| i as f64 / 1000.0).collect();
+    assert_eq!(one_sigma(&mut v), Some(0.069));
+    let within = v.iter().filter(|&&e| e <= 0.069).count();
+    assert_eq!(within, 69);
+    assert_eq!(one_sigma(&mut [0.3]), Some(0.3));
+    assert_eq!(one_sigma(&mut []), None);
+    let errs: Vec<(f64, f64)> = (1..=100).map(|i| (i as f64 / 1000.0, 2e3)).collect();
+    assert_eq!(sigmas(&errs).0, 0.069);
+}
