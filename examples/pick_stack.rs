@@ -1,7 +1,7 @@
 //! Experiment (docs/ACCURACY.md, session 24): would a second stage that reads every
 //! configuration's held-out prediction of a matrix at once — and what the corpus measured on
 //! the most similar matrices — pick better than the argmin of the predicted times? Its `regret`
-//! mode with `KNN=5` is what the product now does (`src/learn/stage.rs`, session 26); the other
+//! mode with `KNN=5` is what the product now does (`src/learn/stage/`, session 26); the other
 //! modes stay here as the alternatives measured.
 //!
 //! ```sh
