@@ -2,7 +2,7 @@
 # variables (docs/ACCURACY.md; sourced by scripts/segtile_collect_all.sh and
 # scripts/device_s40.sh from the repository root): `env $(seed_args s4) … bash
 # scripts/device_collect.sh`. Seeds 1-9 were measured with the 70 shared files in the corpus
-# directory (the Kronecker expansions need them), seeds 10-15 and 21 without. Seeds 15 and 16 (session 56) and 17 (session 59) are stacks only (session 48: the
+# directory (the Kronecker expansions need them), seeds 10-15 and 21 without. Seeds 15 and 16 (session 56), 17 (session 59) and 18 (session 60) are stacks only (session 48: the
 # stacks are where the unseen draw's misses are, docs/ACCURACY.md session 45).
 seed_args() {
     case $1 in

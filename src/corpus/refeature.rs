@@ -83,7 +83,7 @@ pub fn rebuild(source: &SourceInfo, mats: Option<&Path>) -> Result<Csr<f64>> {
 
 /// Every distinct generated matrix of `rows` with at most `max_nnz` non-zeros (by the table's
 /// count), rebuilt from its spec, in table order, beside its first row: the loop of the
-/// analysis examples (`examples/cta_load.rs`, `examples/chain_warp.rs`). A spec that cannot be
+/// analysis examples (`examples/cta_load.rs`). A spec that cannot be
 /// rebuilt is reported on stderr and skipped; file sources are left out.
 pub fn generated_matrices(
     rows: &[TableRow],

@@ -452,8 +452,8 @@ fn our_model_answers_with_its_reason_and_the_answer_runs() {
 
 /// A best single configuration with others predicted within its uncertainty says so, beside
 /// them, and points to `--tune`; one without says neither. The shipped matrices hold both (with
-/// the embedded H200 profile: cage11 was a close call in f32 until session 59's profile, which
-/// makes it one in f64 only).
+/// the embedded H200 profile; which matrix and precision is the close call moves with each refit,
+/// so the test asks for one among them, not a named one).
 #[test]
 fn a_close_call_names_the_configurations_within_the_uncertainty_and_points_to_tune() {
     let mut seen = Vec::new();
