@@ -579,7 +579,29 @@ fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
         .unwrap_or_else(|| panic!("no variant of the DP's plan: {t}"));
     assert!(first <= 5, "{t}");
     let dp_variants: Vec<usize> = plans[first..].iter().map_while(kind_of).collect();
-    assert_eq!(dp_variants[0], 0, "no block-size variant first: {t}");
+    // Block-size variants (kind 0), where the plan has a block whose kernel comes in other block
+    // sizes, before the runners-up (kind 1). Which kernels the DP picks depends on the embedded
+    // profile (session 61's chose `hyb`, `dia`, `hyb`: none has another block size), so the
+    // presence of kind 0 is the unit test's (`variants_change_one_block_to_each_other_block_size
+    // _then_to_each_runner_up`); here the order and the runners-up.
+    let sized = r["plan"].as_array().unwrap().iter().any(|b| {
+        let c = b["config"].as_str().unwrap_or_default();
+        [
+            "csr-scalar",
+            "csr-t4",
+            "csr-vector",
+            "ell",
+            "sell",
+            "segtile",
+        ]
+        .iter()
+        .any(|k| c == *k || c.starts_with(&format!("{k}@")))
+    });
+    assert_eq!(
+        dp_variants[0] == 0,
+        sized,
+        "block-size variants first where any: {t}"
+    );
     assert!(dp_variants.contains(&1), "no runner-up variant: {t}");
     assert!(dp_variants.windows(2).all(|w| w[0] <= w[1]), "{t}");
     // Then the further rounds' variants, then (session 49) up to three of the fastest
