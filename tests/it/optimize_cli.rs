@@ -4,6 +4,8 @@
 use crate::common::bin;
 use crate::common::shared_matrix;
 use serde_json::Value;
+use sparsecast::backend::KernelConfig;
+use sparsecast::model::StoredModel;
 use std::path::Path;
 use std::process::Output;
 use std::sync::OnceLock;
@@ -584,18 +586,27 @@ fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
     // profile (session 61's chose `hyb`, `dia`, `hyb`: none has another block size), so the
     // presence of kind 0 is the unit test's (`variants_change_one_block_to_each_other_block_size
     // _then_to_each_runner_up`); here the order and the runners-up.
-    let sized = r["plan"].as_array().unwrap().iter().any(|b| {
-        let c = b["config"].as_str().unwrap_or_default();
-        [
-            "csr-scalar",
-            "csr-t4",
-            "csr-vector",
-            "ell",
-            "sell",
-            "segtile",
-        ]
+    // A block has another block size where the model (the embedded profile's, which the command
+    // ran on) has a configuration of the same kernel and parameters at another size.
+    let (_, profile) = sparsecast::profile::Profile::load_embedded()
+        .unwrap()
+        .unwrap();
+    let configs: Vec<KernelConfig> = profile
+        .precisions
         .iter()
-        .any(|k| c == *k || c.starts_with(&format!("{k}@")))
+        .flat_map(|s| &s.models)
+        .filter_map(|m| match &m.model {
+            StoredModel::Sparsecast(o) => Some(&o.configs),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| KernelConfig::parse_label(&c.config).unwrap())
+        .collect();
+    let sized = r["plan"].as_array().unwrap().iter().any(|b| {
+        let c = KernelConfig::parse_label(b["config"].as_str().unwrap()).unwrap();
+        configs
+            .iter()
+            .any(|o| o.variant == c.variant && o.params == c.params && o.block_size != c.block_size)
     });
     assert_eq!(
         dp_variants[0] == 0,
