@@ -313,6 +313,14 @@ impl KernelConfig {
         }
     }
 
+    /// Whether `other` is this configuration at another block size: the same variant and
+    /// parameters (what [`KernelConfig::at_default_block_size`] keys), another size.
+    pub fn is_block_size_sibling(&self, other: &KernelConfig) -> bool {
+        self.variant == other.variant
+            && self.params == other.params
+            && self.block_size != other.block_size
+    }
+
     /// Parse a [`KernelConfig::label`] (other parameters default).
     pub fn parse_label(label: &str) -> Result<KernelConfig> {
         let bad = || Error::Invalid(format!("bad configuration '{label}'"));

@@ -604,9 +604,7 @@ fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
         .collect();
     let sized = r["plan"].as_array().unwrap().iter().any(|b| {
         let c = KernelConfig::parse_label(b["config"].as_str().unwrap()).unwrap();
-        configs
-            .iter()
-            .any(|o| o.variant == c.variant && o.params == c.params && o.block_size != c.block_size)
+        configs.iter().any(|o| o.is_block_size_sibling(&c))
     });
     assert_eq!(
         dp_variants[0] == 0,

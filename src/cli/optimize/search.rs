@@ -206,11 +206,7 @@ fn variants(
         let mut sizes: Vec<u32> = singles
             .iter()
             .map(|s| &s.config)
-            .filter(|c| {
-                c.variant == b.config.variant
-                    && c.params == b.config.params
-                    && c.block_size != b.config.block_size
-            })
+            .filter(|c| c.is_block_size_sibling(&b.config))
             .map(|c| c.block_size)
             .collect();
         sizes.sort_unstable();
