@@ -2,7 +2,7 @@
 # The refit behind docs/ACCURACY.md's refit tables (sessions 57-61), in one command: every
 # training table of a GPU, a family cross-validation with the second stage, the profile it
 # ships, the unseen seed 14 scored with it, the issue's own sets, the physical check and the
-# tuned shortlist's replay. ≈ 12 min on the 2-core build machine (H200, 33 tables).
+# tuned shortlist's replay. ≈ 13 min on the 2-core build machine (H200, 34 tables).
 #
 #   GPU=h200 OUT=/tmp/refit bash scripts/refit_cv.sh
 #   cp /tmp/refit/P.json.gz profiles/h200.json.gz    # to ship it, after comparing summary.txt
