@@ -45,7 +45,7 @@ echo "cross-validation and refit: $SECONDS s"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 gzip -dc "$OUT/s14.jsonl.gz" > "$T/s14.jsonl"
-gzip -dc "$OUT/R.jsonl.gz" | grep -vE '"matrix":"gen/s(1[5-9]|20)-' | gzip -1 > "$T/R-sets.jsonl.gz"
+gzip -dc "$OUT/R.jsonl.gz" | grep -vE '"matrix":"gen/s(1[5-9]|20|22)-' | gzip -1 > "$T/R-sets.jsonl.gz"
 {
     echo "## seed 14 (unseen), sparsecast: accuracy pooled (s14.md)"
     grep -E '^\| sparsecast \| f(32|64) \| all \|' "$OUT/s14.md" | head -2
