@@ -7,7 +7,7 @@
 #   GPU=h200 OUT=/tmp/refit bash scripts/refit_cv.sh
 #   cp /tmp/refit/P.json.gz profiles/h200.json.gz    # to ship it, after comparing summary.txt
 #
-# Training tables: data/corpus/$GPU*.jsonl.gz but seed 14's (-s14, -seg-s14: kept unseen for
+# Training tables (scripts/training_tables.sh): data/corpus/$GPU*.jsonl.gz but seed 14's (-s14, -seg-s14: kept unseen for
 # scoring) and the repeated measurements (-repeat, -s12-repeat: the noise floor). SC= the binary
 # (default target/release/sparsecast, built with `cargo build --release`), BASE= the profile
 # whose other models the new one keeps (default profiles/$GPU.json.gz). Writes under $OUT:
@@ -29,11 +29,8 @@ h100) L2=50e6 PEAK=3.35e12 ;;
 *) echo "GPU must be h200 or h100" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
-TABLES=()
-for f in data/corpus/"$GPU".jsonl.gz data/corpus/"$GPU"-*.jsonl.gz; do
-    case $f in *-s14.jsonl.gz | *-repeat.jsonl.gz) continue ;; esac
-    TABLES+=("$f")
-done
+source scripts/training_tables.sh
+mapfile -t TABLES < <(training_tables "$GPU")
 echo "${#TABLES[@]} training tables: ${TABLES[*]}" | tee "$OUT/tables.txt"
 SECONDS=0
 "$SC" train --data "${TABLES[@]}" --base "$BASE" --models sparsecast --folds 5 --quick-cv \
