@@ -14,6 +14,8 @@
 #   R.jsonl.gz    every training matrix predicted by the fold model that never saw its family
 #   r.md          the cross-validation's report          P.json.gz   the refit profile
 #   s14.md        seed 14 scored with P                   s14.jsonl.gz its records
+#   pairs.txt     the large matrices whose pick is beyond 1.2x the best or below 0.95x the best
+#                 cuSPARSE (tag, matrix, precision): scripts/pairs_turnover.sh compares two refits
 #   summary.txt   the figures docs/ACCURACY.md's tables quote: seed 14 by class
 #                 (stack_breakdown.py) and the second stage's picks (s14.md), the issue's sets
 #                 (`target_sets` on R less the stacks-only seeds' rows, so the sets stay the
@@ -43,6 +45,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 gzip -dc "$OUT/s14.jsonl.gz" > "$T/s14.jsonl"
 gzip -dc "$OUT/R.jsonl.gz" | grep -vE '"matrix":"gen/s(1[5-9]|20|22)-' | gzip -1 > "$T/R-sets.jsonl.gz"
+PAIRS=1 cargo run --quiet --release --example target_sets -- "$T/R-sets.jsonl.gz" > "$T/sets.txt" 2>/dev/null
+{ grep '^  pair ' "$T/sets.txt" || true; } | awk '{print $2, $3, $4}' | sort > "$OUT/pairs.txt"
 {
     echo "## seed 14 (unseen), sparsecast: accuracy pooled (s14.md)"
     grep -E '^\| sparsecast \| f(32|64) \| all \|' "$OUT/s14.md" | head -2
@@ -51,7 +55,7 @@ gzip -dc "$OUT/R.jsonl.gz" | grep -vE '"matrix":"gen/s(1[5-9]|20|22)-' | gzip -1
     echo "## seed 14, the second stage's pick (first stage -> second)"
     grep -E '^\| f(32|64) \| [0-9]+ \| [0-9.]+ →' "$OUT/s14.md"
     echo "## the issue's sets (family CV; stacks-only seeds left out)"
-    cargo run --quiet --release --example target_sets -- "$T/R-sets.jsonl.gz" 2>/dev/null | tail -n +2
+    grep -v '^  pair ' "$T/sets.txt" | tail -n +2
     echo "## physically possible (seed 14)"
     python3 scripts/physical_check.py "$T/s14.jsonl" "$OUT/P.json.gz" "$L2" "$PEAK"
     echo "## the tuned recommendation (seed 14)"
