@@ -7,8 +7,10 @@
 #   GPU=h200 OUT=/tmp/refit bash scripts/refit_cv.sh
 #   cp /tmp/refit/P.json.gz profiles/h200.json.gz    # to ship it, after comparing summary.txt
 #
-# Training tables (scripts/training_tables.sh): data/corpus/$GPU*.jsonl.gz but seed 14's (-s14, -seg-s14: kept unseen for
-# scoring) and the repeated measurements (-repeat, -s12-repeat: the noise floor). SC= the binary
+# Training tables (scripts/training_tables.sh): data/corpus/$GPU*.jsonl.gz but seed 14's (-s14,
+# -seg-s14: kept unseen for scoring) and the repeated measurements (-repeat, -s12-repeat: the
+# noise floor); the stacks-only seeds (scripts/seed_args.sh's STACKS_ONLY) train but are left
+# out of the issue's sets. SC= the binary
 # (default target/release/sparsecast, built with `cargo build --release`), BASE= the profile
 # whose other models the new one keeps (default profiles/$GPU.json.gz). Writes under $OUT:
 #   R.jsonl.gz    every training matrix predicted by the fold model that never saw its family
@@ -44,7 +46,8 @@ echo "cross-validation and refit: $SECONDS s"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 gzip -dc "$OUT/s14.jsonl.gz" > "$T/s14.jsonl"
-gzip -dc "$OUT/R.jsonl.gz" | grep -vE '"matrix":"gen/s(1[5-9]|20|22)-' | gzip -1 > "$T/R-sets.jsonl.gz"
+source scripts/seed_args.sh
+gzip -dc "$OUT/R.jsonl.gz" | grep -vE "\"matrix\":\"gen/(${STACKS_ONLY// /|})-" | gzip -1 > "$T/R-sets.jsonl.gz"
 PAIRS=1 cargo run --quiet --release --example target_sets -- "$T/R-sets.jsonl.gz" > "$T/sets.txt" 2>/dev/null
 { grep '^  pair ' "$T/sets.txt" || true; } | awk '{print $2, $3, $4}' | sort > "$OUT/pairs.txt"
 {

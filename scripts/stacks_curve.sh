@@ -6,8 +6,8 @@
 #
 #   GPU=h200 OUT=/tmp/curve bash scripts/stacks_curve.sh "none:" "s15:s15" "all:s15 s16 s17 s18 s19 s20"
 #
-# Each argument is NAME:SEEDS — the stacks-only seeds (s15-s20, s22) kept; the other tables
-# (as scripts/refit_cv.sh takes them) always are. SC= the binary (default
+# Each argument is NAME:SEEDS — the stacks-only seeds (scripts/seed_args.sh's STACKS_ONLY)
+# kept; the other tables (as scripts/refit_cv.sh takes them) always are. SC= the binary (default
 # target/release/sparsecast), BASE= the profile the fits go into (default profiles/$GPU.json.gz).
 set -euo pipefail
 GPU=${GPU:?set GPU=h200 or h100}
@@ -16,13 +16,14 @@ SC=${SC:-target/release/sparsecast}
 BASE=${BASE:-profiles/$GPU.json.gz}
 mkdir -p "$OUT"
 source scripts/training_tables.sh
+source scripts/seed_args.sh
 mapfile -t ALL < <(training_tables "$GPU")
 for v in "$@"; do
     name=${v%%:*} keep=" ${v#*:} "
     T=()
     for f in "${ALL[@]}"; do
-        s=$(echo "$f" | sed -En "s/.*$GPU-(s1[5-9]|s20|s22)\.jsonl\.gz$/\1/p")
-        if [ -n "$s" ] && [[ $keep != *" $s "* ]]; then continue; fi
+        s=${f#data/corpus/"$GPU"-} s=${s%.jsonl.gz}
+        if is_stacks_only "$s" && [[ $keep != *" $s "* ]]; then continue; fi
         T+=("$f")
     done
     SECONDS=0
