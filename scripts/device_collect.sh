@@ -65,7 +65,11 @@ fi
 [ ! -s "$TABLE" ] && [ -s ".dev/table/corpus-$GPU$TAG.jsonl.gz" ] && gunzip -c ".dev/table/corpus-$GPU$TAG.jsonl.gz" > "$TABLE"
 echo "corpus: $(ls "$MATS" | wc -l) files; $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader)"
 t0=$SECONDS
-"$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
+# HARD=S: the collect is killed after S seconds whatever --budget-s says (that budget is checked
+# only between matrices, and one large stack can run 40 s past it: session 64 lost a whole device
+# call so). The rows written so far stay: collect flushes each row and drops a cut last line when
+# it resumes.
+${HARD:+timeout -s KILL "$HARD"} "$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
     --kron-per-file "${KRON:-1}" --mixtures "${MIXTURES:-0}" \
     ${LONG_BLOCKS:+--long-blocks "$LONG_BLOCKS"} --min-nnz "${MIN_NNZ:-1000}" --max-nnz "${MAX_NNZ:-100000000}" \
     ${ONLY:+--only "$ONLY"} ${CONFIGS:+--configs "$CONFIGS"} --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 \

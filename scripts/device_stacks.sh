@@ -2,6 +2,9 @@
 # One device call of stacks-only collection (session 59): optionally `selftest --backend cuda`
 # first, then each seed of $SEEDS in turn (scripts/seed_args.sh) until $END seconds have passed
 # since the start, each continuing the table carried in .dev/table/ (scripts/device_collect.sh).
+# $END is checked only between matrices (a stack can run 40 s past it); LIMIT (the call's
+# timeout, default 600) is a hard stop: the collect is killed 35 s before it, so that the table
+# written so far is packed into $OUT in time.
 #
 # Prepare here (the collect binary needs no profile; 2.8 MB compressed):
 #   SPARSECAST_NO_EMBED=1 cargo build --release && mkdir -p .dev/stk/table
@@ -33,6 +36,6 @@ for s in ${SEEDS:?set SEEDS, e.g. \"s17\"}; do
     left=$((${END:-540} - (SECONDS - T0)))
     [ $left -lt 30 ] && break
     env $(seed_args "$s") GPU="$GPU" TAG=-"$s" SEED="${s#s}" MATS=/tmp/none MATS_SRC=/tmp/none \
-        BUDGET=$left OUT="$OUT" bash scripts/device_collect.sh 2>&1 | grep -E '^\[collect|stopped|done' | tail -4
+        BUDGET=$left HARD=$((${LIMIT:-600} - 35 - (SECONDS - T0))) OUT="$OUT" bash scripts/device_collect.sh 2>&1 | grep -E '^\[collect|stopped|done' | tail -4
 done
 ls -la "$OUT"
