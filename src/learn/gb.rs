@@ -558,6 +558,17 @@ pub const PAPER: Boost = Boost {
 /// Fit `ys ≈ base + Σ trees(xs)` (rows of `xs` are examples) with `forust-ml`, and copy the
 /// trees into our compact form. `what` names the model in errors.
 pub fn boost(xs: &[Vec<f64>], ys: &[f64], p: Boost, what: &str) -> Result<(f64, Vec<Tree>)> {
+    boost_weighted(xs, ys, None, p, what)
+}
+
+/// [`boost`] with a weight per example (`None`: every example 1).
+pub fn boost_weighted(
+    xs: &[Vec<f64>],
+    ys: &[f64],
+    weights: Option<&[f64]>,
+    p: Boost,
+    what: &str,
+) -> Result<(f64, Vec<Tree>)> {
     use forust_ml::objective::ObjectiveType;
     let d = xs.first().map_or(0, |r| r.len());
     let data = column_major(xs, d);
@@ -571,8 +582,11 @@ pub fn boost(xs: &[Vec<f64>], ys: &[f64], p: Boost, what: &str) -> Result<(f64, 
         .set_min_leaf_weight(p.min_leaf)
         .set_parallel(false)
         .set_initialize_base_score(true);
-    b.fit_unweighted(&m, ys, None)
-        .map_err(|e| err(e.to_string()))?;
+    match weights {
+        Some(w) => b.fit(&m, ys, w, None),
+        None => b.fit_unweighted(&m, ys, None),
+    }
+    .map_err(|e| err(e.to_string()))?;
     let trees = b
         .trees
         .iter()
@@ -647,6 +661,31 @@ mod tests {
     }
 
     /// A stored tree reads in either form, by the fields present; one with neither is an error.
+    #[test]
+    fn weighted_boosting_fits_the_weighted_mean() {
+        // One feature, constant: no split can tell the examples apart, so the trees converge
+        // to the mean of the targets, weighted as asked.
+        let xs = vec![vec![1.0]; 3];
+        let ys = [0.0, 3.0, 3.0];
+        let p = Boost {
+            trees: 200,
+            depth: 1,
+            rate: 0.3,
+            min_leaf: 1.0,
+        };
+        let fit = |w: Option<&[f64]>| {
+            let (base, trees) = boost_weighted(&xs, &ys, w, p, "test").unwrap();
+            eval_all(base, &trees, &[1.0])
+        };
+        assert!((fit(None) - 2.0).abs() < 1e-3, "{}", fit(None));
+        let w = fit(Some(&[4.0, 1.0, 1.0]));
+        assert!((w - 1.0).abs() < 1e-3, "{w}");
+    }
+
+    fn eval_all(base: f64, trees: &[Tree], x: &[f64]) -> f64 {
+        base + sum(trees, x)
+    }
+
     #[test]
     fn a_tree_reads_in_pre_order_or_as_parallel_arrays() {
         let eval = |t: &Tree| [[0.0, 0.0], [0.0, 5.0], [2.0, 0.0]].map(|x| t.eval(&x));

@@ -73,9 +73,30 @@ pub(super) fn fit_step(set: &ConfigSet<'_>, d: &Device) -> f64 {
     r[r.len() / 10]
 }
 
-/// One training example of a configuration: its features, `ln(T/T₀)` and its family.
-/// Features, target, family and non-zeros of one training example.
-type Example<'a> = (&'a Vec<f64>, f64, &'a str, f64);
+/// One training example of a configuration: its features, `ln(T/T₀)`, its family, its
+/// non-zeros and its weight ([`near_best_weight`]).
+type Example<'a> = (&'a Vec<f64>, f64, &'a str, f64, f64);
+
+/// The weight of a training example whose configuration ran in `e^ln_t` seconds on `row`:
+/// `1 + extra` within `ratio`× of the row's fastest configuration, else 1 (the module doc,
+/// [`NEAR_BEST_WEIGHT`]).
+pub(super) fn near_best_weight(row: &TableRow, ln_t: f64, extra: f64, ratio: f64) -> f64 {
+    match row.best() {
+        Some((_, best)) if ln_t - best.ln() <= ratio.ln() => 1.0 + extra,
+        _ => 1.0,
+    }
+}
+
+/// The trees' example weights, or `None` (every example 1: forust-ml's unweighted fit, the
+/// same trees as before the weighting existed) while [`NEAR_BEST_WEIGHT`] is 0.
+fn weights(ws: &[f64]) -> Option<&[f64]> {
+    (NEAR_BEST_WEIGHT != 0.0).then_some(ws)
+}
+
+/// [`near_best_weight`] with [`NEAR_BEST_WEIGHT`] and [`NEAR_BEST_RATIO`].
+fn weight_of(row: &TableRow, ln_t: f64) -> f64 {
+    near_best_weight(row, ln_t, NEAR_BEST_WEIGHT, NEAR_BEST_RATIO)
+}
 
 /// The examples of one configuration as (features, ln(T/T₀)), aligned with `set.examples`
 /// (`None` where the features fail).
@@ -111,9 +132,11 @@ pub(super) fn fit_config(
         .examples
         .iter()
         .zip(&rows)
-        .filter_map(|((r, _), e)| {
-            e.as_ref()
-                .map(|(x, y)| (x, *y, r.family.as_str(), r.features.nnz as f64))
+        .filter_map(|((r, t), e)| {
+            e.as_ref().map(|(x, y)| {
+                let w = weight_of(r, *t);
+                (x, *y, r.family.as_str(), r.features.nnz as f64, w)
+            })
         })
         .collect();
     if ex.len() < 2 {
@@ -122,21 +145,26 @@ pub(super) fn fit_config(
     let what = format!("sparsecast of {}", set.label);
     let xs: Vec<Vec<f64>> = ex.iter().map(|e| e.0.clone()).collect();
     let ys: Vec<f64> = ex.iter().map(|e| e.1).collect();
-    let (base, trees) = boost(&xs, &ys, TREES, &what)?;
+    let ws: Vec<f64> = ex.iter().map(|e| e.4).collect();
+    let (base, trees) = gb::boost_weighted(&xs, &ys, weights(&ws), TREES, &what)?;
     let (mut rel_base, mut rel_trees) = (0.0, Vec::new());
     if let Some(refs) = reference {
-        let (rx, ry): (Vec<Vec<f64>>, Vec<f64>) = set
+        // (features, residual against the reference, weight) of the rows with a reference.
+        let rel: Vec<(Vec<f64>, f64, f64)> = set
             .examples
             .iter()
             .zip(&rows)
-            .filter_map(|((row, _), e)| {
+            .filter_map(|((row, t), e)| {
                 let (x, y) = e.as_ref()?;
                 let r = refs.get(&row_key(row))?;
-                Some((x.clone(), y - r))
+                Some((x.clone(), y - r, weight_of(row, *t)))
             })
-            .unzip();
+            .collect();
+        let ry: Vec<f64> = rel.iter().map(|e| e.1).collect();
+        let rw: Vec<f64> = rel.iter().map(|e| e.2).collect();
+        let rx: Vec<Vec<f64>> = rel.into_iter().map(|e| e.0).collect();
         if rx.len() >= 2 {
-            (rel_base, rel_trees) = boost(&rx, &ry, TREES, &what)?;
+            (rel_base, rel_trees) = gb::boost_weighted(&rx, &ry, weights(&rw), TREES, &what)?;
         }
     }
     // (|ln error|, non-zeros) of every held-out example of the inner folds.
@@ -149,7 +177,8 @@ pub(super) fn fit_config(
         }
         let txs: Vec<Vec<f64>> = train.iter().map(|e| e.0.clone()).collect();
         let tys: Vec<f64> = train.iter().map(|e| e.1).collect();
-        let (b0, tr) = boost(&txs, &tys, TREES, &what)?;
+        let tws: Vec<f64> = train.iter().map(|e| e.4).collect();
+        let (b0, tr) = gb::boost_weighted(&txs, &tys, weights(&tws), TREES, &what)?;
         errs.extend(test.iter().map(|e| {
             let err = (b0 + gb::sum(&tr, e.0) - e.1).abs();
             (err, e.3)

@@ -353,3 +353,50 @@ fn the_one_sigma_holds_the_share_of_errors_a_normal_one_sigma_holds() {
     let errs: Vec<(f64, f64)> = (1..=100).map(|i| (i as f64 / 1000.0, 2e3)).collect();
     assert_eq!(sigmas(&errs).0, 0.069);
 }
+
+#[test]
+fn examples_near_their_matrixs_best_weigh_more() {
+    use crate::backend::measure::Status;
+    use crate::corpus::table::{ConfigTime, TABLE_SCHEMA};
+    let time = |config: &str, t: Option<f64>| ConfigTime {
+        config: config.into(),
+        status: if t.is_some() {
+            Status::Ok
+        } else {
+            Status::Skipped
+        },
+        median_s: t,
+        warm_mean_s: t,
+        spread: t.map(|_| 0.01),
+        footprint_bytes: None,
+        reason: None,
+    };
+    let a = crate::Csr::<f64>::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0, 2.0]).unwrap();
+    let mut row = TableRow {
+        schema: TABLE_SCHEMA,
+        matrix: "m".into(),
+        family: "m".into(),
+        source: crate::evaluate::record::SourceInfo::Recipe("test".into()),
+        precision: Precision::F64,
+        backend: "cpu".into(),
+        device: "test".into(),
+        protocol: Default::default(),
+        features: Features::compute(&a),
+        times: vec![
+            time("ell", Some(2e-5)),
+            time("csr-merge", Some(1e-5)),
+            time("coo", Some(1.3e-5)),
+        ],
+        cost: None,
+    };
+    let w = |t: f64, row: &TableRow| fit::near_best_weight(row, t.ln(), 2.0, 1.2);
+    // The best itself and one within the ratio weigh more; one beyond it, and one slower
+    // still, weigh 1.
+    assert_eq!(w(1e-5, &row), 3.0);
+    assert_eq!(w(1e-5 * 1.2 * 0.999, &row), 3.0);
+    assert_eq!(w(1e-5 * 1.2 * 1.001, &row), 1.0);
+    assert_eq!(w(2e-5, &row), 1.0);
+    // A row without a measured configuration has no best: every example weighs 1.
+    row.times = vec![time("ell", None)];
+    assert_eq!(w(1e-5, &row), 1.0);
+}
