@@ -34,8 +34,10 @@ if [ "${SELFTEST:-0}" = 1 ]; then
 fi
 for s in ${SEEDS:?set SEEDS, e.g. \"s17\"}; do
     left=$((${END:-540} - (SECONDS - T0)))
-    [ $left -lt 30 ] && break
+    hard=$((${LIMIT:-600} - 35 - (SECONDS - T0)))
+    # (`timeout` takes 0 as no limit and refuses a negative one.)
+    [ $left -lt 30 ] || [ $hard -lt 30 ] && break
     env $(seed_args "$s") GPU="$GPU" TAG=-"$s" SEED="${s#s}" MATS=/tmp/none MATS_SRC=/tmp/none \
-        BUDGET=$left HARD=$((${LIMIT:-600} - 35 - (SECONDS - T0))) OUT="$OUT" bash scripts/device_collect.sh 2>&1 | grep -E '^\[collect|stopped|done' | tail -4
+        BUDGET=$left HARD=$hard OUT="$OUT" bash scripts/device_collect.sh 2>&1 | grep -E '^\[collect|stopped|done' | tail -4
 done
 ls -la "$OUT"

@@ -660,7 +660,6 @@ mod tests {
         .unwrap()
     }
 
-    /// A stored tree reads in either form, by the fields present; one with neither is an error.
     #[test]
     fn weighted_boosting_fits_the_weighted_mean() {
         // One feature, constant: no split can tell the examples apart, so the trees converge
@@ -675,17 +674,14 @@ mod tests {
         };
         let fit = |w: Option<&[f64]>| {
             let (base, trees) = boost_weighted(&xs, &ys, w, p, "test").unwrap();
-            eval_all(base, &trees, &[1.0])
+            base + sum(&trees, &[1.0])
         };
         assert!((fit(None) - 2.0).abs() < 1e-3, "{}", fit(None));
         let w = fit(Some(&[4.0, 1.0, 1.0]));
         assert!((w - 1.0).abs() < 1e-3, "{w}");
     }
 
-    fn eval_all(base: f64, trees: &[Tree], x: &[f64]) -> f64 {
-        base + sum(trees, x)
-    }
-
+    /// A stored tree reads in either form, by the fields present; one with neither is an error.
     #[test]
     fn a_tree_reads_in_pre_order_or_as_parallel_arrays() {
         let eval = |t: &Tree| [[0.0, 0.0], [0.0, 5.0], [2.0, 0.0]].map(|x| t.eval(&x));

@@ -73,9 +73,17 @@ pub(super) fn fit_step(set: &ConfigSet<'_>, d: &Device) -> f64 {
     r[r.len() / 10]
 }
 
-/// One training example of a configuration: its features, `ln(T/T₀)`, its family, its
-/// non-zeros and its weight ([`near_best_weight`]).
-type Example<'a> = (&'a Vec<f64>, f64, &'a str, f64, f64);
+/// One training example of a configuration.
+struct Example<'a> {
+    /// The trees' features.
+    x: &'a Vec<f64>,
+    /// `ln(T/T₀)`.
+    y: f64,
+    /// The training row (its family, non-zeros and [`row_key`]).
+    row: &'a TableRow,
+    /// [`near_best_weight`].
+    weight: f64,
+}
 
 /// The weight of a training example whose configuration ran in `e^ln_t` seconds on `row`:
 /// `1 + extra` within `ratio`× of the row's fastest configuration, else 1 (the module doc,
@@ -132,10 +140,12 @@ pub(super) fn fit_config(
         .examples
         .iter()
         .zip(&rows)
-        .filter_map(|((r, t), e)| {
-            e.as_ref().map(|(x, y)| {
-                let w = weight_of(r, *t);
-                (x, *y, r.family.as_str(), r.features.nnz as f64, w)
+        .filter_map(|((row, t), e)| {
+            e.as_ref().map(|(x, y)| Example {
+                x,
+                y: *y,
+                row,
+                weight: weight_of(row, *t),
             })
         })
         .collect();
@@ -143,26 +153,20 @@ pub(super) fn fit_config(
         return Ok(None);
     }
     let what = format!("sparsecast of {}", set.label);
-    let xs: Vec<Vec<f64>> = ex.iter().map(|e| e.0.clone()).collect();
-    let ys: Vec<f64> = ex.iter().map(|e| e.1).collect();
-    let ws: Vec<f64> = ex.iter().map(|e| e.4).collect();
+    let xs: Vec<Vec<f64>> = ex.iter().map(|e| e.x.clone()).collect();
+    let ys: Vec<f64> = ex.iter().map(|e| e.y).collect();
+    let ws: Vec<f64> = ex.iter().map(|e| e.weight).collect();
     let (base, trees) = gb::boost_weighted(&xs, &ys, weights(&ws), TREES, &what)?;
     let (mut rel_base, mut rel_trees) = (0.0, Vec::new());
     if let Some(refs) = reference {
-        // (features, residual against the reference, weight) of the rows with a reference.
-        let rel: Vec<(Vec<f64>, f64, f64)> = set
-            .examples
+        // The examples whose row has a reference, and their residual against it.
+        let rel: Vec<(&Example, f64)> = ex
             .iter()
-            .zip(&rows)
-            .filter_map(|((row, t), e)| {
-                let (x, y) = e.as_ref()?;
-                let r = refs.get(&row_key(row))?;
-                Some((x.clone(), y - r, weight_of(row, *t)))
-            })
+            .filter_map(|e| refs.get(&row_key(e.row)).map(|r| (e, e.y - r)))
             .collect();
-        let ry: Vec<f64> = rel.iter().map(|e| e.1).collect();
-        let rw: Vec<f64> = rel.iter().map(|e| e.2).collect();
-        let rx: Vec<Vec<f64>> = rel.into_iter().map(|e| e.0).collect();
+        let rx: Vec<Vec<f64>> = rel.iter().map(|(e, _)| e.x.clone()).collect();
+        let ry: Vec<f64> = rel.iter().map(|&(_, y)| y).collect();
+        let rw: Vec<f64> = rel.iter().map(|(e, _)| e.weight).collect();
         if rx.len() >= 2 {
             (rel_base, rel_trees) = gb::boost_weighted(&rx, &ry, weights(&rw), TREES, &what)?;
         }
@@ -170,18 +174,19 @@ pub(super) fn fit_config(
     // (|ln error|, non-zeros) of every held-out example of the inner folds.
     let mut errs: Vec<(f64, f64)> = Vec::new();
     for k in 0..inner {
-        let (test, train): (Vec<&Example>, Vec<_>) =
-            ex.iter().partition(|e| dataset::fold_of(e.2, inner) == k);
+        let (test, train): (Vec<&Example>, Vec<_>) = ex
+            .iter()
+            .partition(|e| dataset::fold_of(&e.row.family, inner) == k);
         if test.is_empty() || train.len() < 2 {
             continue;
         }
-        let txs: Vec<Vec<f64>> = train.iter().map(|e| e.0.clone()).collect();
-        let tys: Vec<f64> = train.iter().map(|e| e.1).collect();
-        let tws: Vec<f64> = train.iter().map(|e| e.4).collect();
+        let txs: Vec<Vec<f64>> = train.iter().map(|e| e.x.clone()).collect();
+        let tys: Vec<f64> = train.iter().map(|e| e.y).collect();
+        let tws: Vec<f64> = train.iter().map(|e| e.weight).collect();
         let (b0, tr) = gb::boost_weighted(&txs, &tys, weights(&tws), TREES, &what)?;
         errs.extend(test.iter().map(|e| {
-            let err = (b0 + gb::sum(&tr, e.0) - e.1).abs();
-            (err, e.3)
+            let err = (b0 + gb::sum(&tr, e.x) - e.y).abs();
+            (err, e.row.features.nnz as f64)
         }));
     }
     let (sigma, sigma_by_nnz) = sigmas(&errs);
