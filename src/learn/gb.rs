@@ -530,8 +530,10 @@ pub const DEPTH: usize = 3;
 pub const RATE: f32 = 0.2;
 
 /// Column-major copy of `xs` (both crates take column-major matrices).
-fn column_major(xs: &[Vec<f64>], d: usize) -> Vec<f64> {
-    (0..d).flat_map(|j| xs.iter().map(move |r| r[j])).collect()
+fn column_major<R: AsRef<[f64]>>(xs: &[R], d: usize) -> Vec<f64> {
+    (0..d)
+        .flat_map(|j| xs.iter().map(move |r| r.as_ref()[j]))
+        .collect()
 }
 
 /// Boosting settings: trees, depth, learning rate.
@@ -561,16 +563,17 @@ pub fn boost(xs: &[Vec<f64>], ys: &[f64], p: Boost, what: &str) -> Result<(f64, 
     boost_weighted(xs, ys, None, p, what)
 }
 
-/// [`boost`] with a weight per example (`None`: every example 1).
-pub fn boost_weighted(
-    xs: &[Vec<f64>],
+/// [`boost`] with a weight per example (`None`: every example 1), the rows of `xs` owned or
+/// borrowed (a caller that selects examples need not copy their features).
+pub fn boost_weighted<R: AsRef<[f64]>>(
+    xs: &[R],
     ys: &[f64],
     weights: Option<&[f64]>,
     p: Boost,
     what: &str,
 ) -> Result<(f64, Vec<Tree>)> {
     use forust_ml::objective::ObjectiveType;
-    let d = xs.first().map_or(0, |r| r.len());
+    let d = xs.first().map_or(0, |r| r.as_ref().len());
     let data = column_major(xs, d);
     let err = |e: String| Error::Invalid(format!("{what}: {e}"));
     let m = forust_ml::Matrix::new(&data, ys.len(), d);

@@ -95,15 +95,27 @@ pub(super) fn near_best_weight(row: &TableRow, ln_t: f64, extra: f64, ratio: f64
     }
 }
 
-/// The trees' example weights, or `None` (every example 1: forust-ml's unweighted fit, the
-/// same trees as before the weighting existed) while [`NEAR_BEST_WEIGHT`] is 0.
-fn weights(ws: &[f64]) -> Option<&[f64]> {
-    (NEAR_BEST_WEIGHT != 0.0).then_some(ws)
+/// Whether the trees weigh their examples ([`NEAR_BEST_WEIGHT`] is not 0).
+const WEIGHTED: bool = NEAR_BEST_WEIGHT != 0.0;
+
+/// The trees' inputs of `examples`: features (borrowed), targets and weights — `None` while
+/// unweighted (forust-ml's unweighted fit, the same trees as before the weighting existed).
+fn columns<'a>(
+    examples: impl Iterator<Item = (&'a Example<'a>, f64)> + Clone,
+) -> (Vec<&'a [f64]>, Vec<f64>, Option<Vec<f64>>) {
+    let xs = examples.clone().map(|(e, _)| e.x.as_slice()).collect();
+    let ys = examples.clone().map(|(_, y)| y).collect();
+    let ws = WEIGHTED.then(|| examples.map(|(e, _)| e.weight).collect());
+    (xs, ys, ws)
 }
 
-/// [`near_best_weight`] with [`NEAR_BEST_WEIGHT`] and [`NEAR_BEST_RATIO`].
+/// [`near_best_weight`] with [`NEAR_BEST_WEIGHT`] and [`NEAR_BEST_RATIO`]; 1 without looking
+/// at the row while unweighted.
 fn weight_of(row: &TableRow, ln_t: f64) -> f64 {
-    near_best_weight(row, ln_t, NEAR_BEST_WEIGHT, NEAR_BEST_RATIO)
+    match WEIGHTED {
+        true => near_best_weight(row, ln_t, NEAR_BEST_WEIGHT, NEAR_BEST_RATIO),
+        false => 1.0,
+    }
 }
 
 /// The examples of one configuration as (features, ln(T/T₀)), aligned with `set.examples`
@@ -153,10 +165,8 @@ pub(super) fn fit_config(
         return Ok(None);
     }
     let what = format!("sparsecast of {}", set.label);
-    let xs: Vec<Vec<f64>> = ex.iter().map(|e| e.x.clone()).collect();
-    let ys: Vec<f64> = ex.iter().map(|e| e.y).collect();
-    let ws: Vec<f64> = ex.iter().map(|e| e.weight).collect();
-    let (base, trees) = gb::boost_weighted(&xs, &ys, weights(&ws), TREES, &what)?;
+    let (xs, ys, ws) = columns(ex.iter().map(|e| (e, e.y)));
+    let (base, trees) = gb::boost_weighted(&xs, &ys, ws.as_deref(), TREES, &what)?;
     let (mut rel_base, mut rel_trees) = (0.0, Vec::new());
     if let Some(refs) = reference {
         // The examples whose row has a reference, and their residual against it.
@@ -164,11 +174,9 @@ pub(super) fn fit_config(
             .iter()
             .filter_map(|e| refs.get(&row_key(e.row)).map(|r| (e, e.y - r)))
             .collect();
-        let rx: Vec<Vec<f64>> = rel.iter().map(|(e, _)| e.x.clone()).collect();
-        let ry: Vec<f64> = rel.iter().map(|&(_, y)| y).collect();
-        let rw: Vec<f64> = rel.iter().map(|(e, _)| e.weight).collect();
+        let (rx, ry, rw) = columns(rel.iter().copied());
         if rx.len() >= 2 {
-            (rel_base, rel_trees) = gb::boost_weighted(&rx, &ry, weights(&rw), TREES, &what)?;
+            (rel_base, rel_trees) = gb::boost_weighted(&rx, &ry, rw.as_deref(), TREES, &what)?;
         }
     }
     // (|ln error|, non-zeros) of every held-out example of the inner folds.
@@ -180,10 +188,8 @@ pub(super) fn fit_config(
         if test.is_empty() || train.len() < 2 {
             continue;
         }
-        let txs: Vec<Vec<f64>> = train.iter().map(|e| e.x.clone()).collect();
-        let tys: Vec<f64> = train.iter().map(|e| e.y).collect();
-        let tws: Vec<f64> = train.iter().map(|e| e.weight).collect();
-        let (b0, tr) = gb::boost_weighted(&txs, &tys, weights(&tws), TREES, &what)?;
+        let (txs, tys, tws) = columns(train.iter().map(|&e| (e, e.y)));
+        let (b0, tr) = gb::boost_weighted(&txs, &tys, tws.as_deref(), TREES, &what)?;
         errs.extend(test.iter().map(|e| {
             let err = (b0 + gb::sum(&tr, e.x) - e.y).abs();
             (err, e.row.features.nnz as f64)
