@@ -16,14 +16,22 @@ def load(p):
         d[(r['matrix'], r['precision'])] = t
     return d
 a, b = load(sys.argv[1]), load(sys.argv[2])
+def classes(k):
+    yield "every matrix"
+    yield "stacks" if "-stack-" in k[0] else "single-family"
 for prec in ('f32', 'f64'):
-    keys = [k for k in b if k in a and k[1] == prec]
-    w5 = bey = 0; fr = []; n = 0
-    for k in keys:
+    tally = {}
+    for k in (k for k in b if k in a and k[1] == prec):
         for A, B in ((a[k], b[k]), (b[k], a[k])):
             common = [c for c in A if c in B]
-            if len(common) < 2: continue
-            pick = min(common, key=lambda c: A[c]); best = min(B[c] for c in common)
-            r = B[pick] / best; n += 1
-            w5 += r <= 1.05; bey += r > 1.2; fr.append(best / B[pick])
-    print(f"{prec}: {len(keys)} matrices x 2 directions = {n}; pick by one measurement within 5 % of the other's best: {100*w5/n:.1f} %; beyond 1.2x {bey}; mean fraction {100*sum(fr)/n:.2f} %")
+            if len(common) < 2:
+                continue
+            pick = min(common, key=lambda c: A[c])
+            best = min(B[c] for c in common)
+            r = B[pick] / best
+            for c in classes(k):
+                t = tally.setdefault(c, [0, 0, 0, 0.0])
+                t[0] += 1; t[1] += r <= 1.05; t[2] += r > 1.2; t[3] += best / B[pick]
+    for c, (n, w5, bey, fr) in tally.items():
+        print(f"{prec} {c}: {n // 2} matrices x 2 directions; pick by one measurement within 5 % of"
+              f" the other's best: {100 * w5 / n:.1f} %; beyond 1.2x {bey}; mean fraction {100 * fr / n:.2f} %")
