@@ -6,13 +6,17 @@
 Per precision, over every matrix of a table (SEG-TILE's table merged where given): the geomean of
 (fastest cuSPARSE algorithm / fastest of our configurations), the matrices where ours are slower
 (and by more than 5 %), that geomean by generator family, the perfect pick's geomean against
-cuSPARSE (the faster of the two on every matrix: no model can do better), and our SELL-C-σ
-against cuSPARSE's SELL (quantiles of `sell` / `cusparse-sell`).
+cuSPARSE (the faster of the two on every matrix: no model can do better), the cuSPARSE
+algorithms that beat all of ours (session 66), and our SELL-C-σ against cuSPARSE's SELL
+(quantiles of `sell` / `cusparse-sell`). With `LIST=FAMILY:MICROSECONDS` (e.g. `LIST=random:100`)
+it also lists every matrix of that generator family whose best cuSPARSE time is at least that,
+with both bests.
 """
 import collections
 import gzip
 import json
 import math
+import os
 import sys
 
 
@@ -31,9 +35,12 @@ def main():
     for line in gzip.open(table):
         r = json.loads(line)
         by[r["precision"]].append(r)
+    lfam, _, lus = os.environ.get("LIST", "").partition(":")
     for prec, rows in sorted(by.items()):
         ratio, perfect, sell = [], [], []
         fam = collections.defaultdict(list)
+        wins = collections.Counter()
+        listed = []
         for r in rows:
             t = {x["config"]: x["median_s"] for x in r["times"] + more.get((r["matrix"], prec), [])
                  if x["status"] == "ok"}
@@ -44,7 +51,14 @@ def main():
             q = min(vendor) / min(ours)
             ratio.append(q)
             perfect.append(max(q, 1.0))
-            fam[r["matrix"].split("-")[2]].append(q)
+            family = r["matrix"].split("-")[2]
+            fam[family].append(q)
+            best = {v: k for k, v in t.items()}
+            if q < 1:
+                wins[best[min(vendor)]] += 1
+            if family == lfam and min(vendor) >= float(lus or 0) * 1e-6:
+                listed.append(f"    {r['matrix']}: ours {best[min(ours)]} {min(ours)*1e6:.0f} µs, "
+                              f"cuSPARSE {best[min(vendor)]} {min(vendor)*1e6:.0f} µs, {q:.3f}")
             if "sell" in t and "cusparse-sell" in t:
                 sell.append(t["sell"] / t["cusparse-sell"])
         sell.sort()
@@ -52,7 +66,12 @@ def main():
               f"ours slower on {sum(q < 1 for q in ratio)} ({sum(q < 0.95 for q in ratio)} by > 5 %); "
               f"perfect pick {gm(perfect):.3f}")
         for k, v in sorted(fam.items()):
-            print(f"    {k:<12} {len(v):4d}  geomean {gm(v):.3f}  worst {min(v):.3f}")
+            print(f"    {k:<12} {len(v):4d}  geomean {gm(v):.3f}  worst {min(v):.3f}  "
+                  f"ours slower on {sum(q < 1 for q in v)}")
+        print("    cuSPARSE ahead of all ours with: "
+              + ", ".join(f"{k} {n}" for k, n in wins.most_common()))
+        if listed:
+            print("\n".join(listed))
         if sell:
             qs = [sell[int(p * (len(sell) - 1))] for p in (0.1, 0.25, 0.5, 0.75, 0.9)]
             print("    sell / cusparse-sell, 10-25-50-75-90 %: " + " ".join(f"{x:.2f}" for x in qs))
