@@ -10,7 +10,10 @@ cuSPARSE (the faster of the two on every matrix: no model can do better), the cu
 algorithms that beat all of ours (session 66), and our SELL-C-σ against cuSPARSE's SELL
 (quantiles of `sell` / `cusparse-sell`). With `LIST=FAMILY:MICROSECONDS` (e.g. `LIST=random:100`)
 it also lists every matrix of that generator family whose best cuSPARSE time is at least that,
-with both bests.
+with both bests. With `GAIN=F32:F64` (e.g. `GAIN=0.974:0.957`, session 67's evict-first load) it
+also estimates the perfect pick's geomean were our best time multiplied by that gain on every
+matrix whose working set (CSR: 8 / 12 bytes an entry in f32 / f64 + 4 a row) is at least twice
+the L2 (`L2=` bytes, default the H200's 60e6) — an estimate, not a measurement.
 """
 import collections
 import gzip
@@ -36,8 +39,11 @@ def main():
         r = json.loads(line)
         by[r["precision"]].append(r)
     lfam, _, lus = os.environ.get("LIST", "").partition(":")
+    gains = dict(zip(("f32", "f64"), map(float, os.environ["GAIN"].split(":")))) \
+        if os.environ.get("GAIN") else {}
+    l2 = float(os.environ.get("L2", "60e6"))
     for prec, rows in sorted(by.items()):
-        ratio, perfect, sell = [], [], []
+        ratio, perfect, sell, gained, nbig = [], [], [], [], 0
         fam = collections.defaultdict(list)
         wins = collections.Counter()
         listed = []
@@ -51,6 +57,10 @@ def main():
             q = min(vendor) / min(ours)
             ratio.append(q)
             perfect.append(max(q, 1.0))
+            f = r["features"]
+            big = (12 if prec == "f64" else 8) * f["nnz"] + 4 * f["nrows"] >= 2 * l2
+            nbig += big
+            gained.append(max(q / gains.get(prec, 1.0) if big else q, 1.0))
             family = r["matrix"].split("-")[2]
             fam[family].append(q)
             best = {v: k for k, v in t.items()}
@@ -65,6 +75,9 @@ def main():
         print(f"{prec}: {len(ratio)} matrices; ours / cuSPARSE best: geomean {gm(ratio):.3f}, "
               f"ours slower on {sum(q < 1 for q in ratio)} ({sum(q < 0.95 for q in ratio)} by > 5 %); "
               f"perfect pick {gm(perfect):.3f}")
+        if prec in gains:
+            print(f"    estimate: perfect pick {gm(gained):.3f} with our best x{gains[prec]} on the "
+                  f"{nbig} matrices at >= 2x the L2 ({l2:.0e} bytes)")
         for k, v in sorted(fam.items()):
             print(f"    {k:<12} {len(v):4d}  geomean {gm(v):.3f}  worst {min(v):.3f}  "
                   f"ours slower on {sum(q < 1 for q in v)}")
