@@ -9,7 +9,8 @@
 #
 # Training tables (scripts/training_tables.sh): data/corpus/$GPU*.jsonl.gz but seed 14's (-s14,
 # -seg-s14: kept unseen for scoring) and the repeated measurements (-repeat, -s12-repeat: the
-# noise floor); the stacks-only seeds (scripts/seed_args.sh's STACKS_ONLY) train but are left
+# noise floor); the stacks-only and Kronecker-only seeds (scripts/seed_args.sh's STACKS_ONLY,
+# KRON_ONLY) train but are left
 # out of the issue's sets. SC= the binary
 # (default target/release/sparsecast, built with `cargo build --release`), BASE= the profile
 # whose other models the new one keeps (default profiles/$GPU.json.gz). Writes under $OUT:
@@ -47,7 +48,9 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 gzip -dc "$OUT/s14.jsonl.gz" > "$T/s14.jsonl"
 source scripts/seed_args.sh
-gzip -dc "$OUT/R.jsonl.gz" | grep -vE "\"matrix\":\"gen/(${STACKS_ONLY// /|})-" | gzip -1 > "$T/R-sets.jsonl.gz"
+KRON_RE=${KRON_ONLY// /|}
+gzip -dc "$OUT/R.jsonl.gz" | grep -vE "\"matrix\":\"(gen/(${STACKS_ONLY// /|})-|kron/[^\"]*-(${KRON_RE:-none})-)" \
+    | gzip -1 > "$T/R-sets.jsonl.gz"
 PAIRS=1 cargo run --quiet --release --example target_sets -- "$T/R-sets.jsonl.gz" > "$T/sets.txt" 2>/dev/null
 { grep '^  pair ' "$T/sets.txt" || true; } | awk '{print $2, $3, $4}' | sort > "$OUT/pairs.txt"
 {

@@ -2,6 +2,12 @@
 """Accuracy and picks of `sparsecast` by matrix class: stacks against single-family matrices.
 
     python3 scripts/stack_breakdown.py score.jsonl [more.jsonl …]
+    BY=family SKIP='"kron/[^"]*-s2[345]-' python3 scripts/stack_breakdown.py R.jsonl.gz
+
+`BY=family` classes by the generator's family instead (`kronecker`, `stack`, `random`, …; `file`
+for a real matrix) and by size (`-large`: ≥ 10⁶ non-zeros, the issue's large set; docs/ACCURACY.md
+session 68); `SKIP=REGEX` leaves out the records whose line matches it (the Kronecker-only seeds
+above, as refit_cv.sh leaves them out of the issue's sets). Plain or gzip-compressed records.
 
 Reads the records of `sparsecast train --score … --records R` (or of a cross-validation) and
 prints, per class (`stack`: generated stacks of parts; `single-family`: every other matrix) and
@@ -11,24 +17,50 @@ best measured configuration (docs/ACCURACY.md, session 45); then, per precision 
 matrix, how many argmin picks are beyond 1.2× the best and the worst (session 48).
 """
 import collections
+import gzip
 import json
+import os
+import re
 import sys
+
+BY_FAMILY = os.environ.get("BY") == "family"
+SKIP = re.compile(os.environ["SKIP"]) if os.environ.get("SKIP") else None
+
+
+def lines(path):
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
+def classify(r, nnz):
+    """The class of record `r`'s matrix, `nnz` its non-zeros where known."""
+    g = (r.get("source") or {}).get("generated") or {}
+    if not BY_FAMILY:
+        return "stack" if g.get("family") == "stack" else "single-family"
+    return (g.get("family") or "file") + ("-large" if nnz and nnz >= 1e6 else "")
 
 
 def load(path):
     acc = collections.defaultdict(lambda: [0, 0])
     picks = collections.defaultdict(dict)
-    for line in open(path):
+    recs, nnz = [], {}
+    for line in lines(path):
+        if SKIP and SKIP.search(line):
+            continue
         r = json.loads(line)
+        if r.get("features"):
+            nnz[r["matrix"]] = r["features"].get("nnz")
         p = (r.get("predictions") or {}).get("sparsecast")
         if r.get("status") != "ok" or not p or not r.get("median_s"):
             continue
         g = (r.get("source") or {}).get("generated") or {}
-        cl = "stack" if g.get("family") == "stack" else "single-family"
-        a = acc[(cl, r["precision"])]
+        slim = {"source": {"generated": {"family": g.get("family")}}} if g else {}
+        recs.append((slim, r["matrix"], r["precision"], r["config"], p["seconds"], r["median_s"]))
+    for slim, m, prec, config, pred, t in recs:
+        cl = classify(slim, nnz.get(m))
+        a = acc[(cl, prec)]
         a[0] += 1
-        a[1] += abs(p["seconds"] / r["median_s"] - 1) <= 0.10
-        picks[(cl, r["precision"], r["matrix"])][r["config"]] = (p["seconds"], r["median_s"])
+        a[1] += abs(pred / t - 1) <= 0.10
+        picks[(cl, prec, m)][config] = (pred, t)
     pk = collections.defaultdict(lambda: [0, 0])
     worst = collections.defaultdict(list)
     for (cl, prec, _), v in picks.items():
@@ -51,7 +83,7 @@ def main():
             n, ok = acc[k]
             m, good = pk[k]
             print(
-                f"  {k[0]:14s} {k[1]}: within 10 % {100 * ok / n:.1f} % of {n} predictions; "
+                f"  {k[0]:{18 if BY_FAMILY else 14}s} {k[1]}: within 10 % {100 * ok / n:.1f} % of {n} predictions; "
                 f"argmin picks within 5 % {100 * good / max(m, 1):.1f} % of {m} matrices"
             )
         for prec, r in sorted(worst.items()):
