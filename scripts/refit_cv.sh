@@ -60,7 +60,7 @@ PAIRS=1 cargo run --quiet --release --example target_sets -- "$T/R-sets.jsonl.gz
     python3 scripts/stack_breakdown.py "$T/s14.jsonl" | tail -n +2
     echo "## seed 14, the second stage's pick (first stage -> second)"
     grep -E '^\| f(32|64) \| [0-9]+ \| [0-9.]+ →' "$OUT/s14.md"
-    echo "## the issue's sets (family CV; stacks-only seeds left out)"
+    echo "## the issue's sets (family CV; stacks- and Kronecker-only seeds left out)"
     grep -v '^  pair ' "$T/sets.txt" | tail -n +2
     echo "## physically possible (seed 14)"
     python3 scripts/physical_check.py "$T/s14.jsonl" "$OUT/P.json.gz" "$L2" "$PEAK"
