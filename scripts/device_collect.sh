@@ -70,7 +70,7 @@ t0=$SECONDS
 # call so). The rows written so far stay: collect flushes each row and drops a cut last line when
 # it resumes.
 ${HARD:+timeout -s KILL "$HARD"} "$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
-    --kron-per-file "${KRON:-1}" --mixtures "${MIXTURES:-0}" \
+    --kron-per-file "${KRON:-1}" ${MAX_KRON:+--max-kron-nnz "$MAX_KRON"} --mixtures "${MIXTURES:-0}" \
     ${LONG_BLOCKS:+--long-blocks "$LONG_BLOCKS"} --min-nnz "${MIN_NNZ:-1000}" --max-nnz "${MAX_NNZ:-100000000}" \
     ${ONLY:+--only "$ONLY"} ${CONFIGS:+--configs "$CONFIGS"} --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 \
     | tee >(gzip -c > "$OUT/collect-$GPU$TAG.log.gz") | grep -v '^trace:' | tail -40
