@@ -31,12 +31,11 @@ def lines(path):
     return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
 
 
-def classify(r, nnz):
-    """The class of record `r`'s matrix, `nnz` its non-zeros where known."""
-    g = (r.get("source") or {}).get("generated") or {}
+def classify(family, nnz):
+    """The class of a matrix of generator `family` (None: a file), `nnz` its non-zeros if known."""
     if not BY_FAMILY:
-        return "stack" if g.get("family") == "stack" else "single-family"
-    return (g.get("family") or "file") + ("-large" if nnz and nnz >= 1e6 else "")
+        return "stack" if family == "stack" else "single-family"
+    return (family or "file") + ("-large" if nnz and nnz >= 1e6 else "")
 
 
 def load(path):
@@ -52,11 +51,11 @@ def load(path):
         p = (r.get("predictions") or {}).get("sparsecast")
         if r.get("status") != "ok" or not p or not r.get("median_s"):
             continue
-        g = (r.get("source") or {}).get("generated") or {}
-        slim = {"source": {"generated": {"family": g.get("family")}}} if g else {}
-        recs.append((slim, r["matrix"], r["precision"], r["config"], p["seconds"], r["median_s"]))
-    for slim, m, prec, config, pred, t in recs:
-        cl = classify(slim, nnz.get(m))
+        family = ((r.get("source") or {}).get("generated") or {}).get("family")
+        recs.append((family, r["matrix"], r["precision"], r["config"], p["seconds"], r["median_s"]))
+    # Classed after the pass: a matrix's non-zeros may come on a later record than its first.
+    for family, m, prec, config, pred, t in recs:
+        cl = classify(family, nnz.get(m))
         a = acc[(cl, prec)]
         a[0] += 1
         a[1] += abs(pred / t - 1) <= 0.10
