@@ -49,7 +49,7 @@ mkdir -p "$OUT" "$MATS"
 for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
     [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 done
-export SPARSECAST_CACHE=/tmp/sparsecast-cache
+export SPARSECAST_CACHE=${SPARSECAST_CACHE:-/tmp/sparsecast-cache}
 # TRACE=1: every phase of every configuration's measurement is logged (`trace:` lines, kept in
 # $OUT/collect-$GPU$TAG.log.gz beside the table; the console shows the rest).
 [ "${TRACE:-0}" = 1 ] && export SPARSECAST_TRACE=1
