@@ -12,7 +12,7 @@
 # Inputs in DIR (default .dev/k23, carried): sparsecast.xz (a release binary built with
 # SPARSECAST_NO_EMBED=1, stripped, xz), mats-xz/*.mtx.xz (the training files the expansions
 # need), only-sN.txt (the draw's ids to measure: `collect --list` on seed N's arguments,
-# scripts/seed_args.sh), and .dev/table/corpus-h200-sN.jsonl.gz to continue a table. A queue entry
+# scripts/seed_args.sh; without it the seed's whole draw, e.g. a stacks-only seed), and .dev/table/corpus-h200-sN.jsonl.gz to continue a table. A queue entry
 # `N-x` measures seed N's draw listed in only-sN-x.txt into its own table `-sN-x` (a repeat).
 # Writes $OUT/corpus-h200-sN.jsonl.gz and its log per entry: a device call returns at most 8
 # files, so at most four entries a call.
@@ -26,17 +26,23 @@ nvidia-smi --query-gpu=index,name,clocks.sm,memory.used --format=csv,noheader
 mkdir -p /root/mats
 for f in "$DIR"/mats-xz/*.mtx.xz; do xz -dc "$f" | gzip -1 > "/root/mats/$(basename "$f" .xz).gz" & done
 wait
+declare -A ONLY_OF # the ids an entry measures, where DIR has a list for it (else the whole draw)
 queue() { # $1 = GPU index, the rest = queue entries
-    local g=$1 s b left
+    local g=$1 s b left mats
     shift
     for s in "$@"; do
         b=${s%%-*}
+        [ -f "$DIR/only-s$s.txt" ] && ONLY_OF[$s]=$DIR/only-s$s.txt
+        # The files only where the seed expands them: in the corpus folder collect would draw
+        # them too (session 69's first s36 and s37 calls timed the 69 files first).
+        mats=/root/mats
+        [[ "$(source scripts/seed_args.sh; seed_args s"$b")" == *KRON=0* ]] && mats=/tmp/no-mats && mkdir -p $mats
         left=$((DEADLINE - (SECONDS - T0)))
         [ $left -lt 60 ] && { echo "gpu$g: no time left for s$s"; break; }
         # shellcheck disable=SC2046 # seed_args prints VAR=value words for env
         CUDA_VISIBLE_DEVICES=$g SPARSECAST_CACHE=/tmp/sc-cache-$g \
             env GPU=h200 TAG=-s"$s" SEED="$b" $(source scripts/seed_args.sh; seed_args s"$b") \
-            MATS=/root/mats MATS_SRC=/nonexistent ONLY="$DIR/only-s$s.txt" BIN=/tmp/sc/sparsecast \
+            MATS=$mats MATS_SRC=/nonexistent ${ONLY_OF[$s]:+ONLY=${ONLY_OF[$s]}} BIN=/tmp/sc/sparsecast \
             OUT="$OUT" BUDGET=$((left - 45)) HARD=$((left - 8)) bash scripts/device_collect.sh 2>&1 \
             | grep -E '^\[|rows written|stopped by' | tail -4 | sed "s/^/gpu$g s$s: /"
     done

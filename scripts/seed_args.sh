@@ -7,7 +7,7 @@
 # next; s21 is the long-blocks seed) are stacks only (session 48: the stacks are where the
 # unseen draw's misses are, docs/ACCURACY.md session 45): STACKS_ONLY, the one list of them
 # (refit_cv.sh leaves their rows out of the sets, stacks_curve.sh varies them).
-STACKS_ONLY="s15 s16 s17 s18 s19 s20 s22"
+STACKS_ONLY="s15 s16 s17 s18 s19 s20 s22 s36 s37"
 # Seeds 23-27 (session 68) are Kronecker expansions only, six a training file (the 69 files of
 # seed 1, measured as files there; `collect --list` on the draw less its files gives ONLY): the
 # class the large set misses most after the stacks (docs/ACCURACY.md session 68).
