@@ -30,26 +30,27 @@ for f in "$DIR"/mats-xz/*.mtx.xz; do
     xz -dc "$f" | gzip -1 > "/root/mats/$(basename "$f" .xz).gz" &
 done
 wait
-declare -A ONLY_OF # the ids an entry measures, where DIR has a list for it (else the whole draw)
 queue() { # $1 = GPU index, the rest = queue entries
-    local g=$1 s b left mats
+    local g=$1 s b left args only mats
     shift
     for s in "$@"; do
         b=${s%%-*}
-        [ -f "$DIR/only-s$s.txt" ] && ONLY_OF[$s]=$DIR/only-s$s.txt
+        args=$(source scripts/seed_args.sh; seed_args s"$b")
+        # The ids to measure where DIR lists them, else the seed's whole draw.
+        only=
+        [ -f "$DIR/only-s$s.txt" ] && only=ONLY=$DIR/only-s$s.txt
         # The files only where the seed expands them: in the corpus folder collect would draw
         # them too (session 69's first s36 and s37 calls timed the 69 files first).
         mats=/root/mats
-        if [[ "$(source scripts/seed_args.sh; seed_args s"$b")" == *KRON=0* ]]; then
+        if [[ $args == *KRON=0* ]]; then
             mats=/tmp/no-mats
             mkdir -p $mats
         fi
         left=$((DEADLINE - (SECONDS - T0)))
         [ $left -lt 60 ] && { echo "gpu$g: no time left for s$s"; break; }
-        # shellcheck disable=SC2046 # seed_args prints VAR=value words for env
+        # shellcheck disable=SC2086 # $args and $only are VAR=value words for env
         CUDA_VISIBLE_DEVICES=$g SPARSECAST_CACHE=/tmp/sc-cache-$g \
-            env GPU=h200 TAG=-s"$s" SEED="$b" $(source scripts/seed_args.sh; seed_args s"$b") \
-            MATS=$mats MATS_SRC=/nonexistent ${ONLY_OF[$s]:+ONLY=${ONLY_OF[$s]}} \
+            env GPU=h200 TAG=-s"$s" SEED="$b" $args MATS=$mats MATS_SRC=/nonexistent $only \
             BIN=/tmp/sc/sparsecast OUT="$OUT" BUDGET=$((left - 45)) HARD=$((left - 8)) \
             bash scripts/device_collect.sh 2>&1 \
             | grep -E '^\[|rows written|stopped by' | tail -4 | sed "s/^/gpu$g s$s: /"

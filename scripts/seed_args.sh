@@ -19,23 +19,26 @@ STACKS_ONLY="s15 s16 s17 s18 s19 s20 s22 s36 s37"
 KRON_ONLY="s23 s24 s25 s26 s27 s28 s29 s30 s31 s32 s33 s34 s35"
 KRON_BIG="s28 s29 s30 s31 s32 s33 s34 s35"
 
+# Whether seed $2 is one of the space-separated list $1.
+in_list() {
+    [[ " $1 " == *" $2 "* ]]
+}
+
 # Whether seed $1 is one of KRON_ONLY.
 is_kron_only() {
-    [[ " $KRON_ONLY " == *" $1 "* ]]
+    in_list "$KRON_ONLY" "$1"
 }
 
 # Whether seed $1 is one of STACKS_ONLY.
 is_stacks_only() {
-    [[ " $STACKS_ONLY " == *" $1 "* ]]
+    in_list "$STACKS_ONLY" "$1"
 }
 
 seed_args() {
-    if [[ " $KRON_BIG " == *" $1 "* ]]; then
-        echo "KRON=6 MAX_KRON=100000000 GENERATED=0 MIXTURES=0 MIN_NNZ=1000 MAX_NNZ=100000000"
-        return
-    fi
     if is_kron_only "$1"; then
-        echo "KRON=6 GENERATED=0 MIXTURES=0 MIN_NNZ=1000 MAX_NNZ=100000000"
+        local big=
+        in_list "$KRON_BIG" "$1" && big="MAX_KRON=100000000 "
+        echo "KRON=6 ${big}GENERATED=0 MIXTURES=0 MIN_NNZ=1000 MAX_NNZ=100000000"
         return
     fi
     if is_stacks_only "$1"; then
