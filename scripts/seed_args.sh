@@ -4,11 +4,12 @@
 # scripts/device_collect.sh`. Seeds 1-9 were measured with the 70 shared files in the corpus
 # directory (the Kronecker expansions need them), seeds 10-15 and 21 without. Seeds 15 and 16
 # (session 56), 17 (session 59), 18 (session 60), 19 (session 62), 20 (session 63) and 22 (the
-# next; s21 is the long-blocks seed), 36 and 37 (session 69, begun on the H200-x2) are stacks
-# only (session 48: the stacks are where the unseen draw's misses are, docs/ACCURACY.md session
-# 45): STACKS_ONLY, the one list of them (refit_cv.sh leaves their rows out of the sets,
+# next; s21 is the long-blocks seed), 36 and 37 (session 69, begun on the H200-x2; 898 and 768
+# of 1,200 in session 70), 38 and 39 (drawn for the sessions after 70) are stacks only
+# (session 48: the stacks are where the unseen draw's misses are, docs/ACCURACY.md session 45):
+# STACKS_ONLY, the one list of them (refit_cv.sh leaves their rows out of the sets,
 # stacks_curve.sh varies them).
-STACKS_ONLY="s15 s16 s17 s18 s19 s20 s22 s36 s37"
+STACKS_ONLY="s15 s16 s17 s18 s19 s20 s22 s36 s37 s38 s39"
 # Seeds 23-27 (session 68) are Kronecker expansions only, six a training file (the 69 files of
 # seed 1, measured as files there; `collect --list` on the draw less its files gives ONLY): the
 # class the large set misses most after the stacks (docs/ACCURACY.md session 68).
