@@ -8,7 +8,8 @@
 #
 # Each argument is NAME:SEEDS — the stacks-only seeds (scripts/seed_args.sh's STACKS_ONLY)
 # kept; the other tables (as scripts/refit_cv.sh takes them) always are, but the Kronecker-only
-# seeds (KRON_ONLY) not in KRON_KEEP when it is set (session 69: `KRON_KEEP="s23 s24 s25"`).
+# seeds (KRON_ONLY) not in KRON_KEEP when it is set (session 69: `KRON_KEEP="s23 s24 s25"`;
+# scripts/training_tables.sh applies it).
 # SC= the binary (default target/release/sparsecast), BASE= the profile the fits go into
 # (default profiles/$GPU.json.gz).
 set -euo pipefail
@@ -26,9 +27,6 @@ for v in "$@"; do
     for f in "${ALL[@]}"; do
         s=${f#data/corpus/"$GPU"-} s=${s%.jsonl.gz}
         if is_stacks_only "$s" && [[ $keep != *" $s "* ]]; then continue; fi
-        if [ -n "${KRON_KEEP+set}" ] && is_kron_only "$s" && ! in_list "$KRON_KEEP" "$s"; then
-            continue
-        fi
         T+=("$f")
     done
     SECONDS=0
