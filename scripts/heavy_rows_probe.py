@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""What the row-per-thread kernel's misses on chain-bound stacks follow (docs/ACCURACY.md, session 70).
+
+    sparsecast train --score --data data/corpus/h200-s14.jsonl.gz data/corpus/h200-seg-s14.jsonl.gz \\
+        --base profiles/h200.json.gz --models sparsecast --records /tmp/s14.jsonl.gz
+    python3 scripts/heavy_rows_probe.py /tmp/s14.jsonl.gz [target/release/sparsecast]
+
+Takes seed 14's stacks of at most 600,000 non-zeros whose `csr-scalar` f64 time the longest row
+rules (0.16 µs a step × the longest row ≥ 10× the footprint at 4.0 TB/s), regenerates each
+(`sparsecast generate spec`, a temporary file) and measures its heavy rows — the rows of at least
+half the longest: how many, the distinct 32-byte sectors of an 8-byte `x` per entry along them,
+and the median span of their columns in bytes; then prints the correlation of each with the
+prediction's signed and absolute ln error and the share within 10 % by class. Pure Python
+(no numpy on the build machine), ≈ 1 min.
+"""
+import collections
+import gzip
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def chain_bound_stacks(path):
+    for line in gzip.open(path, "rt"):
+        r = json.loads(line)
+        if r.get("status") != "ok" or not r.get("median_s") or r["config"] != "csr-scalar":
+            continue
+        f, p = r.get("features"), (r.get("predictions") or {}).get("sparsecast")
+        if r["precision"] != "f64" or "-stack-" not in r["matrix"] or not f or not p:
+            continue
+        if f["nnz"] > 600_000 or 0.16e-6 * f["max_nnz"] < 10 * r["footprint_bytes"] / 4.0e12:
+            continue
+        a = f["access"]
+        yield dict(m=r["matrix"], e=math.log(p["seconds"] / r["median_s"]),
+                   spec=r["source"]["generated"], rs=a["row_sectors_f64"] / f["nnz"])
+
+
+def heavy_rows(sc, spec, tmp):
+    subprocess.run([sc, "generate", "spec", json.dumps(spec), "--out", tmp], check=True,
+                   capture_output=True)
+    cols = collections.defaultdict(list)
+    with open(tmp) as fh:
+        line = fh.readline()
+        while line.startswith("%"):
+            line = fh.readline()
+        for line in fh:
+            a, b = line.split(None, 2)[:2]
+            cols[int(a) - 1].append(int(b) - 1)
+    top = max(len(c) for c in cols.values())
+    heavy = [c for c in cols.values() if len(c) >= top / 2]
+    entries = sum(len(c) for c in heavy)
+    sectors = sum(len({x // 4 for x in c}) for c in heavy)
+    spans = sorted((max(c) - min(c) + 1) * 8 for c in heavy)
+    return len(heavy), sectors / entries, spans[len(spans) // 2]
+
+
+def corr(x, y):
+    mx, my = statistics.mean(x), statistics.mean(y)
+    sx = math.sqrt(sum((a - mx) ** 2 for a in x))
+    sy = math.sqrt(sum((b - my) ** 2 for b in y))
+    return sum((a - mx) * (b - my) for a, b in zip(x, y)) / (sx * sy)
+
+
+def within10(v):
+    return 100.0 * sum(abs(x) <= math.log(1.1) for x in v) / len(v)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    sc = sys.argv[2] if len(sys.argv) > 2 else "target/release/sparsecast"
+    rows = list(chain_bound_stacks(sys.argv[1]))
+    with tempfile.TemporaryDirectory() as d:
+        for r in rows:
+            r["n"], r["sec"], r["span"] = heavy_rows(sc, r["spec"], os.path.join(d, "m.mtx"))
+    e = [r["e"] for r in rows]
+    print(f"{len(rows)} chain-bound stacks, csr-scalar f64: {within10(e):.1f} % within 10 %")
+    for name, v in [("ln heavy rows", [math.log(r["n"]) for r in rows]),
+                    ("ln heavy sectors / entry", [math.log(r["sec"]) for r in rows]),
+                    ("ln (that / the matrix's)", [math.log(r["sec"] / r["rs"]) for r in rows]),
+                    ("ln span of a heavy row", [math.log(r["span"]) for r in rows])]:
+        print(f"  {name:26s} corr with ln error {corr(v, e):+.3f}, with |ln error| "
+              f"{corr(v, [abs(x) for x in e]):+.3f}")
+    for key, edges in [("n", [1, 8, 64, 1024, math.inf]), ("span", [0, 32e3, 256e3, math.inf])]:
+        for lo, hi in zip(edges, edges[1:]):
+            v = [r["e"] for r in rows if lo <= r[key] < hi]
+            if v:
+                print(f"  heavy rows' {key} in [{lo:g}, {hi:g}): {len(v)} stacks, {within10(v):.0f} % within 10 %")
+
+
+if __name__ == "__main__":
+    main()
