@@ -5,13 +5,14 @@
         --base profiles/h200.json.gz --models sparsecast --records /tmp/s14.jsonl.gz
     python3 scripts/heavy_rows_probe.py /tmp/s14.jsonl.gz [target/release/sparsecast]
 
-Takes seed 14's stacks of at most 600,000 non-zeros whose `csr-scalar` f64 time the longest row
-rules (0.16 µs a step × the longest row ≥ 10× the footprint at 4.0 TB/s), regenerates each
+Takes seed 14's matrices of at most 600,000 non-zeros whose `csr-scalar` f64 time the longest
+row rules (0.16 µs a step × the longest row ≥ 10× the footprint at 4.0 TB/s), regenerates each
 (`sparsecast generate spec`, a temporary file) and measures its heavy rows — the rows of at least
-half the longest: how many, the distinct 32-byte sectors of an 8-byte `x` per entry along them,
-and the median span of their columns in bytes; then prints the correlation of each with the
-prediction's signed and absolute ln error and the share within 10 % by class. Pure Python
-(no numpy on the build machine), ≈ 1 min.
+half the longest: how many, how packed (their warps of 32 rows per block of 256 rows holding
+one), the distinct 32-byte sectors of an 8-byte `x` per entry along them, and the median span of
+their columns in bytes; then prints, for the stacks, the correlation of each with the
+prediction's signed and absolute ln error, and for stacks and single-family matrices the share
+within 10 % by class. Pure Python (no numpy on the build machine), ≈ 1 min.
 """
 import collections
 import gzip
@@ -24,18 +25,19 @@ import sys
 import tempfile
 
 
-def chain_bound_stacks(path):
+def chain_bound(path):
     for line in gzip.open(path, "rt"):
         r = json.loads(line)
         if r.get("status") != "ok" or not r.get("median_s") or r["config"] != "csr-scalar":
             continue
         f, p = r.get("features"), (r.get("predictions") or {}).get("sparsecast")
-        if r["precision"] != "f64" or "-stack-" not in r["matrix"] or not f or not p:
+        if r["precision"] != "f64" or not f or not p:
             continue
         if f["nnz"] > 600_000 or 0.16e-6 * f["max_nnz"] < 10 * r["footprint_bytes"] / 4.0e12:
             continue
         a = f["access"]
-        yield dict(m=r["matrix"], e=math.log(p["seconds"] / r["median_s"]),
+        yield dict(m=r["matrix"], stack="-stack-" in r["matrix"],
+                   e=math.log(p["seconds"] / r["median_s"]),
                    spec=r["source"]["generated"], rs=a["row_sectors_f64"] / f["nnz"])
 
 
@@ -51,11 +53,12 @@ def heavy_rows(sc, spec, tmp):
             a, b = line.split(None, 2)[:2]
             cols[int(a) - 1].append(int(b) - 1)
     top = max(len(c) for c in cols.values())
-    heavy = [c for c in cols.values() if len(c) >= top / 2]
-    entries = sum(len(c) for c in heavy)
-    sectors = sum(len({x // 4 for x in c}) for c in heavy)
-    spans = sorted((max(c) - min(c) + 1) * 8 for c in heavy)
-    return len(heavy), sectors / entries, spans[len(spans) // 2]
+    heavy = {r: c for r, c in cols.items() if len(c) >= top / 2}
+    entries = sum(len(c) for c in heavy.values())
+    sectors = sum(len({x // 4 for x in c}) for c in heavy.values())
+    spans = sorted((max(c) - min(c) + 1) * 8 for c in heavy.values())
+    pack = len({r // 32 for r in heavy}) / len({r // 256 for r in heavy})
+    return len(heavy), pack, sectors / entries, spans[len(spans) // 2]
 
 
 def corr(x, y):
@@ -73,24 +76,29 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     sc = sys.argv[2] if len(sys.argv) > 2 else "target/release/sparsecast"
-    rows = list(chain_bound_stacks(sys.argv[1]))
+    rows = list(chain_bound(sys.argv[1]))
     with tempfile.TemporaryDirectory() as d:
         for r in rows:
-            r["n"], r["sec"], r["span"] = heavy_rows(sc, r["spec"], os.path.join(d, "m.mtx"))
-    e = [r["e"] for r in rows]
-    print(f"{len(rows)} chain-bound stacks, csr-scalar f64: {within10(e):.1f} % within 10 %")
-    for name, v in [("ln heavy rows", [math.log(r["n"]) for r in rows]),
-                    ("ln heavy sectors / entry", [math.log(r["sec"]) for r in rows]),
-                    ("ln (that / the matrix's)", [math.log(r["sec"] / r["rs"]) for r in rows]),
-                    ("ln span of a heavy row", [math.log(r["span"]) for r in rows])]:
-        print(f"  {name:26s} corr with ln error {corr(v, e):+.3f}, with |ln error| "
-              f"{corr(v, [abs(x) for x in e]):+.3f}")
-    for key, edges in [("n", [1, 8, 64, 1024, math.inf]), ("span", [0, 32e3, 256e3, math.inf])]:
-        for lo, hi in zip(edges, edges[1:]):
-            v = [r["e"] for r in rows if lo <= r[key] < hi]
-            if v:
-                print(f"  heavy rows' {key} in [{lo:g}, {hi:g}): {len(v)} stacks, {within10(v):.0f} % within 10 %")
-
+            r["n"], r["pack"], r["sec"], r["span"] = heavy_rows(sc, r["spec"], os.path.join(d, "m.mtx"))
+    for cls, stack in [("stacks", True), ("single-family", False)]:
+        sub = [r for r in rows if r["stack"] == stack]
+        e = [r["e"] for r in sub]
+        print(f"{len(sub)} chain-bound {cls}, csr-scalar f64: {within10(e):.1f} % within 10 %")
+        if stack:
+            for name, v in [("ln heavy rows", [math.log(r["n"]) for r in sub]),
+                            ("ln heavy sectors / entry", [math.log(r["sec"]) for r in sub]),
+                            ("ln (that / the matrix's)", [math.log(r["sec"] / r["rs"]) for r in sub]),
+                            ("ln span of a heavy row", [math.log(r["span"]) for r in sub])]:
+                print(f"  {name:26s} corr with ln error {corr(v, e):+.3f}, with |ln error| "
+                      f"{corr(v, [abs(x) for x in e]):+.3f}")
+        for key, edges in [("n", [1, 8, 64, 1024, math.inf]), ("span", [0, 32e3, 256e3, math.inf])]:
+            for lo, hi in zip(edges, edges[1:]):
+                v = [r for r in sub if lo <= r[key] < hi]
+                if v:
+                    pack = statistics.median(r["pack"] for r in v)
+                    print(f"  heavy rows' {key} in [{lo:g}, {hi:g}): {len(v)}, "
+                          f"{within10([r['e'] for r in v]):.0f} % within 10 %, "
+                          f"median {pack:.1f} heavy warps a block holding one")
 
 if __name__ == "__main__":
     main()
