@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""A stack predicted from its parts (docs/ACCURACY.md, session 70).
+
+    sparsecast train --score --data data/corpus/h200-s14.jsonl.gz data/corpus/h200-seg-s14.jsonl.gz \\
+        --base profiles/h200.json.gz --models sparsecast --records /tmp/s14.jsonl.gz
+    python3 scripts/stack_parts_probe.py /tmp/s14.jsonl.gz [target/release/sparsecast] [N]
+
+Takes N (default 150; a fixed random sample) of seed 14's stacks of at most 600,000 non-zeros,
+regenerates each of their parts alone (`sparsecast generate spec`, a temporary file), predicts
+every configuration of each part with the embedded H200 profile (`predict --json`, f64), and
+prints per configuration the share of the stack's f64 measurements within 10 % of: the stack's
+own prediction (`own`), the largest of its parts' predictions (`max of parts`: the parts run side
+by side, the slowest decides) and the geometric mean of the two (`blend`). Session 45 tried the
+sum of the parts (worse). ≈ 2 min on the 2-core build machine. With CHAIN_BOUND=1: every such
+stack whose `csr-scalar` time the longest row rules (0.16 µs a step × the longest row ≥ 10× its
+footprint at 4.0 TB/s; scripts/heavy_rows_probe.py's set), not a sample.
+"""
+import collections
+import gzip
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    sc = sys.argv[2] if len(sys.argv) > 2 else "target/release/sparsecast"
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else 150
+    recs = [json.loads(line) for line in gzip.open(sys.argv[1], "rt")]
+    nnz = {r["matrix"]: r["features"]["nnz"] for r in recs if r.get("features")}
+    longest = {r["matrix"]: r["features"]["max_nnz"] for r in recs if r.get("features")}
+    chain_bound = {r["matrix"] for r in recs if r["config"] == "csr-scalar" and r["precision"] == "f64"
+                   and 0.16e-6 * longest.get(r["matrix"], 0) >= 10 * r["footprint_bytes"] / 4.0e12}
+    only_chain = os.environ.get("CHAIN_BOUND") == "1"
+    stacks, parts_of = collections.defaultdict(dict), {}
+    for r in recs:
+        p = (r.get("predictions") or {}).get("sparsecast")
+        if (r.get("status") != "ok" or not r.get("median_s") or r["precision"] != "f64"
+                or "-stack-" not in r["matrix"] or not p or nnz.get(r["matrix"], math.inf) > 600_000
+                or (only_chain and r["matrix"] not in chain_bound)):
+            continue
+        stacks[r["matrix"]][r["config"]] = (r["median_s"], p["seconds"])
+        parts_of[r["matrix"]] = r["source"]["generated"]["parts"]
+    random.seed(70)
+    sample = sorted(stacks) if only_chain else random.sample(sorted(stacks), min(count, len(stacks)))
+    errs = collections.defaultdict(lambda: ([], [], []))
+    with tempfile.TemporaryDirectory() as d:
+        tmp = os.path.join(d, "part.mtx")
+        for m in sample:
+            parts = []
+            for part in parts_of[m]:
+                subprocess.run([sc, "generate", "spec", json.dumps(part), "--out", tmp],
+                               check=True, capture_output=True)
+                out = subprocess.run([sc, "predict", tmp, "--gpu", "h200", "--precision", "f64",
+                                      "--json"], check=True, capture_output=True, text=True).stdout
+                kernels = json.loads(out)["results"][0]["kernels"]
+                parts.append({k["variant"]: k["seconds"] for k in kernels
+                              if k["model"] == "sparsecast" and k.get("seconds")})
+            for c, (meas, pred) in stacks[m].items():
+                if not all(c in p for p in parts):
+                    continue
+                own = math.log(pred / meas)
+                most = math.log(max(p[c] for p in parts) / meas)
+                for key in ("every configuration", c.split("@")[0]):
+                    for lst, e in zip(errs[key], (own, most, (own + most) / 2)):
+                        lst.append(e)
+    within = lambda v: 100.0 * sum(abs(x) <= math.log(1.1) for x in v) / len(v)
+    which = "chain-bound " if only_chain else ""
+    print(f"{len(sample)} {which}stacks of seed 14 (f64, <= 600,000 non-zeros), within 10 % of the measurement:")
+    print(f"{'configuration':20s} {'n':>5s} {'own':>6s} {'max of parts':>13s} {'blend':>6s}")
+    for key in sorted(errs, key=lambda k: (k != "every configuration", k)):
+        own, most, blend = errs[key]
+        print(f"{key:20s} {len(own):5d} {within(own):6.1f} {within(most):13.1f} {within(blend):6.1f}")
+
+
+if __name__ == "__main__":
+    main()
