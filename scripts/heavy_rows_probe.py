@@ -25,15 +25,31 @@ import sys
 import tempfile
 
 
+SMALL_NNZ = 600_000  # the matrices regenerated and read in Python here and in stack_parts_probe.py
+
+
+def load_records(path):
+    """Every record of a `--records` file, and each matrix's features (a record carries them
+    once per matrix, on its first configuration only)."""
+    recs = [json.loads(line) for line in gzip.open(path, "rt")]
+    return recs, {r["matrix"]: r["features"] for r in recs if r.get("features")}
+
+
+def is_chain_bound(f, footprint_bytes):
+    """Whether `csr-scalar`'s longest row rules its time: 0.16 µs a step × the longest row at
+    least 10× the footprint streamed at 4.0 TB/s."""
+    return 0.16e-6 * f["max_nnz"] >= 10 * footprint_bytes / 4.0e12
+
+
 def chain_bound(path):
-    for line in gzip.open(path, "rt"):
-        r = json.loads(line)
+    recs, features = load_records(path)
+    for r in recs:
         if r.get("status") != "ok" or not r.get("median_s") or r["config"] != "csr-scalar":
             continue
-        f, p = r.get("features"), (r.get("predictions") or {}).get("sparsecast")
+        f, p = features.get(r["matrix"]), (r.get("predictions") or {}).get("sparsecast")
         if r["precision"] != "f64" or not f or not p:
             continue
-        if f["nnz"] > 600_000 or 0.16e-6 * f["max_nnz"] < 10 * r["footprint_bytes"] / 4.0e12:
+        if f["nnz"] > SMALL_NNZ or not is_chain_bound(f, r["footprint_bytes"]):
             continue
         a = f["access"]
         yield dict(m=r["matrix"], stack="-stack-" in r["matrix"],
@@ -41,17 +57,27 @@ def chain_bound(path):
                    spec=r["source"]["generated"], rs=a["row_sectors_f64"] / f["nnz"])
 
 
-def heavy_rows(sc, spec, tmp):
-    subprocess.run([sc, "generate", "spec", json.dumps(spec), "--out", tmp], check=True,
-                   capture_output=True)
-    cols = collections.defaultdict(list)
-    with open(tmp) as fh:
+def read_rows(path):
+    """A Matrix Market file's header line, rows, columns and each row's entries as the rest of
+    their lines after the row index (`"col value\n"`)."""
+    rows = collections.defaultdict(list)
+    with open(path) as fh:
+        header = fh.readline()
         line = fh.readline()
         while line.startswith("%"):
             line = fh.readline()
+        nrows, ncols, _ = map(int, line.split())
         for line in fh:
-            a, b = line.split(None, 2)[:2]
-            cols[int(a) - 1].append(int(b) - 1)
+            r, rest = line.split(None, 1)
+            rows[int(r) - 1].append(rest)
+    return header, nrows, ncols, rows
+
+
+def heavy_rows(sc, spec, tmp):
+    subprocess.run([sc, "generate", "spec", json.dumps(spec), "--out", tmp], check=True,
+                   capture_output=True)
+    cols = {r: [int(rest.split(None, 1)[0]) - 1 for rest in entries]
+            for r, entries in read_rows(tmp)[3].items()}
     top = max(len(c) for c in cols.values())
     heavy = {r: c for r, c in cols.items() if len(c) >= top / 2}
     entries = sum(len(c) for c in heavy.values())

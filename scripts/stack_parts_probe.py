@@ -19,7 +19,6 @@ stack regenerated and its rows cut where the warps' longest row changes level (a
 `log2`) and the new level holds at least 8 warps (`segments`); each segment predicted alone.
 """
 import collections
-import gzip
 import json
 import math
 import os
@@ -27,6 +26,8 @@ import random
 import subprocess
 import sys
 import tempfile
+
+from heavy_rows_probe import SMALL_NNZ, is_chain_bound, load_records, read_rows, within10
 
 
 def segments(lens, warp=32, hold=8):
@@ -56,16 +57,7 @@ def blind_parts(sc, spec, d):
     whole = os.path.join(d, "whole.mtx")
     subprocess.run([sc, "generate", "spec", json.dumps(spec), "--out", whole], check=True,
                    capture_output=True)
-    rows = collections.defaultdict(list)
-    with open(whole) as fh:
-        header = fh.readline()
-        line = fh.readline()
-        while line.startswith("%"):
-            line = fh.readline()
-        nrows, ncols, _ = map(int, line.split())
-        for line in fh:
-            r, rest = line.split(None, 1)
-            rows[int(r) - 1].append(rest)
+    header, nrows, ncols, rows = read_rows(whole)
     cuts = segments([len(rows.get(i, ())) for i in range(nrows)])
     paths = []
     for k, (a, b) in enumerate(zip(cuts, cuts[1:])):
@@ -85,17 +77,17 @@ def main():
         sys.exit(__doc__)
     sc = sys.argv[2] if len(sys.argv) > 2 else "target/release/sparsecast"
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 150
-    recs = [json.loads(line) for line in gzip.open(sys.argv[1], "rt")]
-    nnz = {r["matrix"]: r["features"]["nnz"] for r in recs if r.get("features")}
-    longest = {r["matrix"]: r["features"]["max_nnz"] for r in recs if r.get("features")}
+    recs, features = load_records(sys.argv[1])
     chain_bound = {r["matrix"] for r in recs if r["config"] == "csr-scalar" and r["precision"] == "f64"
-                   and 0.16e-6 * longest.get(r["matrix"], 0) >= 10 * r["footprint_bytes"] / 4.0e12}
+                   and r["matrix"] in features
+                   and is_chain_bound(features[r["matrix"]], r["footprint_bytes"])}
     only_chain = os.environ.get("CHAIN_BOUND") == "1"
     stacks, spec_of = collections.defaultdict(dict), {}
     for r in recs:
         p = (r.get("predictions") or {}).get("sparsecast")
         if (r.get("status") != "ok" or not r.get("median_s") or r["precision"] != "f64"
-                or "-stack-" not in r["matrix"] or not p or nnz.get(r["matrix"], math.inf) > 600_000
+                or "-stack-" not in r["matrix"] or not p
+                or features.get(r["matrix"], {}).get("nnz", math.inf) > SMALL_NNZ
                 or (only_chain and r["matrix"] not in chain_bound)):
             continue
         stacks[r["matrix"]][r["config"]] = (r["median_s"], p["seconds"])
@@ -129,13 +121,12 @@ def main():
                 for key in ("every configuration", c.split("@")[0]):
                     for lst, e in zip(errs[key], (own, most, (own + most) / 2)):
                         lst.append(e)
-    within = lambda v: 100.0 * sum(abs(x) <= math.log(1.1) for x in v) / len(v)
     which = ("chain-bound " if only_chain else "") + ("(parts found blind) " if blind else "")
     print(f"{len(sample)} {which}stacks of seed 14 (f64, <= 600,000 non-zeros), within 10 % of the measurement:")
     print(f"{'configuration':20s} {'n':>5s} {'own':>6s} {'max of parts':>13s} {'blend':>6s}")
     for key in sorted(errs, key=lambda k: (k != "every configuration", k)):
         own, most, blend = errs[key]
-        print(f"{key:20s} {len(own):5d} {within(own):6.1f} {within(most):13.1f} {within(blend):6.1f}")
+        print(f"{key:20s} {len(own):5d} {within10(own):6.1f} {within10(most):13.1f} {within10(blend):6.1f}")
 
 
 if __name__ == "__main__":
