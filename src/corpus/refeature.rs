@@ -7,8 +7,9 @@
 //! The counts written: BSR's per-block-row ones (`BsrCount::max_row_blocks`,
 //! `BsrCount::warp_trips`, session 30), the histograms of the warps by their steps
 //! (`Access::warp_hist`, session 31), the warps' lane-alignment steps (`Access::align_steps`,
-//! session 44) and DIA's stored slots outside the columns (`DiaCount::outside`, session 56,
-//! from the full pass). Rows that hold the first two and need no DIA count get the alignment
+//! session 44), DIA's stored slots outside the columns (`DiaCount::outside`, session 56,
+//! from the full pass) and the rows' `x` sectors by their length (`Access::row_len_sectors`,
+//! session 71, from the full pass). Rows that hold the first two and need no DIA count get the alignment
 //! steps from the rebuilt matrix's row pointers alone
 //! ([`crate::features::access::warp_counts`], no pass over the entries); the others get what
 //! they lack from [`Features::compute`]. The rebuilt matrix must be the measured one: its
@@ -105,13 +106,14 @@ pub fn generated_matrices(
 }
 
 /// Whether `row` holds the counts of the full pass (BSR's per-block-row counts, the warp
-/// histograms).
+/// histograms, the rows' `x` sectors by their length).
 fn has_full_counts(row: &TableRow) -> bool {
     let Some(a) = row.features.access.as_ref() else {
         return false;
     };
     let bsr = a.bsr.is_some_and(|b| b.blocks == 0 || b.warp_trips > 0);
     bsr && (row.features.nrows == 0 || !a.warp_hist.is_empty())
+        && (row.features.nnz == 0 || !a.row_len_sectors.is_empty())
 }
 
 /// Whether `row` already holds every count this pass writes (a matrix with an entry has at
@@ -155,11 +157,12 @@ fn fresh_counts(a: &Csr<f64>, full: bool, outside: bool) -> crate::features::Acc
         sell: Vec::new(),
         bsr: None,
         warp_hist: Vec::new(),
+        row_len_sectors: Default::default(),
     }
 }
 
 /// Write the new counts (BSR's per-block-row counts of the default block size, the warp
-/// histograms) into every row of `rows` that lacks them, rebuilding each distinct matrix once
+/// histograms, the rows' `x` sectors by their length, the alignment steps, DIA's outside slots) into every row of `rows` that lacks them, rebuilding each distinct matrix once
 /// (largest first, so the progress's ETA is honest early), among those whose recorded non-zeros
 /// lie in `nnz_bounds`. `tick(done, total, name)` reports progress in non-zeros rebuilt.
 pub fn new_counts(
@@ -235,6 +238,7 @@ pub fn new_counts(
                         if full {
                             a.bsr = c.bsr;
                             a.warp_hist = c.warp_hist.clone();
+                            a.row_len_sectors = c.row_len_sectors.clone();
                         }
                         a.align_steps = c.align_steps;
                         if outside {
@@ -263,12 +267,13 @@ mod tests {
     use crate::Precision;
 
     /// A row of `source` as a table collected before the counts existed holds it: its features
-    /// without BSR's per-block-row counts, the warp histograms and the alignment steps, one
-    /// measured time.
+    /// without BSR's per-block-row counts, the warp histograms, the rows' sectors by length and
+    /// the alignment steps, one measured time.
     fn old_row(source: SourceInfo, a: &Csr<f64>, precision: Precision) -> TableRow {
         let mut features = Features::compute(a);
         let access = features.access.as_mut().unwrap();
         access.warp_hist.clear();
+        access.row_len_sectors = Default::default();
         access.align_steps = [0, 0];
         let b = access.bsr.as_mut().unwrap();
         (b.max_row_blocks, b.warp_trips) = (0, 0);
@@ -372,6 +377,11 @@ mod tests {
                 fresh_access.warp_hist
             );
             assert!(!fresh_access.warp_hist.is_empty());
+            assert_eq!(
+                r.features.access.as_ref().unwrap().row_len_sectors,
+                fresh_access.row_len_sectors
+            );
+            assert!(!fresh_access.row_len_sectors.is_empty());
             let got = r.features.access.as_ref().unwrap().align_steps;
             assert_eq!(got, fresh_access.align_steps);
             assert!(got[0] > 0);

@@ -62,6 +62,65 @@ pub struct Access {
     /// computed before it (session 44; `sparsecast refeature` adds it to measured tables).
     #[serde(default)]
     pub align_steps: [u64; 2],
+    /// The rows' entries and their own distinct `x` sectors by the rows' length
+    /// ([`RowLenSectors`], session 71): the locality of the longest rows, whose chains a
+    /// row-per-thread kernel waits on, apart from the whole matrix's. Empty in features computed
+    /// before it (`sparsecast refeature` adds it to measured tables).
+    #[serde(default, skip_serializing_if = "RowLenSectors::is_empty")]
+    pub row_len_sectors: RowLenSectors,
+}
+
+/// Per log2 bucket of the row length (bucket `k ≥ 1`: rows of `[2^(k−1), 2^k)` entries, as
+/// [`super::Features::row_len_log2_hist`]; empty rows count nothing): the entries of those rows
+/// and the sum over them of each row's distinct 32-byte sectors of `x`, for 4-byte (`col / 8`)
+/// and 8-byte (`col / 4`) values. A thread that walks a row fetches a new sector at each of the
+/// row's sectors, so sectors over entries is the share of its steps that wait on a gather the
+/// previous step did not bring: where the longest rows are scattered and the rest banded (a
+/// stack), the whole matrix's [`Access::row_sectors_f64`] hides it. Trailing empty buckets
+/// trimmed; the three vectors have one length.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RowLenSectors {
+    /// Entries per bucket.
+    pub entries: Vec<u64>,
+    /// Summed per-row distinct sectors of a 4-byte `x`, per bucket.
+    pub sectors_f32: Vec<u64>,
+    /// The same for an 8-byte `x`.
+    pub sectors_f64: Vec<u64>,
+}
+
+impl RowLenSectors {
+    /// Whether no row with an entry was counted (also: features from before it).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// From flat `[entries, f32 sectors, f64 sectors]` triples per bucket, trimmed.
+    pub fn trimmed(flat: &[u64]) -> RowLenSectors {
+        let n = flat.chunks(3).rposition(|c| c[0] > 0).map_or(0, |k| k + 1);
+        let col = |j: usize| flat.chunks(3).take(n).map(|c| c[j]).collect();
+        RowLenSectors {
+            entries: col(0),
+            sectors_f32: col(1),
+            sectors_f64: col(2),
+        }
+    }
+
+    /// Sectors per entry (values of `bytes` = 4 or 8 bytes) over the rows of the top `top`
+    /// occupied-or-not buckets (the longest rows: within `2^top`× of the longest), and over every
+    /// row; `None` without rows.
+    pub fn per_entry(&self, bytes: u64, top: usize) -> Option<(f64, f64)> {
+        let s = if bytes == 4 {
+            &self.sectors_f32
+        } else {
+            &self.sectors_f64
+        };
+        let k = self.entries.len().saturating_sub(top);
+        let ratio = |from: usize| {
+            let e: u64 = self.entries[from..].iter().sum();
+            (e > 0).then(|| s[from..].iter().sum::<u64>() as f64 / e as f64)
+        };
+        Some((ratio(k)?, ratio(0)?))
+    }
 }
 
 /// Element sizes of [`Access::align_steps`], in that order.
@@ -491,6 +550,19 @@ mod tests {
         // Per row (f64): row 0 two sectors, row 1 three (0, 1, 25).
         assert_eq!(a.row_sectors_f64, 5);
         assert_eq!(a.cols_used, 9);
+        // By row length: row 1 (3 entries, bucket 2: one f32 sector for 0 and 7, one for 100;
+        // f64 0, 1, 25), row 0 (8 entries, bucket 4: one f32 sector, two f64).
+        let h = &a.row_len_sectors;
+        assert_eq!(h.entries, vec![0, 0, 3, 0, 8]);
+        assert_eq!(h.sectors_f32, vec![0, 0, 2, 0, 1]);
+        assert_eq!(h.sectors_f64, vec![0, 0, 3, 0, 2]);
+        assert_eq!(h.sectors_f64.iter().sum::<u64>(), a.row_sectors_f64);
+        // The longest rows' sectors per entry against every row's.
+        assert_eq!(h.per_entry(4, 1), Some((1.0 / 8.0, 3.0 / 11.0)));
+        assert_eq!(h.per_entry(8, 4), Some((5.0 / 11.0, 5.0 / 11.0)));
+        // Empty rows count nothing; no rows, no histogram.
+        let e = Access::compute(&csr(&[&[], &[]], 4));
+        assert!(e.row_len_sectors.is_empty() && e.row_len_sectors.per_entry(8, 1).is_none());
     }
 
     #[test]

@@ -20,8 +20,8 @@
 //! the block's entries each (`docs/OPTIMIZER.md`, "Speed").
 
 use super::access::{
-    group_warps, sell_params_counted, warp_align_steps, warp_bucket, Access, WarpHist, GROUP_ROWS,
-    THREADS_PER_ROW, WARP_HIST_BUCKETS,
+    group_warps, sell_params_counted, warp_align_steps, warp_bucket, Access, RowLenSectors,
+    WarpHist, GROUP_ROWS, THREADS_PER_ROW, WARP_HIST_BUCKETS,
 };
 use super::rows::RowStats;
 use super::Features;
@@ -123,7 +123,41 @@ pub struct Scan {
     align_steps: [u64; 2],
     x_sectors: [u64; 2],
     row_sectors_f64: u64,
+    /// [`Access::row_len_sectors`], flat ([`LenSectors`]).
+    len_sectors: LenSectors,
     bsr: BsrCount,
+}
+
+/// Per row-length bucket ([`warp_bucket`] of the length): entries, 4-byte and 8-byte sectors
+/// ([`RowLenSectors`]), flat, allocated on the first row with an entry.
+#[derive(Clone, Debug, Default)]
+struct LenSectors(Vec<u64>);
+
+impl LenSectors {
+    fn add(&mut self, len: usize, f32_sectors: u64, f64_sectors: u64) {
+        if self.0.is_empty() {
+            self.0 = vec![0; WARP_HIST_BUCKETS * 3];
+        }
+        let i = warp_bucket(len as u64) * 3;
+        self.0[i] += len as u64;
+        self.0[i + 1] += f32_sectors;
+        self.0[i + 2] += f64_sectors;
+    }
+
+    fn merge(self, o: &LenSectors) -> LenSectors {
+        LenSectors(merge_flat(self.0, &o.0))
+    }
+}
+
+/// The element-wise sum of two flat count vectors, either of which may be unallocated (empty).
+fn merge_flat(mut a: Vec<u64>, b: &[u64]) -> Vec<u64> {
+    if a.is_empty() {
+        return b.to_vec();
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+    a
 }
 
 /// Per thread mapping and [`warp_bucket`]: warps and steps ([`WarpHist`] of each mapping),
@@ -141,14 +175,8 @@ impl Hist {
         self.0[i + 1] += steps;
     }
 
-    fn merge(mut self, o: &Hist) -> Hist {
-        if self.0.is_empty() {
-            return o.clone();
-        }
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            *a += b;
-        }
-        self
+    fn merge(self, o: &Hist) -> Hist {
+        Hist(merge_flat(self.0, &o.0))
     }
 
     /// One [`WarpHist`] per mapping (none for a scan without rows).
@@ -175,6 +203,7 @@ struct Acc {
     align: [u64; 2],
     sectors: [u64; 2],
     row64: u64,
+    len_sectors: LenSectors,
     bsr: Option<BsrCount>,
 }
 
@@ -201,6 +230,7 @@ impl Acc {
         self.sectors[0] += o.sectors[0];
         self.sectors[1] += o.sectors[1];
         self.row64 += o.row64;
+        self.len_sectors = self.len_sectors.merge(&o.len_sectors);
         self.bsr = match (self.bsr, o.bsr) {
             (Some(a), Some(b)) => Some(a.merge(b)),
             (a, b) => a.or(b),
@@ -278,7 +308,9 @@ impl Scan {
                             set(&cols, j as usize);
                         }
                         a.nonfinite += v.iter().filter(|x| !x.is_finite()).count();
-                        a.row64 += distinct_shifted(c, 2);
+                        let (s32, s64) = (distinct_shifted(c, 3), distinct_shifted(c, 2));
+                        a.row64 += s64;
+                        a.len_sectors.add(c.len(), s32, s64);
                         buf.extend_from_slice(c);
                     }
                     buf.sort_unstable();
@@ -312,6 +344,7 @@ impl Scan {
             align_steps: acc.align,
             x_sectors: acc.sectors,
             row_sectors_f64: acc.row64,
+            len_sectors: acc.len_sectors,
             bsr: acc.bsr.unwrap_or(BsrCount::from_row_blocks(BSR_B, [])),
         }
     }
@@ -374,6 +407,12 @@ pub fn compose(ncols: usize, lens: &[usize], scans: &[&Scan]) -> Features {
             .fold(Hist::default(), |h, s| h.merge(&s.warp_hist))
             .per_mapping(),
         align_steps: std::array::from_fn(|e| sum(&|s| s.align_steps[e])),
+        row_len_sectors: RowLenSectors::trimmed(
+            &scans
+                .iter()
+                .fold(LenSectors::default(), |h, s| h.merge(&s.len_sectors))
+                .0,
+        ),
     };
     Features {
         nrows,

@@ -127,8 +127,10 @@ pub const TREES: Boost = Boost {
 /// configuration's value size and for the 4-byte column indices ([`align_degree`]: each lane
 /// reads its own 128-byte line and lines that start at the same offset share the L1's banks; on
 /// the CV records of session 43, thread-per-row CSR was within 10 % on 91 % of matrices whose
-/// constant row length is not a multiple of 8 and on 33–69 % of those whose is).
-pub const VERSION: u32 = 9;
+/// constant row length is not a multiple of 8 and on 33–69 % of those whose is); 10 gives the
+/// trees the locality of the longest rows' gathers against the whole matrix's
+/// ([`long_row_locality`], session 71).
+pub const VERSION: u32 = 10;
 
 /// The share of the relative correction in the prediction (version 2; see the module doc).
 pub const RELATIVE_SHARE: f64 = 0.5;

@@ -400,3 +400,43 @@ fn examples_near_their_matrixs_best_weigh_more() {
     row.times = vec![time("ell", None)];
     assert_eq!(w(1e-5, &row), 1.0);
 }
+
+#[test]
+fn version_10_tells_a_scattered_long_row_from_a_banded_one() {
+    // 100 banded rows of 2 entries under one row of 400: its columns every 8th (every entry its
+    // own sector at either value size) or consecutive (8 or 4 to a sector).
+    let make = |stride: u32| {
+        let (mut rows, mut cols) = (Vec::new(), Vec::new());
+        for r in 0..101u32 {
+            if r == 100 {
+                rows.extend([r; 400]);
+                cols.extend((0..400).map(|k| k * stride));
+            } else {
+                rows.extend([r; 2]);
+                cols.extend([r, r + 1]);
+            }
+        }
+        let vals = vec![1.0f64; rows.len()];
+        Features::compute(&crate::Csr::from_triplets(101, 3200, &rows, &cols, &vals).unwrap())
+    };
+    let (scattered, banded) = (make(8), make(1));
+    let loc = |f: &Features, vb| long_row_locality(f.access.as_ref().unwrap(), vb);
+    // Scattered: a sector per entry, ln 1 = 0, and more than the matrix's own.
+    let s = loc(&scattered, 8);
+    assert!(s[0].abs() < 1e-12 && s[1] > 0.0 && (s[1] - s[2]).abs() < 1e-12);
+    // Banded: one sector per 4 entries (f64) or 8 (f32), below the matrix's mean.
+    let b = loc(&banded, 8);
+    assert!((b[0] - 0.25f64.ln()).abs() < 1e-12 && b[1] < 0.0);
+    assert!((loc(&banded, 4)[0] - 0.125f64.ln()).abs() < 1e-12);
+    // The trees read them last from version 10, not before.
+    let d = Device {
+        floor_s: 2e-6,
+        bandwidth: 3e12,
+        l2_bytes: 50e6,
+    };
+    let cfg = KernelConfig::new(Variant::Csr { threads_per_row: 1 });
+    let (x10, _, _) = features(&scattered, &cfg, 8, &d, 1e-7, 10).unwrap();
+    let (x9, _, _) = features(&scattered, &cfg, 8, &d, 1e-7, 9).unwrap();
+    assert_eq!(x10.len(), x9.len() + 3);
+    assert_eq!(x10[x9.len()..], s);
+}
