@@ -312,9 +312,41 @@ pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<OwnModel> {
     Ok(m)
 }
 
+/// Rows of matrices with an entry whose features lack a count the version's inputs read
+/// ([`crate::features::Access::row_len_sectors`], version 10): they would train with zeros there.
+pub(super) fn rows_without_counts(rows: &[&TableRow]) -> usize {
+    rows.iter()
+        .filter(|r| {
+            r.features.nnz > 0
+                && r.features
+                    .access
+                    .as_ref()
+                    .map_or(true, |a| a.row_len_sectors.is_empty())
+        })
+        .count()
+}
+
+/// Say once per process (a cross-validation fits many times) that some training rows lack a
+/// count ([`rows_without_counts`]), and how to add it.
+fn warn_without_counts(rows: &[&TableRow]) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    let n = rows_without_counts(rows);
+    if n > 0 {
+        ONCE.call_once(|| {
+            eprintln!(
+                "warning: {n} of {} training rows have features from before version {VERSION} \
+                 (no rows' x sectors by length): they train with zeros for those inputs; run \
+                 `sparsecast refeature` on their tables first",
+                rows.len()
+            )
+        });
+    }
+}
+
 /// [`fit`] with `inner` folds for the uncertainty (0: no uncertainty, 5× faster; for
 /// evaluations that only score the prediction).
 pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Result<OwnModel> {
+    warn_without_counts(rows);
     let sets = dataset::per_config(rows, precision)?;
     crate::learn::check_any("sparsecast", &sets, precision)?;
     let device = fit_device(rows, precision);

@@ -389,6 +389,14 @@ fn examples_near_their_matrixs_best_weigh_more() {
         ],
         cost: None,
     };
+    // Its features are current: no row lacks the version's counts, until one does.
+    let old = {
+        let mut r = row.clone();
+        r.features.access.as_mut().unwrap().row_len_sectors = Default::default();
+        r
+    };
+    assert_eq!(fit::rows_without_counts(&[&row, &row]), 0);
+    assert_eq!(fit::rows_without_counts(&[&row, &old]), 1);
     let w = |t: f64, row: &TableRow| fit::near_best_weight(row, t.ln(), 2.0, 1.2);
     // The best itself and one within the ratio weigh more; one beyond it, and one slower
     // still, weigh 1.
