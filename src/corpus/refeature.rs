@@ -9,8 +9,9 @@
 //! (`Access::warp_hist`, session 31), the warps' lane-alignment steps (`Access::align_steps`,
 //! session 44), DIA's stored slots outside the columns (`DiaCount::outside`, session 56,
 //! from the full pass) and the rows' `x` sectors by their length (`Access::row_len_sectors`,
-//! session 71, from the full pass). Rows that hold the first two and need no DIA count get the alignment
-//! steps from the rebuilt matrix's row pointers alone
+//! session 71, from the full pass). Rows that hold the full pass's counts (BSR's, the warp
+//! histograms, the sectors by length) and need no DIA count get the alignment steps from the
+//! rebuilt matrix's row pointers alone
 //! ([`crate::features::access::warp_counts`], no pass over the entries); the others get what
 //! they lack from [`Features::compute`]. The rebuilt matrix must be the measured one: its
 //! non-zeros, stored BSR blocks (where computed) and summed warp steps are checked against the
@@ -113,7 +114,7 @@ fn has_full_counts(row: &TableRow) -> bool {
     };
     let bsr = a.bsr.is_some_and(|b| b.blocks == 0 || b.warp_trips > 0);
     bsr && (row.features.nrows == 0 || !a.warp_hist.is_empty())
-        && (row.features.nnz == 0 || !a.row_len_sectors.is_empty())
+        && row.features.has_row_len_sectors()
 }
 
 /// Whether `row` already holds every count this pass writes (a matrix with an entry has at
@@ -162,9 +163,10 @@ fn fresh_counts(a: &Csr<f64>, full: bool, outside: bool) -> crate::features::Acc
 }
 
 /// Write the new counts (BSR's per-block-row counts of the default block size, the warp
-/// histograms, the rows' `x` sectors by their length, the alignment steps, DIA's outside slots) into every row of `rows` that lacks them, rebuilding each distinct matrix once
-/// (largest first, so the progress's ETA is honest early), among those whose recorded non-zeros
-/// lie in `nnz_bounds`. `tick(done, total, name)` reports progress in non-zeros rebuilt.
+/// histograms, the rows' `x` sectors by their length, the alignment steps, DIA's outside slots)
+/// into every row of `rows` that lacks them, rebuilding each distinct matrix once (largest
+/// first, so the progress's ETA is honest early), among those whose recorded non-zeros lie in
+/// `nnz_bounds`. `tick(done, total, name)` reports progress in non-zeros rebuilt.
 pub fn new_counts(
     rows: &mut [TableRow],
     mats: Option<&Path>,

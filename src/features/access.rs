@@ -105,9 +105,9 @@ impl RowLenSectors {
         }
     }
 
-    /// Sectors per entry (values of `bytes` = 4 or 8 bytes) over the rows of the top `top`
-    /// occupied-or-not buckets (the longest rows: within `2^top`× of the longest), and over every
-    /// row; `None` without rows.
+    /// Sectors per entry (values of `bytes` = 4 or 8 bytes) over the rows of the `top` highest
+    /// buckets, empty ones included (the longest rows: within `2^top`× of the longest), and over
+    /// every row; `None` without rows.
     pub fn per_entry(&self, bytes: u64, top: usize) -> Option<(f64, f64)> {
         let s = if bytes == 4 {
             &self.sectors_f32

@@ -100,6 +100,17 @@ impl Features {
         scan::compose(m.ncols, &m.row_lengths(), &[&Scan::of(m, 0..m.nrows)])
     }
 
+    /// Whether these features hold the rows' `x` sectors by their length
+    /// ([`Access::row_len_sectors`], session 71) — or need none, without entries. Features
+    /// computed before it lack them until `sparsecast refeature` adds them.
+    pub fn has_row_len_sectors(&self) -> bool {
+        self.nnz == 0
+            || self
+                .access
+                .as_ref()
+                .is_some_and(|a| !a.row_len_sectors.is_empty())
+    }
+
     /// These features (of `m`) with HYB split at `width` instead of Bell & Garland's rule: the
     /// split the HYB conversion makes with that width parameter.
     pub fn split_hyb_at<T: Scalar>(&mut self, m: &Csr<T>, width: usize) {

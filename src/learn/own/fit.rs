@@ -316,13 +316,7 @@ pub fn fit(rows: &[&TableRow], precision: Precision) -> Result<OwnModel> {
 /// ([`crate::features::Access::row_len_sectors`], version 10): they would train with zeros there.
 pub(super) fn rows_without_counts(rows: &[&TableRow]) -> usize {
     rows.iter()
-        .filter(|r| {
-            r.features.nnz > 0
-                && r.features
-                    .access
-                    .as_ref()
-                    .map_or(true, |a| a.row_len_sectors.is_empty())
-        })
+        .filter(|r| !r.features.has_row_len_sectors())
         .count()
 }
 
