@@ -11,7 +11,8 @@
 # -seg-s14: kept unseen for scoring) and the repeated measurements (-repeat, -s12-repeat: the
 # noise floor); the stacks-only and Kronecker-only seeds (scripts/seed_args.sh's STACKS_ONLY,
 # KRON_ONLY) train but are left out of the issue's sets; KRON_KEEP="s23 s24 s25" keeps only those
-# Kronecker-only seeds (the shipped H200 profile's, session 70). SC= the binary
+# Kronecker-only seeds (the H200 profile's in sessions 68-71; session 72's trains on all of them,
+# KRON_KEEP unset). SC= the binary
 # (default target/release/sparsecast, built with `cargo build --release`), BASE= the profile
 # whose other models the new one keeps (default profiles/$GPU.json.gz). Writes under $OUT:
 #   R.jsonl.gz    every training matrix predicted by the fold model that never saw its family

@@ -3,7 +3,8 @@
 # (-s14, -seg-s14: kept unseen for scoring) and the repeated measurements (-repeat,
 # -s12-repeat: the noise floor). With KRON_KEEP set (session 70), the Kronecker-only seeds
 # (scripts/seed_args.sh's KRON_ONLY) but those it lists are left out too:
-# `KRON_KEEP="s23 s24 s25"` is the shipped H200 profile's choice of them.
+# `KRON_KEEP="s23 s24 s25"` was the H200 profile's choice of them in sessions 68-71; since
+# session 72 it trains on every one (KRON_KEEP unset).
 training_tables() {
     local f s
     source scripts/seed_args.sh
