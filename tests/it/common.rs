@@ -42,6 +42,28 @@ pub fn short_matrix(dir: &Path) -> PathBuf {
     bad
 }
 
+/// A matrix whose recommendation is no close call (a 2-D 5-point stencil on a 200 × 200 grid,
+/// written into `dir` by `sparsecast generate`): `csr-t2`, nothing within its uncertainty, in
+/// f32 and f64 with session 72's embedded H200 profile. The shipped real matrices' calls move
+/// with each refit (that profile calls all eight of cage11, Roget, bcsstk09 and west2021 in both
+/// precisions close), so the tests that need a clear answer beside a close one add this one.
+pub fn clear_call_matrix(dir: &Path) -> PathBuf {
+    let out = dir.join("stencil2d5-200.mtx");
+    let st = bin()
+        .args([
+            "generate", "stencil", "--points", "5", "--n", "200", "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    out
+}
+
 /// Report a skipped test on the real standard error (bypassing the harness's capture, so that
 /// it shows in a plain `cargo test`), or fail it when the environment says that what it lacks
 /// must be there.

@@ -438,24 +438,30 @@ fn predict_tune_times_only_the_shortlist_and_recommends_its_fastest() {
 /// A recommendation too close to call (configurations within its uncertainty) points to
 /// `--tune`; one that is not, does not; and not once something was timed. Which of the four
 /// shipped matrices are ties depends on the profile (with session 29's H200 profile: cage11 and
-/// west2021, not Roget or bcsstk09), so both cases are asked for among them.
+/// west2021, not Roget or bcsstk09; with session 72's all of them), so both cases are asked for
+/// among them and a matrix of no close call ([`crate::common::clear_call_matrix`]).
 #[test]
 fn a_tie_within_the_uncertainty_points_to_tune() {
-    let predict = |m: &str, precision: &str, extra: &[&str]| {
+    let predict = |m: &Path, precision: &str, extra: &[&str]| {
         run_ok(
             bin()
                 .args(["predict", "--precision", precision, "--gpu", "h200"])
                 .args(extra)
-                .arg(data(m)),
+                .arg(m),
         )
     };
-    let mut ties = Vec::new();
-    for m in [
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs: Vec<PathBuf> = [
         "cage11.mtx.gz",
         "Roget.mtx.gz",
         "bcsstk09.mtx.gz",
         "west2021.mtx.gz",
-    ] {
+    ]
+    .map(data)
+    .to_vec();
+    inputs.push(crate::common::clear_call_matrix(dir.path()));
+    let mut ties = Vec::new();
+    for m in &inputs {
         for precision in ["f32", "f64"] {
             let out = predict(m, precision, &[]);
             let tie = out.contains("within its uncertainty");
@@ -475,9 +481,9 @@ fn a_tie_within_the_uncertainty_points_to_tune() {
     }
     assert!(
         ties.iter().any(|&t| t) && ties.iter().any(|&t| !t),
-        "both a tie and a clear recommendation among the shipped matrices: {ties:?}"
+        "both a tie and a clear recommendation among the inputs: {ties:?}"
     );
-    let out = predict("cage11.mtx.gz", "f32", &["--tune", "1", "--backend", "cpu"]);
+    let out = predict(&inputs[0], "f32", &["--tune", "1", "--backend", "cpu"]);
     assert!(out.contains("tuned recommendation"), "{out}");
     assert!(!out.contains("`--tune` on the device"), "{out}");
 }
