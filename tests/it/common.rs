@@ -49,19 +49,26 @@ pub fn short_matrix(dir: &Path) -> PathBuf {
 /// precisions close), so the tests that need a clear answer beside a close one add this one.
 pub fn clear_call_matrix(dir: &Path) -> PathBuf {
     let out = dir.join("stencil2d5-200.mtx");
-    let st = bin()
-        .args([
-            "generate", "stencil", "--points", "5", "--n", "200", "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
+    run_ok(
+        bin()
+            .args([
+                "generate", "stencil", "--points", "5", "--n", "200", "--out",
+            ])
+            .arg(&out),
     );
     out
+}
+
+/// Run `cmd` (the program under test), fail the test with its standard error unless it
+/// succeeds, and return its standard output.
+pub fn run_ok(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("run sparsecast");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Report a skipped test on the real standard error (bypassing the harness's capture, so that

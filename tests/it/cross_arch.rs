@@ -2,7 +2,7 @@
 //! the device refit of our model, and the `instrument --cross-from` → `predict --measured-on`
 //! pipeline on the CPU backend.
 
-use crate::common::bin;
+use crate::common::{bin, run_ok};
 use sparsecast::backend::{KernelConfig, Variant};
 use sparsecast::corpus::table::{self, TableRow};
 use sparsecast::formats::FormatParams;
@@ -14,7 +14,6 @@ use sparsecast::model::{CrossModel, Shape, StoredModel};
 use sparsecast::profile::Profile;
 use sparsecast::Precision;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn repo(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
@@ -326,16 +325,6 @@ fn the_issue_term_is_for_targets_of_fewer_sms() {
     assert_eq!(scale_for(h200, h100), Scale::Family);
     assert_eq!(scale_for(part, h100), Scale::Family);
     assert_eq!(scale_for(h100, "cpu"), Scale::Family);
-}
-
-fn run_ok(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("run sparsecast");
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// `bench --json` of bcsstk09 on the CPU (as times measured on a reference, written to

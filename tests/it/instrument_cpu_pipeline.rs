@@ -1,7 +1,7 @@
 //! The whole instrument → fit → predict pipeline on the CPU backend at small sizes, through the
 //! command line, as CI runs it.
 
-use crate::common::bin;
+use crate::common::{bin, run_ok};
 use sparsecast::instrument::{plan, DeviceLimits, SuiteConfig};
 use sparsecast::profile::Profile;
 use sparsecast::Precision;
@@ -13,16 +13,6 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("data")
         .join(name)
-}
-
-fn run_ok(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("run sparsecast");
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn run_err(cmd: &mut Command) -> String {

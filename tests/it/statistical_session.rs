@@ -2,26 +2,15 @@
 //! backend at tiny size, through the command line: instrument every 001 family with --base and
 //! a budget, keep the base profile's learned model, then score the profile on a measured table.
 
-use crate::common::bin;
+use crate::common::{bin, run_ok};
 use sparsecast::profile::Profile;
 use sparsecast::Precision;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("data")
         .join(name)
-}
-
-fn run_ok(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("run sparsecast");
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 const STAT: [&str; 3] = [
