@@ -12,12 +12,13 @@ use std::path::PathBuf;
 /// Market file, or the generator spec that made it — and the counts the features gained since
 /// the tables were collected are written into its rows: BSR's per-block-row counts (the most
 /// blocks of one block row and the kernel's warp trips, which version 4 of the `sparsecast`
-/// model reads), the histograms of the warps by their steps per thread mapping (version 6) and
+/// model reads), the histograms of the warps by their steps per thread mapping (version 6),
 /// the row-per-thread warps' lane-alignment steps (version 9; from the row pointers alone where
-/// a row already has the others). Everything measured stays as it was. The rebuilt matrix is checked against the row (its
-/// non-zeros, BSR blocks and summed warp steps); a matrix that cannot be rebuilt or
-/// does not match is reported and its rows are written unchanged, and the command exits
-/// non-zero.
+/// a row already has the others), DIA's stored slots outside the columns, and the rows'
+/// distinct `x` sectors by their length (the longest rows' gather locality, version 10).
+/// Everything measured stays as it was. The rebuilt matrix is checked against the row (its
+/// non-zeros, BSR blocks and summed warp steps); a matrix that cannot be rebuilt or does not
+/// match is reported and its rows are written unchanged, and the command exits non-zero.
 ///
 /// Sources recorded on another machine (e.g. `/root/mats/cage11.mtx.gz`) are found by file name
 /// in --mats. Each table is written to --out-dir under its own name (atomically); a row that
