@@ -4,8 +4,8 @@
 # which did not survive). Two steps, from the repository root:
 #
 #   bash scripts/device_issue16_h100.sh prep   # here: binary without profiles, the H100 profile and
-#                                              # the 70 shared files (all but G3_circuit, conf5)
-#                                              # into .dev/i16 (≈ 57 MiB), then parks the tables,
+#                                              # the 70 shared files (all but G3_circuit, conf5; as
+#                                              # .mtx.xz, ≈ 31 MB) into .dev/i16, then parks the tables,
 #                                              # profiles and docs (restore: device_park.sh restore)
 #   # device call, kind H100, carry [".dev/i16"], timeout 600 (≈ 450 s):
 #   bash scripts/device_issue16_h100.sh run
@@ -23,13 +23,20 @@ prep)
     strip -o "$D/sparsecast" "${TGT:-/tmp/tgt-ne}/release/sparsecast"
     xz -9 -T2 -f "$D/sparsecast"
     cp "profiles/$G.json.gz" "$D/"
+    # The files travel as .mtx.xz (the carry's 64 MiB: with the H200's 17.8 MB profile of
+    # session 72 the .mtx.gz made it 69 MiB); `run` gzips them back on the device.
+    mkdir -p "$D/mx"
+    rm -rf "$D/mats"
     for f in ../shared/matrices/suitesparse/*.mtx.gz; do
-        case "$f" in *G3_circuit* | *conf5*) ;; *) cp -n "$f" "$D/mats/" ;; esac
+        b=$(basename "$f" .gz)
+        case "$f" in *G3_circuit* | *conf5*) ;; *) [ -f "$D/mx/$b.xz" ] || gzip -dc "$f" | xz -6 -T2 > "$D/mx/$b.xz" ;; esac
     done
     PROFILES=1 DOCS=1 bash scripts/device_park.sh park
     du -sh "$D"
     ;;
 run)
+    mkdir -p "$D/mats"
+    ls "$D"/mx/*.xz | xargs -P 16 -I{} sh -c 'b=$(basename {} .xz); xz -dc {} | gzip -1 > '"$D"'/mats/$b.gz'
     WANT=$G
     BINXZ=$D/sparsecast.xz source scripts/device_env.sh   # sets G from nvidia-smi
     [ "$G" = "$WANT" ] || { echo "this is an $G, the profile prepared is $WANT's" >&2; exit 1; }
