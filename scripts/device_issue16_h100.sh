@@ -5,7 +5,7 @@
 #
 #   bash scripts/device_issue16_h100.sh prep   # here: binary without profiles, the H100 profile and
 #                                              # the 70 shared files (all but G3_circuit, conf5; as
-#                                              # .mtx.xz, ≈ 31 MB) into .dev/i16, then parks the tables,
+#                                              # .mtx.xz, ≈ 25 MB; 41 MB in all) into .dev/i16, then parks the tables,
 #                                              # profiles and docs (restore: device_park.sh restore)
 #   # device call, kind H100, carry [".dev/i16"], timeout 600 (≈ 450 s):
 #   bash scripts/device_issue16_h100.sh run
