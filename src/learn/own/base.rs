@@ -338,7 +338,62 @@ pub(super) fn features(
     if version >= 10 {
         x.extend(long_row_locality(a, vb));
     }
+    if version >= 11 {
+        x.extend(vendor_sell_width(f));
+    }
     Ok((x, base, b))
+}
+
+/// How cuSPARSE's sliced ELL walks its slices (version 11), measured on the H200 (session 74,
+/// `docs/PERFORMANCE.md`): random matrices of constant row length `k`, 400,000 rows or 400,003,
+/// ran as if every slice were `k` rounded up to a multiple of `g` entries wherever `k > g` — with
+/// `g = 8` when the row count is a multiple of 8 and `g = 16` otherwise (`k = 9`: 44 µs with
+/// 400,000 rows, the time of `k = 16`, and 28 µs with 400,003; `k = 17`: 68 and 85 µs, the times
+/// of 24 and 32). Our kernels show no such step (`sell` 27 / 27 µs). On the family-CV records of
+/// session 73's refit, `cusparse-sell` alone was off on the matrices whose row count is a
+/// multiple of 8 (median −12 % against +3.9 %, within 10 % 40 % against 71 %; stacks of ≥ 50 µs
+/// −35 %); every other configuration within ±0.5 %. The trees get `[1 if rows % 8 == 0 else 0,
+/// ln(walked / stored steps)]` of the row-per-thread warps ([`crate::features::access::WarpHist`]
+/// of mapping 0, a warp being a 32-row slice of cuSPARSE's unsorted SELL): exact for rows of one
+/// length; otherwise each bucket's warps are taken at their mean width, a bucket `[g, 2g)` as
+/// widths of `g` (kept) and above (rounded to `2g`) in the share the mean implies, and a wider
+/// bucket at its mean plus the rounding's mean `(g − 1) / 2`. Choice: the rule is read from
+/// one sweep and the table, not from cuSPARSE's source (closed); the flag lets the trees learn
+/// what the width ratio misses.
+pub(super) fn vendor_sell_width(f: &Features) -> [f64; 2] {
+    let aligned = f.nrows % 8 == 0;
+    let flag = if aligned { 1.0 } else { 0.0 };
+    let g: f64 = if aligned { 8.0 } else { 16.0 };
+    let Some(h) = f.access.as_ref().and_then(|a| a.warp_hist.first()) else {
+        return [flag, 0.0];
+    };
+    let constant = f.min_nnz == f.max_nnz;
+    let round = |w: f64| if w <= g { w } else { (w / g).ceil() * g };
+    let (mut stored, mut walked) = (0.0, 0.0);
+    for (k, (&w, &s)) in h.warps.iter().zip(&h.steps).enumerate() {
+        if w == 0 {
+            continue;
+        }
+        let (w, s) = (w as f64, s as f64);
+        let mean = s / w;
+        // Bucket k ≥ 1 holds widths [2^(k−1), 2^k); g is a power of two, so no bucket straddles it.
+        let low = if k == 0 {
+            0.0
+        } else {
+            (1u64 << (k - 1).min(62)) as f64
+        };
+        let per_warp = if constant || mean <= g {
+            round(mean)
+        } else if low == g {
+            (g + g * (mean - g)).min(2.0 * g)
+        } else {
+            mean + (g - 1.0) / 2.0
+        };
+        stored += s;
+        walked += per_warp * w;
+    }
+    let ratio = if stored > 0.0 { walked / stored } else { 1.0 };
+    [flag, ratio.max(1.0).ln()]
 }
 
 /// The locality of the longest rows' gathers for values of `vb` bytes (version 10), from

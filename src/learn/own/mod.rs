@@ -34,7 +34,8 @@
 //!    thread mapping ([`crate::features::Access::warp_steps`]) and of this configuration, `x`
 //!    locality per warp and per row, padding, empty rows, diagonals, bandwidth, `ln T₀`,
 //!    (version 1) `x` and the matrix bytes against the L2 and the gathers' hit rate, (version 5)
-//!    the mixture of row lengths and (version 6) the tail of this configuration's warp steps.
+//!    the mixture of row lengths, (version 6) the tail of this configuration's warp steps and
+//!    (version 11) the slice widths cuSPARSE's SELL walks, which depend on the row count modulo 8.
 //!    Trees bound the correction to what the corpus saw; outside it the physical base carries
 //!    the prediction (a matrix 10× larger than any trained one is still `bytes / bandwidth`).
 //! 4. **Relative correction** (version 2). About half of the held-out error is common to every
@@ -129,8 +130,11 @@ pub const TREES: Boost = Boost {
 /// the CV records of session 43, thread-per-row CSR was within 10 % on 91 % of matrices whose
 /// constant row length is not a multiple of 8 and on 33–69 % of those whose is); 10 gives the
 /// trees the locality of the longest rows' gathers against the whole matrix's
-/// ([`long_row_locality`], session 71).
-pub const VERSION: u32 = 10;
+/// ([`long_row_locality`], session 71); 11 the row count's divisibility by 8 and the slice
+/// widths cuSPARSE's sliced ELL walks ([`vendor_sell_width`], session 74: `cusparse-sell` runs
+/// a slice as its width rounded up to 8 entries where the rows are a multiple of 8, to 16
+/// otherwise; the only configuration whose held-out error split on it).
+pub const VERSION: u32 = 11;
 
 /// The share of the relative correction in the prediction (version 2; see the module doc).
 pub const RELATIVE_SHARE: f64 = 0.5;

@@ -448,3 +448,43 @@ fn version_10_tells_a_scattered_long_row_from_a_banded_one() {
     assert_eq!(x10.len(), x9.len() + 3);
     assert_eq!(x10[x9.len()..], s);
 }
+
+#[test]
+fn version_11_gives_the_widths_cusparse_sell_walks() {
+    // Rows of one length k, n rows: the slices are walked at k rounded up to 8 where n is a
+    // multiple of 8, to 16 otherwise, and only where k exceeds that granularity.
+    let make = |n: u32, k: u32| {
+        let rows: Vec<u32> = (0..n)
+            .flat_map(|r| std::iter::repeat(r).take(k as usize))
+            .collect();
+        let cols: Vec<u32> = (0..n)
+            .flat_map(|r| (0..k).map(move |j| (r * 7 + j * 13) % (4 * n)))
+            .collect();
+        let vals = vec![1.0f64; rows.len()];
+        let m = crate::Csr::from_triplets(n as usize, 4 * n as usize, &rows, &cols, &vals);
+        Features::compute(&m.unwrap())
+    };
+    let w = |n, k| vendor_sell_width(&make(n, k));
+    assert_eq!(w(64, 9), [1.0, (16.0f64 / 9.0).ln()]);
+    assert_eq!(w(64, 8), [1.0, 0.0]);
+    assert_eq!(w(64, 17), [1.0, (24.0f64 / 17.0).ln()]);
+    assert_eq!(w(65, 9), [0.0, 0.0]);
+    assert_eq!(w(65, 16), [0.0, 0.0]);
+    assert_eq!(w(65, 17), [0.0, (32.0f64 / 17.0).ln()]);
+    // Features stored without the warp histogram keep the flag and a ratio of 1.
+    let mut old = make(64, 9);
+    old.access.as_mut().unwrap().warp_hist.clear();
+    assert_eq!(vendor_sell_width(&old), [1.0, 0.0]);
+    // The trees read them last from version 11, not before.
+    let f = make(64, 9);
+    let d = Device {
+        floor_s: 2e-6,
+        bandwidth: 3e12,
+        l2_bytes: 50e6,
+    };
+    let cfg = KernelConfig::parse_label("cusparse-sell").unwrap();
+    let (x11, ..) = features(&f, &cfg, 4, &d, 1e-7, 11).unwrap();
+    let (x10, ..) = features(&f, &cfg, 4, &d, 1e-7, 10).unwrap();
+    assert_eq!(x11.len(), x10.len() + 2);
+    assert_eq!(x11[x10.len()..], vendor_sell_width(&f));
+}
