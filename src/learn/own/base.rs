@@ -363,12 +363,15 @@ pub(super) fn features(
 pub(super) fn vendor_sell_width(f: &Features) -> [f64; 2] {
     let aligned = f.nrows % 8 == 0;
     let flag = if aligned { 1.0 } else { 0.0 };
-    let g: f64 = if aligned { 8.0 } else { 16.0 };
+    let granule: u64 = if aligned { 8 } else { 16 };
+    let g = granule as f64;
     let Some(h) = f.access.as_ref().and_then(|a| a.warp_hist.first()) else {
         return [flag, 0.0];
     };
     let constant = f.min_nnz == f.max_nnz;
     let round = |w: f64| if w <= g { w } else { (w / g).ceil() * g };
+    // The bucket of widths [g, 2g): g is a power of two, so no bucket straddles it.
+    let from_g = crate::features::access::warp_bucket(granule);
     let (mut stored, mut walked) = (0.0, 0.0);
     for (k, (&w, &s)) in h.warps.iter().zip(&h.steps).enumerate() {
         if w == 0 {
@@ -376,15 +379,9 @@ pub(super) fn vendor_sell_width(f: &Features) -> [f64; 2] {
         }
         let (w, s) = (w as f64, s as f64);
         let mean = s / w;
-        // Bucket k ≥ 1 holds widths [2^(k−1), 2^k); g is a power of two, so no bucket straddles it.
-        let low = if k == 0 {
-            0.0
-        } else {
-            (1u64 << (k - 1).min(62)) as f64
-        };
         let per_warp = if constant || mean <= g {
             round(mean)
-        } else if low == g {
+        } else if k == from_g {
             (g + g * (mean - g)).min(2.0 * g)
         } else {
             mean + (g - 1.0) / 2.0
