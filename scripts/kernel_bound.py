@@ -14,6 +14,11 @@ with both bests. With `GAIN=F32:F64` (e.g. `GAIN=0.974:0.957`, session 67's evic
 also estimates the perfect pick's geomean were our best time multiplied by that gain on every
 matrix whose working set (CSR: 8 / 12 bytes an entry in f32 / f64 + 4 a row) is at least twice
 the L2 (`L2=` bytes, default the H200's 60e6) — an estimate, not a measurement.
+With `PAIR=A:B` (e.g. `PAIR=coo:cusparse-coo-alg1`, session 75) it also compares two
+configurations on every matrix that has both: the geomean and quantiles of A's time / B's time,
+by B's time (< 4, 4-6, 6-10, 10-20, 20-50, 50-100, >= 100 µs), and where B takes >= 6 µs by the
+locality of x (the distinct 32-byte sectors of x a warp's entries touch, summed, per non-zero:
+< 0.1, 0.1-0.5, >= 0.5).
 """
 import collections
 import gzip
@@ -85,9 +90,43 @@ def main():
               + ", ".join(f"{k} {n}" for k, n in wins.most_common()))
         if listed:
             print("\n".join(listed))
+        if os.environ.get("PAIR"):
+            pair(rows, more, prec, *os.environ["PAIR"].split(":"))
         if sell:
             qs = [sell[int(p * (len(sell) - 1))] for p in (0.1, 0.25, 0.5, 0.75, 0.9)]
             print("    sell / cusparse-sell, 10-25-50-75-90 %: " + " ".join(f"{x:.2f}" for x in qs))
+
+
+def pair(rows, more, prec, a, b):
+    """A's time over B's per matrix, by B's time (PAIR=A:B)."""
+    edges = [4, 6, 10, 20, 50, 100, math.inf]
+    names = ["< 4", "4-6", "6-10", "10-20", "20-50", "50-100", ">= 100"]
+    buckets = collections.defaultdict(list)
+    local = collections.defaultdict(list)
+    for r in rows:
+        t = {x["config"]: x["median_s"] for x in r["times"] + more.get((r["matrix"], prec), [])
+             if x["status"] == "ok"}
+        if a in t and b in t:
+            us = t[b] * 1e6
+            buckets[next(i for i, e in enumerate(edges) if us < e)].append(t[a] / t[b])
+            if us >= 6:
+                f = r["features"]
+                per = f["access"]["x_sectors_" + prec] / f["nnz"]
+                local["< 0.1" if per < 0.1 else "0.1-0.5" if per < 0.5 else ">= 0.5"].append(
+                    t[a] / t[b])
+    print(f"    {a} / {b} by {b}'s time (µs): matrices, geomean, 10-50-90 %")
+    for i in sorted(buckets):
+        v = sorted(buckets[i])
+        n = len(v)
+        print(f"      {names[i]:>7} {n:4d}  {gm(v):.3f}  "
+              f"{v[n // 10]:.2f} {v[n // 2]:.2f} {v[9 * n // 10]:.2f}")
+    print(f"    the same where {b} takes >= 6 µs, by x's sectors per non-zero")
+    for k in ("< 0.1", "0.1-0.5", ">= 0.5"):
+        v = sorted(local[k])
+        n = len(v)
+        if n:
+            print(f"      {k:>7} {n:4d}  {gm(v):.3f}  "
+                  f"{v[n // 10]:.2f} {v[n // 2]:.2f} {v[9 * n // 10]:.2f}")
 
 
 if __name__ == "__main__":
