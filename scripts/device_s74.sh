@@ -14,6 +14,11 @@
 #   strip -o /tmp/sc-ne /tmp/tgt-ne/release/sparsecast && xz -9 -T2 -c /tmp/sc-ne > .dev/s74/sparsecast.xz
 #   cp LIST .dev/s74/only.txt
 #   bash scripts/device_s74.sh        # carry [".dev/s74"]; $OUT/s74-GPU.tar
+#   Session 75's SET=c: `git apply scripts/prototype/s75_coo_items.patch` (check the logic first:
+#   python3 scripts/prototype/s75_coo_items_emu.py), build as above, cp
+#   docs/h200/session75/only-s14-coo.txt .dev/s74/only.txt, SET=c bash scripts/device_s74.sh;
+#   then python3 scripts/kernel_ab.py corpus-GPU-v74c-0.jsonl.gz corpus-GPU-v74c-{1,2,3}.jsonl.gz
+#   --full data/corpus/GPU-s14.jsonl.gz data/corpus/GPU-seg-s14.jsonl.gz
 set -u
 T0=$SECONDS
 LIMIT=${LIMIT:-560}
@@ -24,7 +29,18 @@ source scripts/seed_args.sh
 # batched with the chunks past the interval skipped, ELL at 8, 32 registers; then SWEEP=1 times
 # cuSPARSE's SELL on random matrices of constant row length k around multiples of 16 and row
 # counts a multiple of 8 or not (docs/PERFORMANCE.md, session 74).
-if [ "${SET:-a}" = a ]; then
+# SET=c (session 75): the coarsened COO kernel of scripts/prototype/s75_coo_items.patch (apply it
+# instead of s74's), K = 4 and 8 entries a lane, on docs/h200/session75/only-s14-coo.txt.
+if [ "${SET:-a}" = c ]; then
+    CONFIGS=${CONFIGS:-coo,hyb,cusparse-coo-alg1}
+    FORMATS=coo,hyb BLOCKS=64,256,1024
+    VARIANTS=(
+        ""
+        "-DSC_COO_ITEMS=4"
+        "-DSC_COO_ITEMS=8"
+        "-DSC_COO_ITEMS=8 -DSC_MIN_BLOCKS=1"
+    )
+elif [ "${SET:-a}" = a ]; then
     CONFIGS=${CONFIGS:-coo,ell,ell@128,sell,sell@128,sell@512,sell-c512-s2048,hyb,cusparse-sell,cusparse-coo-alg1}
     FORMATS=coo,ell,sell,hyb BLOCKS=64,256,1024
     VARIANTS=(
