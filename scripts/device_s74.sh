@@ -30,15 +30,16 @@ source scripts/seed_args.sh
 # cuSPARSE's SELL on random matrices of constant row length k around multiples of 16 and row
 # counts a multiple of 8 or not (docs/PERFORMANCE.md, session 74).
 # SET=c (session 75): the coarsened COO kernel of scripts/prototype/s75_coo_items.patch (apply it
-# instead of s74's), K = 4 and 8 entries a lane, on docs/h200/session75/only-s14-coo.txt.
+# instead of s74's), K = 4 and 8 entries a lane, on docs/h200/session75/only-s14-coo.txt; with
+# SC_COO_MIN_CHUNKS (read by the patched launcher) every warp gets at least one whole tile.
 if [ "${SET:-a}" = c ]; then
     CONFIGS=${CONFIGS:-coo,hyb,cusparse-coo-alg1}
     FORMATS=coo,hyb BLOCKS=64,256,1024
     VARIANTS=(
         ""
         "-DSC_COO_ITEMS=4"
-        "-DSC_COO_ITEMS=8"
-        "-DSC_COO_ITEMS=8 -DSC_MIN_BLOCKS=1"
+        "-DSC_COO_ITEMS=4 -DSC_COO_MIN_CHUNKS=4"
+        "-DSC_COO_ITEMS=8 -DSC_COO_MIN_CHUNKS=8"
     )
 elif [ "${SET:-a}" = a ]; then
     CONFIGS=${CONFIGS:-coo,ell,ell@128,sell,sell@128,sell@512,sell-c512-s2048,hyb,cusparse-sell,cusparse-coo-alg1}
