@@ -23,6 +23,7 @@ pub(crate) mod convert;
 pub mod convert_check;
 pub mod cusparse;
 pub mod device;
+mod host_parse;
 pub mod l2;
 pub mod launch;
 pub mod memory;
