@@ -42,14 +42,18 @@ inline int __clz(int) { return 0; }
 inline long long __double_as_longlong(double) { return 0; }
 inline double __longlong_as_double(long long) { return 0; }
 inline unsigned long long clock64() { return 0; }
-template <typename T> T atomicAdd(T* p, T v) { return *p; }
-template <typename T> T atomicMax(T* p, T v) { return *p; }
-template <typename T> T atomicMin(T* p, T v) { return *p; }
-template <typename T> T atomicCAS(T* p, T c, T v) { return *p; }
-template <typename T> T atomicExch(T* p, T v) { return *p; }
-template <typename T> T min(T a, T b) { return b < a ? b : a; }
-template <typename T> T max(T a, T b) { return a < b ? b : a; }
 inline void __nanosleep(unsigned) {}
 inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
 inline double __fma_rn(double a, double b, double c) { return a * b + c; }
+// The atomics take the value by conversion, as CUDA's overloads do: only the pointer decides T.
+template <typename T> struct sc_host_same { using type = T; };
+template <typename T> T atomicAdd(T* p, typename sc_host_same<T>::type) { return *p; }
+template <typename T> T atomicMax(T* p, typename sc_host_same<T>::type) { return *p; }
+template <typename T> T atomicMin(T* p, typename sc_host_same<T>::type) { return *p; }
+template <typename T> T atomicExch(T* p, typename sc_host_same<T>::type) { return *p; }
+template <typename T>
+T atomicCAS(T* p, typename sc_host_same<T>::type, typename sc_host_same<T>::type) { return *p; }
+// CUDA's min and max have overloads for mixed integer and floating types.
+template <typename A, typename B> auto min(A a, B b) -> decltype(a < b ? a : b) { return b < a ? b : a; }
+template <typename A, typename B> auto max(A a, B b) -> decltype(a < b ? a : b) { return a < b ? b : a; }
