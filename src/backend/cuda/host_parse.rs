@@ -30,10 +30,16 @@ mod tests {
             })
     }
 
-    fn scratch(tag: &str) -> PathBuf {
+    /// The compiler and a scratch folder of this test (`tag`), or `None` after saying the test
+    /// is skipped where no compiler runs.
+    fn setup(tag: &str) -> Option<(String, PathBuf)> {
+        let Some(cxx) = host_cxx() else {
+            eprintln!("skipped: no host C++ compiler (set CXX or install c++)");
+            return None;
+        };
         let d = std::env::temp_dir().join(format!("sc-host-parse-{}-{tag}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
-        d
+        Some((cxx, d))
     }
 
     /// Compiles `text` with `defines`; the compiler's messages on failure.
@@ -58,11 +64,9 @@ mod tests {
 
     #[test]
     fn kernels_parse_as_host_cpp() {
-        let Some(cxx) = host_cxx() else {
-            eprintln!("skipped: no host C++ compiler (set CXX or install c++)");
+        let Some((cxx, dir)) = setup("all") else {
             return;
         };
-        let dir = scratch("all");
         for f in ALL {
             let path = dir.join(format!("{}.cpp", f.name));
             // As shipped, and with the experiment's 64-register budget (kernels/common.cuh).
@@ -82,11 +86,9 @@ mod tests {
     /// value goes, is refused.
     #[test]
     fn a_broken_kernel_is_refused() {
-        let Some(cxx) = host_cxx() else {
-            eprintln!("skipped: no host C++ compiler (set CXX or install c++)");
+        let Some((cxx, dir)) = setup("broken") else {
             return;
         };
-        let dir = scratch("broken");
         let path = dir.join("broken.cpp");
         let coo = ALL.iter().find(|f| f.name == "coo").unwrap();
         let good = host_text(coo);
