@@ -32,7 +32,19 @@ source scripts/seed_args.sh
 # SET=c (session 75): the coarsened COO kernel of scripts/prototype/s75_coo_items.patch (apply it
 # instead of s74's), K = 4 and 8 entries a lane, on docs/h200/session75/only-s14-coo.txt; with
 # SC_COO_MIN_CHUNKS (read by the patched launcher) every warp gets at least one whole tile.
-if [ "${SET:-a}" = c ]; then
+# SET=d (session 76): SET=c's K = 4 and 8 spilled under the 32 registers of SC_MIN_BLOCKS=2
+# (8-128 B local; f64 K = 4 12 % slower, f32 8 % faster): the same with 64 registers
+# (SC_MIN_BLOCKS=1, every kernel of the module), beside the shipped kernels at 64 registers.
+if [ "${SET:-a}" = d ]; then
+    CONFIGS=${CONFIGS:-coo,hyb,cusparse-coo-alg1}
+    FORMATS=coo,hyb BLOCKS=64,1024
+    VARIANTS=(
+        ""
+        "-DSC_MIN_BLOCKS=1"
+        "-DSC_COO_ITEMS=4 -DSC_MIN_BLOCKS=1"
+        "-DSC_COO_ITEMS=8 -DSC_MIN_BLOCKS=1"
+    )
+elif [ "${SET:-a}" = c ]; then
     CONFIGS=${CONFIGS:-coo,hyb,cusparse-coo-alg1}
     FORMATS=coo,hyb BLOCKS=64,256,1024
     VARIANTS=(

@@ -11,7 +11,10 @@ once by `collect`) with the variant's configurations scaled by their measured ra
         --full data/corpus/h200-s14.jsonl.gz data/corpus/h200-seg-s14.jsonl.gz
 
 Ratios below 1 are faster. The base against --full (the same kernels on another day) is the
-comparison's own noise.
+comparison's own noise. With --full, each configuration's ratio is also split by where that
+configuration stands in the full table (the best of all, within 5 % of it, the rest), and --add
+counts the variant's configurations as new ones beside the shipped (the best of both: what a
+model that could pick either would reach) instead of replacing them (session 76).
 """
 import argparse
 import math
@@ -51,7 +54,29 @@ def compare(new, base, label):
                   f"max {max(r):.3f}   ≥ 20 µs: n={len(big):4d} geomean {g}")
 
 
-def best_of_all(new, base, full, label, only=None):
+def by_standing(new, base, full, label, only=None):
+    rows = {}
+    for (m, p, c), t in full.items():
+        rows.setdefault((m, p), {})[c] = t
+    for p in ("f32", "f64"):
+        for c in sorted({k[2] for k in new if k[1] == p}):
+            if only is not None and c not in only:
+                continue
+            parts = {"best of all": [], "within 5 % of it": [], "the rest": []}
+            for (m, q), t in rows.items():
+                k = (m, p, c)
+                if q != p or c not in t or k not in new or k not in base:
+                    continue
+                b = min(t.values())
+                where = ("best of all" if t[c] <= b else
+                         "within 5 % of it" if t[c] <= 1.05 * b else "the rest")
+                parts[where].append(new[k] / base[k])
+            cells = [f"{w}: n={len(r)} {geo(r):.3f}" for w, r in parts.items() if r]
+            if cells:
+                print(f"{label}: {p} {c} where it stands — " + "; ".join(cells))
+
+
+def best_of_all(new, base, full, label, only=None, add=False):
     rows = {}
     for (m, p, c), t in full.items():
         rows.setdefault((m, p), {})[c] = t
@@ -63,7 +88,7 @@ def best_of_all(new, base, full, label, only=None):
         for c in t:
             k = (m, p, c)
             if k in new and k in base and (only is None or c in only):
-                t1[c] = t[c] * new[k] / base[k]
+                t1[c + "*" if add else c] = t[c] * new[k] / base[k]
         cus = [v for c, v in t.items() if c.startswith("cusparse")]
         if not cus:
             continue
@@ -71,9 +96,10 @@ def best_of_all(new, base, full, label, only=None):
         vs0.append(min(cus) / min(t.values()))
         vs1.append(min(cus) / min(t1.values()))
     if gains:
-        print(f"{label}: {len(gains)} matrix-precisions; the best configuration "
-              f"{geo(gains):.4f}× as fast (geomean); the best against the best cuSPARSE "
-              f"{geo(vs0):.4f}× → {geo(vs1):.4f}×")
+        below = f"{sum(x < 0.95 for x in vs0)} → {sum(x < 0.95 for x in vs1)}"
+        print(f"{label}: {len(gains)} matrix-precisions{' (added)' if add else ''}; the best "
+              f"configuration {geo(gains):.4f}× as fast (geomean); the best against the best "
+              f"cuSPARSE {geo(vs0):.4f}× → {geo(vs1):.4f}×, below 0.95× of it {below}")
 
 
 def main():
@@ -83,6 +109,8 @@ def main():
     ap.add_argument("--full", nargs="+")
     ap.add_argument("--configs", help="comma-separated: only these configurations take the "
                     "variant's ratio in --full's best (default: every one the variant timed)")
+    ap.add_argument("--add", action="store_true", help="with --full: the variant's "
+                    "configurations join the shipped ones instead of replacing them")
     a = ap.parse_args()
     only = set(a.configs.split(",")) if a.configs else None
     base = times([a.base])
@@ -93,7 +121,8 @@ def main():
         new = times([v])
         compare(new, base, f"{v} / {a.base}")
         if full:
-            best_of_all(new, base, full, v, only)
+            by_standing(new, base, full, v, only)
+            best_of_all(new, base, full, v, only, a.add)
 
 
 if __name__ == "__main__":
