@@ -54,10 +54,16 @@ def compare(new, base, label):
                   f"max {max(r):.3f}   ≥ 20 µs: n={len(big):4d} geomean {g}")
 
 
-def by_standing(new, base, full, label, only=None):
+def per_matrix(full):
+    """The full table's times as {(matrix, precision): {configuration: seconds}}."""
     rows = {}
     for (m, p, c), t in full.items():
         rows.setdefault((m, p), {})[c] = t
+    return rows
+
+
+def by_standing(new, base, full, label, only=None):
+    rows = per_matrix(full)
     for p in ("f32", "f64"):
         for c in sorted({k[2] for k in new if k[1] == p}):
             if only is not None and c not in only:
@@ -77,9 +83,7 @@ def by_standing(new, base, full, label, only=None):
 
 
 def best_of_all(new, base, full, label, only=None, add=False):
-    rows = {}
-    for (m, p, c), t in full.items():
-        rows.setdefault((m, p), {})[c] = t
+    rows = per_matrix(full)
     gains, vs0, vs1 = [], [], []
     for (m, p), t in rows.items():
         if not any((m, p, c) in base for c in t):
