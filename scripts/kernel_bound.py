@@ -114,19 +114,18 @@ def pair(rows, more, prec, a, b):
                 per = f["access"]["x_sectors_" + prec] / f["nnz"]
                 local["< 0.1" if per < 0.1 else "0.1-0.5" if per < 0.5 else ">= 0.5"].append(
                     t[a] / t[b])
+    def line(label, v):
+        v, n = sorted(v), len(v)
+        print(f"      {label:>7} {n:4d}  {gm(v):.3f}  "
+              f"{v[n // 10]:.2f} {v[n // 2]:.2f} {v[9 * n // 10]:.2f}")
+
     print(f"    {a} / {b} by {b}'s time (µs): matrices, geomean, 10-50-90 %")
     for i in sorted(buckets):
-        v = sorted(buckets[i])
-        n = len(v)
-        print(f"      {names[i]:>7} {n:4d}  {gm(v):.3f}  "
-              f"{v[n // 10]:.2f} {v[n // 2]:.2f} {v[9 * n // 10]:.2f}")
+        line(names[i], buckets[i])
     print(f"    the same where {b} takes >= 6 µs, by x's sectors per non-zero")
     for k in ("< 0.1", "0.1-0.5", ">= 0.5"):
-        v = sorted(local[k])
-        n = len(v)
-        if n:
-            print(f"      {k:>7} {n:4d}  {gm(v):.3f}  "
-                  f"{v[n // 10]:.2f} {v[n // 2]:.2f} {v[9 * n // 10]:.2f}")
+        if local[k]:
+            line(k, local[k])
 
 
 if __name__ == "__main__":
