@@ -630,7 +630,7 @@ fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
     assert!(
         rest[..rest.len() - reordered]
             .iter()
-            .all(|l| l.contains("; the fastest plan not yet varied, one block at ")),
+            .all(|l| l.contains("; a fast plan not yet varied, one block at ")),
         "only the further rounds' variants, then the reordered plans, come after the DP's: {t}"
     );
     for (k, l) in plans.iter().enumerate().skip(1) {

@@ -168,8 +168,9 @@ pub struct Args {
     /// more, adopted or not), other candidate plans solved on the same block features (the same
     /// blocks run the other way, the other execution mode's rule, blocks costing one launch
     /// floor, cuSPARSE algorithms as blocks on CUDA; plans of two blocks or more, duplicates
-    /// dropped), plans with one block changed (another block size, a runner-up; two best-first
-    /// rounds), the N predicted-fastest single configurations (default 5), the
+    /// dropped), plans with one block changed (another block size, a runner-up; three
+    /// best-first rounds over the plans within 10 % of the fastest, each row cut structure
+    /// varied once before any twice), the N predicted-fastest single configurations (default 5), the
     /// predicted-fastest cuSPARSE algorithm and the fastest of each storage format those N leave
     /// out if predicted within 20 % of the fastest, then the other block sizes of the fastest
     /// measured single configuration of ours, on the backend; the (up to 4) within 5 % of

@@ -59,6 +59,8 @@ pub(super) struct Tried {
     pub(super) plans: Vec<Plan>,
     pub(super) timed: Vec<(String, Option<f64>)>,
     untried: Vec<Option<Vec<LearnedBlock>>>,
+    /// The row cuts (each block's first row) of the plans whose variants were tried or queued.
+    expanded: Vec<Vec<usize>>,
 }
 
 impl Tried {
@@ -74,24 +76,50 @@ impl Tried {
         self.untried.push(blocks);
     }
 
-    /// The blocks of the fastest timed plan whose variants were not tried, if it is within
-    /// [`SEARCH_BAND`] of the fastest plan (taken: they will be).
+    /// Marks a plan's row cuts as varied already (the DP's plan, whose variants are first-round
+    /// candidates).
+    pub(super) fn mark_expanded(&mut self, blocks: &[LearnedBlock]) {
+        self.expanded.push(cuts(blocks));
+    }
+
+    /// The blocks of the plan to vary next (taken: its variants will be tried): among the timed
+    /// plans whose variants were not tried and that lie within [`SEARCH_BAND`] of the fastest
+    /// plan, the fastest one whose row cuts differ from every plan varied so far, else the
+    /// fastest. Cuts first, because plans of the same cuts are one block apart and a near-tie
+    /// between two cut structures decided by noise otherwise spends every round on one of them:
+    /// on the H200 (session 77, f64 rajat19 Kronecker stack) a 4-block plan timed 0.1 % faster
+    /// than a 2-block one took both rounds, and the 2-block plan's runner-up variant — 1.21×
+    /// faster than the best single configuration in session 76, where the 2-block plan had
+    /// timed first — was never tried (the answer 1.06×).
     pub(super) fn next_to_expand(&mut self) -> Option<Vec<LearnedBlock>> {
         let best = self
             .timed
             .iter()
             .filter_map(|(_, t)| *t)
             .min_by(|x, y| x.total_cmp(y))?;
-        let (k, _) = self
+        let open: Vec<(usize, f64, bool)> = self
             .timed
             .iter()
             .enumerate()
-            .filter(|(k, _)| self.untried[*k].is_some())
-            .filter_map(|(k, (_, t))| t.map(|t| (k, t)))
-            .min_by(|x, y| x.1.total_cmp(&y.1))
-            .filter(|(_, t)| *t <= best * (1.0 + SEARCH_BAND))?;
-        self.untried[k].take()
+            .filter_map(|(k, (_, t))| {
+                let blocks = self.untried[k].as_ref()?;
+                let t = t.filter(|&t| t <= best * (1.0 + SEARCH_BAND))?;
+                Some((k, t, self.expanded.contains(&cuts(blocks))))
+            })
+            .collect();
+        let fastest = |v: &mut dyn Iterator<Item = &(usize, f64, bool)>| {
+            v.min_by(|x, y| x.1.total_cmp(&y.1)).map(|x| x.0)
+        };
+        let k = fastest(&mut open.iter().filter(|x| !x.2)).or(fastest(&mut open.iter()))?;
+        let blocks = self.untried[k].take()?;
+        self.expanded.push(cuts(&blocks));
+        Some(blocks)
     }
+}
+
+/// A plan's row cuts: each block's first row.
+fn cuts(blocks: &[LearnedBlock]) -> Vec<usize> {
+    blocks.iter().map(|b| b.rows.start).collect()
 }
 
 /// The [`REORDERED`] fastest concurrent plans timed (`timed`: label and time, per plan of
@@ -154,8 +182,10 @@ fn longest_first(p: &Plan) -> Option<Vec<usize>> {
 /// from the first candidates (H100 f64 rajat19 Kronecker stack: a runner-up variant of an
 /// alternate's plan, 1.12×, where the first round alone (run b) answered the best single). Four
 /// rounds with three runners-up per block timed twice the plans and found nothing faster beyond
-/// the noise (H100, session 47).
-pub const TUNE_ROUNDS: usize = 2;
+/// the noise (H100, session 47). Three since session 77, when [`Tried::next_to_expand`] began to
+/// vary each cut structure within the band before varying one twice: the third round keeps the
+/// two-change depth where a second structure takes a round.
+pub const TUNE_ROUNDS: usize = 3;
 
 /// How far above the fastest measured plan a plan may be for `--tune` to try its variants in a
 /// further round ([`TUNE_ROUNDS`]): 10 %, the spread of the close plans of the heterogeneous
@@ -323,6 +353,52 @@ mod tests {
         let again: Vec<Plan> = out.iter().map(|(_, p, _)| p.clone()).collect();
         assert!(reordered(&again, &timed[..3]).is_empty());
         assert!(!same_plan(&plans[0], &out[0].1));
+    }
+
+    /// `--tune`'s further rounds vary each cut structure within the band once before any twice,
+    /// the fastest first; plans beyond the band are never varied.
+    #[test]
+    fn further_rounds_vary_each_cut_structure_before_any_twice() {
+        let a = Csr::<f64>::from_triplets(4, 4, &[0, 1, 2, 3], &[0, 1, 2, 3], &[1.0; 4]).unwrap();
+        let plan = |blocks: &[LearnedBlock]| {
+            let spec: Vec<(Range<usize>, KernelConfig)> = blocks
+                .iter()
+                .map(|b| (b.rows.clone(), b.config.clone()))
+                .collect();
+            Plan::by_rows(MatrixIdentity::of("a", &a), crate::Precision::F64, &spec).unwrap()
+        };
+        let two = |cut: usize, l: &str| vec![block(0..cut, l), block(cut..4, "coo")];
+        let mut tried = Tried::default();
+        let add = |tried: &mut Tried, b: Vec<LearnedBlock>, us: f64| {
+            tried.push(String::new(), plan(&b), Some(us * 1e-6), Some(b));
+        };
+        add(&mut tried, two(2, "coo"), 10.0);
+        add(&mut tried, two(1, "coo"), 10.01); // other cuts, 0.1 % slower
+        add(&mut tried, two(3, "coo"), 12.0); // beyond the band
+        let first = tried.next_to_expand().unwrap();
+        assert_eq!(cuts(&first), vec![0, 2], "the fastest first");
+        // A variant of the first (same cuts) timed faster than both.
+        add(&mut tried, two(2, "csr-vector"), 9.9);
+        let second = tried.next_to_expand().unwrap();
+        assert_eq!(
+            cuts(&second),
+            vec![0, 1],
+            "the other cuts before the faster variant"
+        );
+        let third = tried.next_to_expand().unwrap();
+        assert_eq!(
+            labels(&third),
+            vec!["csr-vector", "coo"],
+            "then the fastest"
+        );
+        assert!(tried.next_to_expand().is_none(), "12 µs is beyond the band");
+        // The DP's cuts count as varied (its variants are first-round candidates).
+        let mut tried = Tried::default();
+        tried.mark_expanded(&two(2, "coo"));
+        add(&mut tried, two(2, "csr-vector"), 10.0);
+        add(&mut tried, two(1, "coo"), 10.5);
+        assert_eq!(cuts(&tried.next_to_expand().unwrap()), vec![0, 1]);
+        assert_eq!(cuts(&tried.next_to_expand().unwrap()), vec![0, 2]);
     }
 
     #[test]

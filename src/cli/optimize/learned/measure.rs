@@ -307,6 +307,7 @@ pub(super) fn measure_all<T: BackendScalar>(
         let mut tried = Tried::default();
         if let Some(p) = &dp_plan {
             tried.push(plan_label(p, None), p.clone(), out.plan_seconds, None);
+            tried.mark_expanded(&opt.plan);
         }
         // Time one more candidate plan, unless it is one already timed.
         let mut time_one = |(why, p, blocks): Candidate, tried: &mut Tried| {
@@ -332,15 +333,15 @@ pub(super) fn measure_all<T: BackendScalar>(
         for c in candidate_plans(m, source, by, opt)? {
             time_one(c, &mut tried);
         }
-        // Further rounds, best first: the variants of the fastest plan not yet varied, while it
-        // is within SEARCH_BAND of the fastest plan.
+        // Further rounds, best first: the variants of a plan not yet varied within SEARCH_BAND
+        // of the fastest plan, each cut structure once before any twice (Tried::next_to_expand).
         for _ in 0..TUNE_ROUNDS {
             let Some(blocks) = tried.next_to_expand() else {
                 break;
             };
             let names = [
-                "the fastest plan not yet varied, one block at another block size",
-                "the fastest plan not yet varied, one block at its runner-up",
+                "a fast plan not yet varied, one block at another block size",
+                "a fast plan not yet varied, one block at its runner-up",
             ];
             for c in variant_plans(m, source, by, opt, &blocks, names)? {
                 time_one(c, &mut tried);
