@@ -15,7 +15,7 @@
 # the H200 (prep then copies profiles/h200.json.gz).
 set -eu
 G=${GPU:-h100}
-D=.dev/i16
+D=${D:-.dev/i16}   # D=.dev/j77 (session 77): another folder prepared the same way
 case "${1:-}" in
 prep)
     mkdir -p "$D/mats"
