@@ -170,15 +170,15 @@ pub struct Args {
     /// floor, cuSPARSE algorithms as blocks on CUDA; plans of two blocks or more, duplicates
     /// dropped), plans with one block changed (another block size, a runner-up; three
     /// best-first rounds over the plans within 10 % of the fastest, each row cut structure
-    /// varied once before any twice), the N predicted-fastest single configurations (default 5), the
-    /// predicted-fastest cuSPARSE algorithm and the fastest of each storage format those N leave
-    /// out if predicted within 20 % of the fastest, then the other block sizes of the fastest
-    /// measured single configuration of ours, on the backend; the (up to 4) within 5 % of
-    /// the fastest are timed again side by side in up to 8 memory placements, and the fastest
-    /// there is the answer (--save-plan then writes it). With --measure everything is timed as
-    /// well, and the tuned answer and the best single configuration are timed again side by
-    /// side, so that they can be compared without the bias of picking the fastest of noisy
-    /// times.
+    /// varied once before any twice), the N predicted-fastest single configurations (default
+    /// 5), the predicted-fastest cuSPARSE algorithm and the fastest of each storage format
+    /// those N leave out if predicted within 20 % of the fastest, then the other block sizes of
+    /// the fastest measured single configuration of ours, on the backend; the (up to 4) within
+    /// 5 % of the fastest are timed again side by side in up to 8 memory placements, and the
+    /// fastest there is the answer (--save-plan then writes it). With --measure everything is
+    /// timed as well, and the tuned answer and the best single configuration are timed again
+    /// side by side, so that they can be compared without the bias of picking the fastest of
+    /// noisy times.
     #[arg(long, value_name = "N", num_args = 0..=1)]
     tune: Option<Option<usize>>,
     /// Backend for --measure; default: the profile's (a profile of another backend is refused).
