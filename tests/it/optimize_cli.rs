@@ -660,9 +660,11 @@ fn tune_times_the_plan_in_both_modes_and_the_alternate_rules_plans() {
 }
 
 /// The tuned answer of `--tune`'s JSON `t`: the candidates within 5 % of the fastest search time
-/// (at most 4, fastest first) were raced in placements, and the answer is the race's fastest;
-/// without a race (one candidate that close) the search's fastest. Its `seconds` is its search
-/// time. Returns the answer's label.
+/// (at most 4, fastest first) were raced in placements, and the answer is the fastest by the race
+/// pooled with the search (geometric, weighted by placements: a plan searched in one, a single
+/// configuration in as many as the race but at most the default protocol's 3); without a race
+/// (one candidate that close) the search's fastest. Its `seconds` is its search time. Returns
+/// the answer's label.
 fn tuned_answer_is_the_race_winner(t: &Value) -> String {
     let times: Vec<(String, f64)> = t["timed"]
         .as_array()
@@ -692,9 +694,20 @@ fn tuned_answer_is_the_race_winner(t: &Value) -> String {
         for (x, n) in raced.iter().zip(placed) {
             assert_eq!(x[1].is_null(), n.as_u64() == Some(0), "{t}");
         }
+        let search = |l: &str| times.iter().find(|x| x.0 == l).unwrap().1;
         let winner = raced
             .iter()
-            .filter_map(|x| x[1].as_f64().map(|s| (x[0].as_str().unwrap(), s)))
+            .zip(placed)
+            .filter_map(|(x, n)| {
+                let (l, r, n) = (x[0].as_str().unwrap(), x[1].as_f64()?, n.as_u64()? as f64);
+                let m = if l.starts_with("plan") {
+                    1.0
+                } else {
+                    n.clamp(1.0, 3.0)
+                };
+                let pooled = ((n * r.ln() + m * search(l).ln()) / (n + m)).exp();
+                Some((l, pooled))
+            })
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .unwrap();
         assert_eq!(answer, winner.0, "{t}");

@@ -175,7 +175,8 @@ pub struct Args {
     /// those N leave out if predicted within 20 % of the fastest, then the other block sizes of
     /// the fastest measured single configuration of ours, on the backend; the (up to 4) within
     /// 5 % of the fastest are timed again side by side in up to 8 memory placements, and the
-    /// fastest there is the answer (--save-plan then writes it). With --measure everything is
+    /// fastest there, every placement of the race and of the search pooled, is the answer
+    /// (--save-plan then writes it). With --measure everything is
     /// timed as well, and the tuned answer and the best single configuration are timed again
     /// side by side, so that they can be compared without the bias of picking the fastest of
     /// noisy times.

@@ -361,8 +361,9 @@ pub(super) fn measure_all<T: BackendScalar>(
                 j.and_then(|j| out.singles[j].1),
             ));
         }
-        // The close candidates raced in placements (super::race); the answer is the race's
-        // fastest (the search's fastest where nothing could be raced).
+        // The close candidates raced in placements (super::race); the answer is the fastest by
+        // the race pooled with the search (race::with_search; the search's fastest where nothing
+        // could be raced).
         let plan_at = |k: usize| -> anyhow::Result<Plan> {
             match plans.get(k) {
                 Some(p) => Ok(p.clone()),
@@ -380,10 +381,25 @@ pub(super) fn measure_all<T: BackendScalar>(
                 .collect::<anyhow::Result<Vec<_>>>()?;
             let r = race::race(be, m, &entrants, &x, &reference, protocol);
             out.max_relative_error = out.max_relative_error.max(r.max_relative_error);
+            // The search timed a plan in one placement, a single configuration in as many as
+            // the protocol gives it (at most as many as the race could).
+            let search_n = |k: usize, raced_n: usize| {
+                if k < plans.len() {
+                    1
+                } else {
+                    raced_n.min(protocol.placements).max(1)
+                }
+            };
             answer = close
                 .iter()
                 .zip(&r.seconds)
-                .filter_map(|(&k, t)| t.as_ref().ok().map(|&t| (k, t)))
+                .zip(&r.placements)
+                .filter_map(|((&k, t), &n)| {
+                    let search = timed[k].1.map(|s| (s, search_n(k, n)));
+                    t.as_ref()
+                        .ok()
+                        .map(|&t| (k, race::with_search(t, n, search)))
+                })
                 .min_by(|x, y| x.1.total_cmp(&y.1))
                 .map(|(k, _)| k)
                 .or(answer);
