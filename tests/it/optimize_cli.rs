@@ -695,18 +695,26 @@ fn tuned_answer_is_the_race_winner(t: &Value) -> String {
             assert_eq!(x[1].is_null(), n.as_u64() == Some(0), "{t}");
         }
         let search = |l: &str| times.iter().find(|x| x.0 == l).unwrap().1;
+        let pooled = t["raced_pooled"].as_array().unwrap();
+        assert_eq!(pooled.len(), raced.len(), "{t}");
         let winner = raced
             .iter()
             .zip(placed)
-            .filter_map(|(x, n)| {
+            .zip(pooled)
+            .filter_map(|((x, n), p)| {
                 let (l, r, n) = (x[0].as_str().unwrap(), x[1].as_f64()?, n.as_u64()? as f64);
                 let m = if l.starts_with("plan") {
                     1.0
                 } else {
                     n.clamp(1.0, 3.0)
                 };
-                let pooled = ((n * r.ln() + m * search(l).ln()) / (n + m)).exp();
-                Some((l, pooled))
+                let want = ((n * r.ln() + m * search(l).ln()) / (n + m)).exp();
+                let got = p.as_f64().unwrap();
+                assert!(
+                    (got - want).abs() <= 1e-9 * want,
+                    "{l}: {got} against {want}: {t}"
+                );
+                Some((l, got))
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .unwrap();

@@ -372,7 +372,8 @@ pub(super) fn measure_all<T: BackendScalar>(
         };
         let times: Vec<Option<f64>> = timed.iter().map(|(_, t)| *t).collect();
         let close = race::entrants(&times);
-        let (mut raced, mut raced_placements) = (Vec::new(), Vec::new());
+        let (mut raced, mut raced_placements, mut raced_pooled) =
+            (Vec::new(), Vec::new(), Vec::new());
         let mut answer = close.first().copied();
         if close.len() >= 2 {
             let entrants = close
@@ -390,16 +391,19 @@ pub(super) fn measure_all<T: BackendScalar>(
                     raced_n.min(protocol.placements).max(1)
                 }
             };
-            answer = close
+            raced_pooled = close
                 .iter()
                 .zip(&r.seconds)
                 .zip(&r.placements)
-                .filter_map(|((&k, t), &n)| {
+                .map(|((&k, t), &n)| {
                     let search = timed[k].1.map(|s| (s, search_n(k, n)));
-                    t.as_ref()
-                        .ok()
-                        .map(|&t| (k, race::with_search(t, n, search)))
+                    t.as_ref().ok().map(|&t| race::with_search(t, n, search))
                 })
+                .collect::<Vec<_>>();
+            answer = close
+                .iter()
+                .zip(&raced_pooled)
+                .filter_map(|(&k, t)| t.map(|t| (k, t)))
                 .min_by(|x, y| x.1.total_cmp(&y.1))
                 .map(|(k, _)| k)
                 .or(answer);
@@ -451,6 +455,7 @@ pub(super) fn measure_all<T: BackendScalar>(
                 seconds: t,
                 raced,
                 raced_placements,
+                raced_pooled,
                 retimed_seconds,
                 best_single_retimed_seconds,
                 fair_raced_twice,

@@ -98,7 +98,7 @@ pub struct MeasuredOut {
 
 /// The tuned answer (`--tune`): the fastest measured of the candidate plans and the shortlist of
 /// single configurations ([`crate::model::shortlist`]), the close ones raced in placements
-/// ([`race`]).
+/// ([`race`]) and chosen among by the race pooled with the search ([`race::with_search`]).
 #[derive(Debug, Serialize)]
 pub struct TunedOut {
     /// `plan (N blocks, MODE)` (the DP's plan), `plan #K (N blocks, MODE)` (another candidate
@@ -108,12 +108,15 @@ pub struct TunedOut {
     pub seconds: f64,
     /// The race among the candidates within [`race::RACE_BAND`] of the fastest of the search
     /// (at most [`race::RACE_MAX`], fastest first): (label, seconds over all its placements, or
-    /// None when it failed). Empty when one candidate was that close; the answer is the race's
-    /// fastest.
+    /// None when it failed). Empty when one candidate was that close; the answer is the fastest
+    /// by `raced_pooled`.
     pub raced: Vec<(String, Option<f64>)>,
     /// In how many memory placements each entrant of `raced` was timed (1 for one too slow or
     /// too large for more, [`TimingProtocol::wants_placements`]; 0: it failed).
     pub raced_placements: Vec<usize>,
+    /// Each entrant's race time pooled with its search time by placements
+    /// ([`race::with_search`]), seconds: what the answer is chosen by (None: it failed).
+    pub raced_pooled: Vec<Option<f64>>,
     /// With --measure: the answer timed again after the choice, seconds (pooled over
     /// placements, side by side with the best single configuration) — free of the bias of
     /// taking the fastest of several noisy times, so it is what the summary compares.

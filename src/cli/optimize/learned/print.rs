@@ -142,10 +142,21 @@ pub fn print(r: &LearnedReport) {
             if !t.raced.is_empty() {
                 println!(
                     "    the {} within {:.0} % of the fastest, timed again side by side in \
-                     memory placements (the answer is the fastest here): {}",
+                     memory placements: {}",
                     t.raced.len(),
                     race::RACE_BAND * 100.0,
                     common::fmt_timed(&t.raced)
+                );
+                let pooled: Vec<(String, Option<f64>)> = t
+                    .raced
+                    .iter()
+                    .zip(&t.raced_pooled)
+                    .map(|((l, _), p)| (l.clone(), *p))
+                    .collect();
+                println!(
+                    "    the same with the search's time pooled in, by placements (the answer is \
+                     the fastest here): {}",
+                    common::fmt_timed(&pooled)
                 );
             }
             for (r0, r1, c) in &t.blocks {
