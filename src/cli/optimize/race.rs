@@ -192,8 +192,9 @@ pub fn placements_for(protocol: &TimingProtocol, median_s: f64, footprint: u64) 
 /// `--tune --measure` runs (sessions 50–77, 1,111 races), pooling changes the answer on 60 and,
 /// where the new answer is the best single configuration so that the fair pair's independent
 /// timing scores it (51), is faster on 35 and slower on 16, by 0.28 % (geomean); it turns both
-/// of those runs' answers beyond 1.02× of the best single (1.040×, 1.049×: one kernel at two
-/// block sizes, raced 0.3 % apart) into the best one and loses at most 1.8 % where it errs.
+/// of those runs' answers beyond 1.02× of the best single (1.040×, 1.049×: in each one kernel
+/// at two block sizes, the race's order the sweep's reversed) into the best one and loses at
+/// most 1.8 % where it errs (`scripts/race_pool_replay.py`, docs/OPTIMIZER.md session 77).
 pub fn with_search(raced_s: f64, raced_n: usize, search: Option<(f64, usize)>) -> f64 {
     match search {
         Some((s, n)) if s > 0.0 && raced_s > 0.0 && n + raced_n > 0 => {
