@@ -107,10 +107,14 @@ impl Tried {
                 Some((k, t, self.expanded.contains(&cuts(blocks))))
             })
             .collect();
-        let fastest = |v: &mut dyn Iterator<Item = &(usize, f64, bool)>| {
-            v.min_by(|x, y| x.1.total_cmp(&y.1)).map(|x| x.0)
+        // The fastest open plan, of new cuts only or of any.
+        let fastest = |new_cuts: bool| {
+            open.iter()
+                .filter(|x| !(new_cuts && x.2))
+                .min_by(|x, y| x.1.total_cmp(&y.1))
+                .map(|x| x.0)
         };
-        let k = fastest(&mut open.iter().filter(|x| !x.2)).or(fastest(&mut open.iter()))?;
+        let k = fastest(true).or_else(|| fastest(false))?;
         let blocks = self.untried[k].take()?;
         self.expanded.push(cuts(&blocks));
         Some(blocks)
