@@ -1,0 +1,77 @@
+//! Analysis (session 78): the longest chain our SELL-C-σ kernel really walks, against the one the
+//! `sparsecast` model assumes (`src/learn/own/base.rs`, `sell_chain`: the longest row, at most the
+//! split threshold).
+//!
+//! The kernel (`kernels/sell.cu`) splits slices wider than the threshold over warps in chunks and
+//! walks every other slice with one thread per row: its critical path is the widest slice left
+//! whole, or a chunk. Where a part's rows sit just below the threshold (a banded part's edge rows,
+//! 120–150 entries against a threshold of 150), the default C = 32 leaves them whole while
+//! C = 512 puts them in a slice with the full-width rows and splits it: on the H200 the same
+//! stack ran 27.5 µs at C = 32 and 9.7 µs at C = 512 (f64; docs/ACCURACY.md, session 78).
+//!
+//! For every generated matrix of a measured table (at most MAX_NNZ non-zeros), one JSON line per
+//! counted (C, σ): the slices' split as the CUDA backend plans it for 132 SMs × 64 warps (the
+//! model's `RESIDENT_WARPS`), the widest slice left whole (`narrow_max`), the chunk, the
+//! threshold, and the model's assumed chain (`min(max_nnz, threshold)`).
+//!
+//! ```sh
+//! cargo run --release --example sell_chain -- TABLE.jsonl.gz [MAX_NNZ] > chains.jsonl
+//! ```
+
+use anyhow::Context;
+use sparsecast::backend::cuda::sell_split::{plan, threshold, total_lane_groups, Rule};
+use sparsecast::corpus::{refeature::generated_matrices, table};
+use sparsecast::features::access::sell_params_counted;
+use std::path::Path;
+
+/// The model's resident warps (132 SMs × 64 warps: the H200 and the H100).
+const RESIDENT_WARPS: u32 = 132 * 64;
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = || anyhow::anyhow!("usage: sell_chain TABLE.jsonl.gz [MAX_NNZ]");
+    let rows = table::read(Path::new(args.first().ok_or_else(usage)?))?;
+    let max_nnz: usize = args
+        .get(1)
+        .map_or(Ok(20_000_000), |s| s.parse())
+        .context("MAX_NNZ must be a whole number")?;
+    for (row, m) in generated_matrices(&rows, max_nnz) {
+        let lens = m.row_lengths();
+        let max_len = lens.iter().copied().max().unwrap_or(0);
+        for p in sell_params_counted() {
+            let (c, sigma) = (p.c, p.sigma);
+            let mut l = lens.clone();
+            if sigma > 1 {
+                l.chunks_mut(sigma)
+                    .for_each(|w| w.sort_unstable_by(|a, b| b.cmp(a)));
+            }
+            let widths: Vec<u32> = l
+                .chunks(c)
+                .map(|s| s.iter().copied().max().unwrap_or(0) as u32)
+                .collect();
+            let rule = Rule::default();
+            let split = plan(&widths, c, m.nrows, RESIDENT_WARPS, rule)?;
+            let slots: u64 = widths.iter().map(|&w| w as u64 * c as u64).sum();
+            let groups = total_lane_groups(m.nrows, c);
+            let (chunk, above) = threshold(slots / 32, groups, RESIDENT_WARPS, rule);
+            let narrow_max = widths.iter().copied().filter(|&w| w <= above).max();
+            let model_chain = (max_len as u64).min(above as u64);
+            println!(
+                "{}",
+                serde_json::json!({
+                    "matrix": row.matrix,
+                    "c": c,
+                    "sigma": sigma,
+                    "nrows": m.nrows,
+                    "max_nnz": max_len,
+                    "chunk": chunk,
+                    "split_above": split.split_above,
+                    "units": split.units(),
+                    "narrow_max": narrow_max.unwrap_or(0),
+                    "model_chain": model_chain,
+                })
+            );
+        }
+    }
+    Ok(())
+}
