@@ -14,14 +14,21 @@
 //! model's `RESIDENT_WARPS`), the widest slice left whole (`narrow_max`), the chunk, the
 //! threshold, and the model's assumed chain (`min(max_nnz, threshold)`).
 //!
+//! Also `band_groups`: the lane groups of the slices the skew test leaves whole though wider than
+//! two chunks (what `Rule::band` splits where they are few). A generator spec (a `.json` file as
+//! `sparsecast generate spec @FILE` reads) in place of the table reports that one matrix.
+//!
 //! ```sh
 //! cargo run --release --example sell_chain -- TABLE.jsonl.gz [MAX_NNZ] > chains.jsonl
+//! cargo run --release --example sell_chain -- docs/h200/sell-probe-s78/s39-m00700.json
 //! ```
 
 use anyhow::Context;
 use sparsecast::backend::cuda::sell_split::{plan, threshold, total_lane_groups, Rule};
 use sparsecast::corpus::{refeature::generated_matrices, table};
 use sparsecast::features::access::sell_params_counted;
+use sparsecast::matrix::generate::GeneratorSpec;
+use sparsecast::Csr;
 use std::path::Path;
 
 /// The model's resident warps (132 SMs × 64 warps: the H200 and the H100).
@@ -29,49 +36,74 @@ const RESIDENT_WARPS: u32 = 132 * 64;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = || anyhow::anyhow!("usage: sell_chain TABLE.jsonl.gz [MAX_NNZ]");
-    let rows = table::read(Path::new(args.first().ok_or_else(usage)?))?;
+    let usage = || anyhow::anyhow!("usage: sell_chain TABLE.jsonl.gz|SPEC.json [MAX_NNZ]");
+    let first = args.first().ok_or_else(usage)?;
+    if first.ends_with(".json") {
+        let spec: GeneratorSpec = serde_json::from_str(&std::fs::read_to_string(first)?)
+            .with_context(|| format!("{first}: not a generator spec"))?;
+        return report(first, &spec.generate()?);
+    }
+    let rows = table::read(Path::new(first))?;
     let max_nnz: usize = args
         .get(1)
         .map_or(Ok(20_000_000), |s| s.parse())
         .context("MAX_NNZ must be a whole number")?;
     for (row, m) in generated_matrices(&rows, max_nnz) {
-        let lens = m.row_lengths();
-        let max_len = lens.iter().copied().max().unwrap_or(0);
-        for p in sell_params_counted() {
-            let (c, sigma) = (p.c, p.sigma);
-            let mut l = lens.clone();
-            if sigma > 1 {
-                l.chunks_mut(sigma)
-                    .for_each(|w| w.sort_unstable_by(|a, b| b.cmp(a)));
-            }
-            let widths: Vec<u32> = l
-                .chunks(c)
-                .map(|s| s.iter().copied().max().unwrap_or(0) as u32)
-                .collect();
-            let rule = Rule::default();
-            let split = plan(&widths, c, m.nrows, RESIDENT_WARPS, rule)?;
-            let slots: u64 = widths.iter().map(|&w| w as u64 * c as u64).sum();
-            let groups = total_lane_groups(m.nrows, c);
-            let (chunk, above) = threshold(slots / 32, groups, RESIDENT_WARPS, rule);
-            let narrow_max = widths.iter().copied().filter(|&w| w <= above).max();
-            let model_chain = (max_len as u64).min(above as u64);
-            println!(
-                "{}",
-                serde_json::json!({
-                    "matrix": row.matrix,
-                    "c": c,
-                    "sigma": sigma,
-                    "nrows": m.nrows,
-                    "max_nnz": max_len,
-                    "chunk": chunk,
-                    "split_above": split.split_above,
-                    "units": split.units(),
-                    "narrow_max": narrow_max.unwrap_or(0),
-                    "model_chain": model_chain,
-                })
-            );
+        report(&row.matrix, &m)?;
+    }
+    Ok(())
+}
+
+/// One JSON line per counted (C, σ) for matrix `name`.
+fn report(name: &str, m: &Csr<f64>) -> anyhow::Result<()> {
+    let lens = m.row_lengths();
+    let max_len = lens.iter().copied().max().unwrap_or(0);
+    for p in sell_params_counted() {
+        let (c, sigma) = (p.c, p.sigma);
+        let mut l = lens.clone();
+        if sigma > 1 {
+            l.chunks_mut(sigma)
+                .for_each(|w| w.sort_unstable_by(|a, b| b.cmp(a)));
         }
+        let widths: Vec<u32> = l
+            .chunks(c)
+            .map(|s| s.iter().copied().max().unwrap_or(0) as u32)
+            .collect();
+        let rule = Rule::default();
+        let split = plan(&widths, c, m.nrows, RESIDENT_WARPS, rule)?;
+        let groups = total_lane_groups(m.nrows, c);
+        // The kernel's work (each slice's width times its lane groups, as `plan` sums it) and
+        // the model's (`slots / 32`, which counts a short last slice as a full one).
+        let lane_groups = |s: usize| m.nrows.saturating_sub(s * c).min(c).div_ceil(32) as u64;
+        let work: u64 = (0..widths.len())
+            .map(|s| widths[s] as u64 * lane_groups(s))
+            .sum();
+        let (chunk, above) = threshold(work, groups, RESIDENT_WARPS, rule);
+        let slots: u64 = widths.iter().map(|&w| w as u64 * c as u64).sum();
+        let (_, model_above) = threshold(slots / 32, groups, RESIDENT_WARPS, rule);
+        let narrow_max = widths.iter().copied().filter(|&w| w <= above).max();
+        let band_groups: u64 = (0..widths.len())
+            .filter(|&s| widths[s] as u64 > 2 * chunk && widths[s] <= above)
+            .map(lane_groups)
+            .sum();
+        let model_chain = (max_len as u64).min(model_above as u64);
+        println!(
+            "{}",
+            serde_json::json!({
+                "matrix": name,
+                "c": c,
+                "sigma": sigma,
+                "nrows": m.nrows,
+                "max_nnz": max_len,
+                "chunk": chunk,
+                "split_above": split.split_above,
+                "model_split_above": model_above,
+                "units": split.units(),
+                "narrow_max": narrow_max.unwrap_or(0),
+                "band_groups": band_groups,
+                "model_chain": model_chain,
+            })
+        );
     }
     Ok(())
 }

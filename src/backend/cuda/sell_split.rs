@@ -56,10 +56,23 @@ impl SellSplit {
 }
 
 /// The rule's numbers: the waves of resident warps the work is cut into, the shortest chunk, the
-/// share of the resident warps below which every slice may be split, and the multiple of the
-/// mean width a slice must exceed above it. The shipped rule is one wave, [`MIN_CHUNK`], ¼ and 4;
-/// an experiment sets others through `SPARSECAST_SELL_SPLIT` (`off`, or e.g.
-/// `waves=2,min=32,fill=0.5,skew=8`), read by [`Rule::from_env`].
+/// share of the resident warps below which every slice may be split, the multiple of the
+/// mean width a slice must exceed above it, and two ways past the skew test (below). The shipped
+/// rule is one wave, [`MIN_CHUNK`], ¼, 4 and neither way; an experiment sets others through
+/// `SPARSECAST_SELL_SPLIT` (`off`, or e.g. `waves=2,min=32,fill=0.5,skew=8,band=0.25,wide=5`),
+/// read by [`Rule::from_env`].
+///
+/// The band (session 78, an experiment, not shipped): the skew test leaves whole every slice
+/// between two chunks and `skew` × the mean width, and one of them walked by one thread per row is
+/// the kernel's critical path where there are few — a band's edge rows of 120–150 entries under a
+/// threshold of 150 ran a stack 27.5 µs at C = 32 against 9.7 µs at C = 512, where they share a
+/// slice with the full-width rows and are split (docs/ACCURACY.md, session 78). With `band` > 0,
+/// where the lane groups of those slices are fewer than `band` × the resident warps, they are
+/// split too (the threshold falls to two chunks); a GPU full of even rows keeps the skew test's
+/// answer. Measured on the H200 (session 78): 1.3–3.3× faster on seven such stacks at C = 32, but
+/// 5–16 % slower on two whose band holds 790–930 lane groups of slices only 2.8–4.3 chunks wide.
+/// `wide` (session 78, not yet measured): slices wider than `wide` chunks are split whatever the
+/// skew test says — the seven stacks' whole slices are 5.3–14.7 chunks wide, the two's 2.8–4.3.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rule {
     /// Waves of resident warps (0: no slice is split, the kernel of session 40).
@@ -71,6 +84,12 @@ pub struct Rule {
     pub fill: f64,
     /// Above it, a slice must also be wider than this multiple of the mean width.
     pub skew: f64,
+    /// Slices the skew test leaves whole though wider than two chunks are split where their lane
+    /// groups are fewer than this share of the resident warps (0: never, the shipped rule).
+    pub band: f64,
+    /// Slices wider than this many chunks are split even where the skew test would leave them
+    /// whole (0: never, the shipped rule).
+    pub wide: f64,
 }
 
 impl Default for Rule {
@@ -80,6 +99,8 @@ impl Default for Rule {
             min_chunk: MIN_CHUNK,
             fill: 0.25,
             skew: 4.0,
+            band: 0.0,
+            wide: 0.0,
         }
     }
 }
@@ -93,12 +114,12 @@ impl Rule {
         }
     }
 
-    /// `off`, or `waves=W,min=M,fill=F,skew=S` (any part may be left out).
+    /// `off`, or `waves=W,min=M,fill=F,skew=S,band=B,wide=K` (any part may be left out).
     pub fn parse(v: &str) -> Result<Rule> {
         let bad = || {
             Error::Invalid(format!(
-                "SPARSECAST_SELL_SPLIT={v:?}: expected `off` or `waves=W,min=M,fill=F,skew=S` \
-                 (W > 0, M ≥ 1, F ≥ 0, S ≥ 0)"
+                "SPARSECAST_SELL_SPLIT={v:?}: expected `off` or \
+                 `waves=W,min=M,fill=F,skew=S,band=B,wide=K` (W > 0, M ≥ 1, F, S, B, K ≥ 0)"
             ))
         };
         if v.trim() == "off" {
@@ -114,11 +135,18 @@ impl Rule {
                 Some(("min", m)) => r.min_chunk = m.parse().map_err(|_| bad())?,
                 Some(("fill", f)) => r.fill = f.parse().map_err(|_| bad())?,
                 Some(("skew", k)) => r.skew = k.parse().map_err(|_| bad())?,
+                Some(("band", b)) => r.band = b.parse().map_err(|_| bad())?,
+                Some(("wide", k)) => r.wide = k.parse().map_err(|_| bad())?,
                 _ => return Err(bad()),
             }
         }
         let finite = |x: f64| x >= 0.0 && x.is_finite();
-        let valid = r.waves > 0.0 && finite(r.waves) && finite(r.fill) && finite(r.skew);
+        let valid = r.waves > 0.0
+            && finite(r.waves)
+            && finite(r.fill)
+            && finite(r.skew)
+            && finite(r.band)
+            && finite(r.wide);
         if !valid || r.min_chunk == 0 {
             return Err(bad());
         }
@@ -146,6 +174,10 @@ pub fn threshold(work: u64, groups: u64, resident_warps: u32, rule: Rule) -> (u6
     if groups as f64 >= rule.fill * resident_warps as f64 {
         split_above = split_above.max((rule.skew * mean).min(u32::MAX as f64) as u64);
     }
+    if rule.wide > 0.0 {
+        let wide = (rule.wide * chunk as f64).min(u32::MAX as f64) as u64;
+        split_above = split_above.min(wide.max(2 * chunk));
+    }
     (chunk, split_above.min(u32::MAX as u64) as u32)
 }
 
@@ -171,7 +203,20 @@ pub fn plan(
         .enumerate()
         .map(|(s, &w)| w as u64 * lane_groups(s))
         .sum();
-    let (chunk, split_above) = threshold(work, total_lane_groups(nrows, c), resident_warps, rule);
+    let (chunk, mut split_above) =
+        threshold(work, total_lane_groups(nrows, c), resident_warps, rule);
+    if rule.band > 0.0 {
+        let two = 2 * chunk;
+        let band: u64 = widths
+            .iter()
+            .enumerate()
+            .filter(|&(_, &w)| w as u64 > two && w <= split_above)
+            .map(|(s, _)| lane_groups(s))
+            .sum();
+        if band > 0 && (band as f64) < rule.band * resident_warps as f64 {
+            split_above = two as u32; // two chunks ≤ the skew test's threshold, within u32
+        }
+    }
     let mut out = SellSplit {
         split_above,
         ..SellSplit::default()
@@ -307,6 +352,52 @@ mod tests {
     }
 
     #[test]
+    fn the_band_splits_a_few_stragglers_below_the_skew_threshold_and_no_even_rows() {
+        // Session 78's stack at C = 32: 2,528 slices of 14, a band's four edge slices of
+        // 120–141 and 290 slices of 239. 105,220 steps over 8,448 warps: chunks of 16; the 2,822
+        // lane groups fill more than a quarter, so the skew test splits above 4 × 37.29 = 149
+        // and leaves the edge slices whole: a thread walks 141 steps.
+        let mut widths = vec![14u32; 2_528];
+        widths.extend([141u32, 132, 125, 120]);
+        widths.extend([239u32; 290]);
+        let nrows = widths.len() * 32;
+        let shipped = plan(&widths, 32, nrows, 8_448, Rule::default()).unwrap();
+        assert_eq!((shipped.split_above, shipped.units()), (149, 290 * 15));
+        let band = Rule {
+            band: 0.25,
+            ..Rule::default()
+        };
+        let p = plan(&widths, 32, nrows, 8_448, band).unwrap();
+        assert_eq!(p.split_above, 32);
+        assert_eq!(p.units(), 290 * 15 + 9 + 9 + 8 + 8);
+        check_cover(&p, &widths);
+        // 3,241 even slices of 223 are all in the band and fill more than a quarter: whole.
+        let widths = vec![223u32; 3_241];
+        let p = plan(&widths, 32, 103_709, 8_448, band).unwrap();
+        assert_eq!((p.units(), p.split_above), (0, 4 * 223));
+        // `wide = 5`: the edge slices (7.5–8.8 chunks) are split, above 5 chunks.
+        let wide = Rule {
+            wide: 5.0,
+            ..Rule::default()
+        };
+        let mut widths = vec![14u32; 2_528];
+        widths.extend([141u32, 132, 125, 120]);
+        widths.extend([239u32; 290]);
+        let p = plan(&widths, 32, nrows, 8_448, wide).unwrap();
+        assert_eq!((p.split_above, p.units()), (80, 290 * 15 + 9 + 9 + 8 + 8));
+        check_cover(&p, &widths);
+        // 930 slices of 68 (4.25 chunks of 16) beside 2,000 of 14: whole, as shipped.
+        let mut widths = vec![14u32; 2_000];
+        widths.extend([68u32; 930]);
+        let p = plan(&widths, 32, widths.len() * 32, 8_448, wide).unwrap();
+        assert_eq!((p.units(), p.split_above), (0, 80));
+        // Session 41's even rows (2.6 chunks): whole.
+        let widths = vec![223u32; 3_241];
+        let p = plan(&widths, 32, 103_709, 8_448, wide).unwrap();
+        assert_eq!(p.units(), 0);
+    }
+
+    #[test]
     fn no_slices_no_units() {
         let p = plan(&[], 32, 0, 8_448, Rule::default()).unwrap();
         assert_eq!(
@@ -317,16 +408,21 @@ mod tests {
 
     #[test]
     fn the_experiment_rules_parse_and_off_splits_nothing() {
-        let r = Rule::parse("waves=2,min=32,fill=0.5,skew=8").unwrap();
+        let r = Rule::parse("waves=2,min=32,fill=0.5,skew=8,band=0.25").unwrap();
         assert_eq!(
             r,
             Rule {
                 waves: 2.0,
                 min_chunk: 32,
                 fill: 0.5,
-                skew: 8.0
+                skew: 8.0,
+                band: 0.25,
+                wide: 0.0
             }
         );
+        assert!(Rule::parse("band=-1").is_err() && Rule::parse("band=x").is_err());
+        assert_eq!(Rule::parse("wide=5").unwrap().wide, 5.0);
+        assert!(Rule::parse("wide=-5").is_err());
         assert_eq!(Rule::parse("min=64").unwrap().waves, 1.0);
         for bad in [
             "waves=0",

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Session 78's second probe: the SELL split rule with the band (src/backend/cuda/sell_split.rs,
+# `band`; an experiment, not shipped) against the shipped rule and against splitting every slice
+# wider than two chunks (`skew=0`), on the straggler stacks of docs/ACCURACY.md session 78 and on
+# three guards that fill the GPU (session 41's banded matrix of rows of 223, random rows of mean
+# 92, the heterogeneous set's power law) — the generator specs in $D/*.json. Per (matrix,
+# precision, C): the three rules in turn, the median of `bench --runs 10` each.
+#
+#   mkdir -p .dev/p78b && cp docs/h200/sell-probe-s78/*.json .dev/p78b/
+#   SPARSECAST_NO_EMBED=1 cargo build --release && xz -c target/release/sparsecast > .dev/p78b/sparsecast.xz
+#   PROFILES=1 DOCS=1 bash scripts/device_park.sh park
+#   device call (carry [".dev/p78b"], 81 s): D=.dev/p78b bash scripts/device_sell_band.sh   # → $OUT/band.txt
+#   bash scripts/device_park.sh restore
+# Add a rule to the loop (e.g. "wide=5") to measure it beside them.
+set -u
+D=${D:-.dev/p78b}
+BINXZ=$D/sparsecast.xz source scripts/device_env.sh
+W=/tmp/p78b; mkdir -p $W
+one() {  # matrix prec C sigma rule
+    SPARSECAST_SELL_SPLIT=$5 $BIN bench $W/$1.mtx --backend cuda --precision $2 --formats sell \
+        --sell-c $3 --sell-sigma $4 --runs 10 --warmup-ms 10 --json 2>&1 | python3 -c "
+import json,sys
+t=sys.stdin.read()
+try:
+  d=json.loads(t); print(' '.join('%.2f'%(r['median_s']*1e6) for r in d['results'] if r.get('median_s')))
+except Exception: print('ERR', t[-200:].replace(chr(10),' '))
+"
+}
+for f in "$D"/*.json; do
+  m=$(basename "$f" .json)
+  $BIN generate spec @"$f" --out $W/$m.mtx >/dev/null 2>&1 || { echo "gen $m failed"; continue; }
+  for prec in f64 f32; do
+    for cs in "32 256" "512 2048"; do
+      set -- $cs
+      line="$m $prec C=$1"
+      for rep in 1; do
+        for rule in "waves=1" "band=0.25" "skew=0"; do
+          line="$line $rule:$(one $m $prec $1 $2 $rule)"
+        done
+      done
+      echo "$line"
+    done
+  done
+  rm -f $W/$m.mtx
+done 2>&1 | tee "$OUT/band.txt"
