@@ -11,9 +11,17 @@
 #   PROFILES=1 DOCS=1 bash scripts/device_park.sh park
 #   device call (carry [".dev/p78b"], 81 s): D=.dev/p78b bash scripts/device_sell_band.sh   # → $OUT/band.txt
 #   bash scripts/device_park.sh restore
-# Add a rule to the loop (e.g. "wide=5") to measure it beside them.
+# RULES (default "waves=1 band=0.25 skew=0", waves=1 being the shipped rule) names the rules, each
+# a SPARSECAST_SELL_SPLIT value; SHARD=i/N measures every N-th spec from the i-th (0-based), and
+# DEADLINE (s, default 540) stops before a matrix would start past it. Session 78 left
+# .dev/p78c: the binary of its end and the 51 s38/s39 stacks `wide=5` changes plus the guards:
+#   RULES="waves=1 wide=4 wide=5 wide=6" SHARD=0/2 D=.dev/p78c bash scripts/device_sell_band.sh
 set -u
 D=${D:-.dev/p78b}
+RULES=${RULES:-"waves=1 band=0.25 skew=0"}
+SHARD=${SHARD:-0/1}
+DEADLINE=${DEADLINE:-540}
+T0=$(date +%s)
 BINXZ=$D/sparsecast.xz source scripts/device_env.sh
 W=/tmp/p78b; mkdir -p $W
 one() {  # matrix prec C sigma rule
@@ -26,7 +34,11 @@ try:
 except Exception: print('ERR', t[-200:].replace(chr(10),' '))
 "
 }
+k=0
 for f in "$D"/*.json; do
+  k=$((k + 1))
+  [ $(( (k - 1) % ${SHARD#*/} )) -eq ${SHARD%/*} ] || continue
+  [ $(( $(date +%s) - T0 )) -lt $DEADLINE ] || { echo "deadline: stopped before $f"; break; }
   m=$(basename "$f" .json)
   $BIN generate spec @"$f" --out $W/$m.mtx >/dev/null 2>&1 || { echo "gen $m failed"; continue; }
   for prec in f64 f32; do
@@ -34,7 +46,7 @@ for f in "$D"/*.json; do
       set -- $cs
       line="$m $prec C=$1"
       for rep in 1; do
-        for rule in "waves=1" "band=0.25" "skew=0"; do
+        for rule in $RULES; do
           line="$line $rule:$(one $m $prec $1 $2 $rule)"
         done
       done
