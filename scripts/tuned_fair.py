@@ -13,7 +13,9 @@ files given (a matrix named twice counts once, its first file's record):
   untuned the predicted answer (plan or single configuration) against the same best;
   vs cuSPARSE  geomean of best cuSPARSE / tuned answer.
 A miss marked "same configuration" is the best single configuration timed twice (the answer
-*is* it): its ratio is noise. Since session 53 a pair whose two times disagree by more than 1 %
+*is* it): its ratio is noise — where there are misses, the line also counts the matrices within
+1.02x or answered by the best single itself. ">= 1.15x faster (fair)": the heterogeneous target's
+count, the answer against the best single configuration timed beside it (session 78). Since session 53 a pair whose two times disagree by more than 1 %
 is raced again and pooled (`fair_raced_twice`; src/cli/optimize/race.rs, FAIR_AGAIN): counted
 per line as "raced twice". Then the noise floor of the fair test: where the tuned answer *is*
 the best single configuration, its two timings differ by this much (share beyond 2 %).
@@ -58,6 +60,7 @@ for (kind, prec), g in sorted(groups.items()):
     worst = min(g, key=lambda x: x["fair"])
     un = [x["untuned"] for x in g if x["untuned"]]
     v = [x["vendor"] for x in g if x["vendor"]]
+    fast = [x["fair"] for x in g if x["fair"] >= 1.15]
     misses = ", ".join(f'{x["name"].replace(".mtx.gz", "")} {1 / x["fair"]:.3f}x'
                        + (" (same configuration)" if x["same"] else "")
                        for x in g if not ok(x["fair"]))
@@ -66,7 +69,11 @@ for (kind, prec), g in sorted(groups.items()):
           f"untuned {sum(ok(x) for x in un)} of {len(un)} (worst {1 / min(un):.3f}x); "
           f"vs best cuSPARSE geomean {math.exp(statistics.fmean(map(math.log, v))):.3f}x; "
           f"fair pair raced twice {sum(x['twice'] for x in g)}"
-          + (f"; beyond 1.02x: {misses}" if misses else ""))
+          + (f"; beyond 1.02x: {misses}" if misses else "")
+          + (f"; <= 1.02x or the best single itself {sum(ok(x['fair']) or x['same'] for x in g)}"
+             if misses else "")
+          + (f"; >= 1.15x faster (fair): {len(fast)} ({', '.join(f'{x:.2f}x' for x in fast)})"
+             if fast else ""))
 if noise:
     noise.sort()
     pct = lambda d: 100 * (math.exp(d) - 1)
