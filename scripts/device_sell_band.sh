@@ -13,9 +13,15 @@
 #   bash scripts/device_park.sh restore
 # RULES (default "waves=1 band=0.25 skew=0", waves=1 being the shipped rule) names the rules, each
 # a SPARSECAST_SELL_SPLIT value; SHARD=i/N measures every N-th spec from the i-th (0-based), and
-# DEADLINE (s, default 540) stops before a matrix would start past it. Session 78 left
-# .dev/p78c: the binary of its end and the 51 s38/s39 stacks `wide=5` changes plus the guards:
-#   RULES="waves=1 wide=4 wide=5 wide=6" SHARD=0/2 D=.dev/p78c bash scripts/device_sell_band.sh
+# DEADLINE (s, default 540) stops before a matrix would start past it. The wide-rule
+# measurement (session 79 prepared it; no device was left that session): the 50 s38/s39 stacks
+# `wide=5` changes (a slice left whole though wider than 5 chunks at C = 32 or 512, by
+# `examples/sell_chain.rs` over both tables) plus the three guards, in docs/h200/sell-wide-s79/:
+#   mkdir -p .dev/w79 && cp docs/h200/sell-wide-s79/*.json .dev/w79/
+#   SPARSECAST_NO_EMBED=1 cargo build --release && xz -c target/release/sparsecast > .dev/w79/sparsecast.xz
+#   device calls (carry [".dev/w79"], ≈ 4 min each):
+#   RULES="waves=1 wide=4 wide=5 wide=6" SHARD=0/2 D=.dev/w79 bash scripts/device_sell_band.sh
+#   RULES="waves=1 wide=4 wide=5 wide=6" SHARD=1/2 D=.dev/w79 bash scripts/device_sell_band.sh
 set -u
 D=${D:-.dev/p78b}
 RULES=${RULES:-"waves=1 band=0.25 skew=0"}
