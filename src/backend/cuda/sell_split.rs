@@ -93,19 +93,27 @@ pub struct Rule {
 }
 
 impl Default for Rule {
+    /// The kernel's rule: [`Rule::SESSION_41`] today.
     fn default() -> Self {
-        Rule {
-            waves: 1.0,
-            min_chunk: MIN_CHUNK,
-            fill: 0.25,
-            skew: 4.0,
-            band: 0.0,
-            wide: 0.0,
-        }
+        Rule::SESSION_41
     }
 }
 
 impl Rule {
+    /// The rule of session 41 (one wave, [`MIN_CHUNK`], ¼, 4, neither the band nor `wide`): the
+    /// kernel's default, and the one the `sparsecast` model's SELL chain (versions 8–11,
+    /// `src/learn/own/base.rs`) was fitted under — the model names it, not the default, so that a
+    /// new default for the kernel moves no shipped profile's predictions (it needs a model version
+    /// of its own and a refit on the re-timed SELL rows).
+    pub const SESSION_41: Rule = Rule {
+        waves: 1.0,
+        min_chunk: MIN_CHUNK,
+        fill: 0.25,
+        skew: 4.0,
+        band: 0.0,
+        wide: 0.0,
+    };
+
     /// The rule `SPARSECAST_SELL_SPLIT` names, else the default; an unreadable value is an error.
     pub fn from_env() -> Result<Rule> {
         match std::env::var("SPARSECAST_SELL_SPLIT") {

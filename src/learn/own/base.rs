@@ -216,7 +216,8 @@ pub(super) fn chain_of(f: &Features, cfg: &KernelConfig, version: u32) -> f64 {
 /// [`crate::backend::cuda::sell_split::threshold`] over warps, so no warp walks more steps than
 /// that; the longest row where it is shorter. `None` where the features lack the slot count of
 /// these parameters. The work is the stored slots over 32 (exact for C a multiple of 32 but for
-/// the last slice's padding lanes).
+/// the last slice's padding lanes). The rule is the one versions 8–11 were fitted under
+/// ([`Rule::SESSION_41`]), named here rather than the kernel's default.
 pub(super) fn sell_chain(f: &Features, p: &crate::formats::SellParams) -> Option<f64> {
     let count = f
         .access
@@ -226,7 +227,7 @@ pub(super) fn sell_chain(f: &Features, p: &crate::formats::SellParams) -> Option
         .find(|s| s.c == p.c && s.sigma == p.sigma)?;
     use crate::backend::cuda::sell_split::{threshold, total_lane_groups, Rule};
     let groups = total_lane_groups(f.nrows, p.c);
-    let (_, split_above) = threshold(count.slots / 32, groups, RESIDENT_WARPS, Rule::default());
+    let (_, split_above) = threshold(count.slots / 32, groups, RESIDENT_WARPS, Rule::SESSION_41);
     Some((f.max_nnz as f64).min(split_above as f64))
 }
 

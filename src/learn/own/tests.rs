@@ -79,6 +79,33 @@ fn sells_chain_stops_at_the_split_threshold_from_version_8() {
 }
 
 #[test]
+fn sells_chain_keeps_the_rule_it_was_fitted_under() {
+    // The counts of 80,000 rows of 100 entries but one slice of 32 rows of 350 (a band's edge):
+    // 250,250 warp steps over 2,500 lane groups, chunks of 30, a GPU full enough for the skew
+    // test (4 × the mean width 100.1): session 41's rule leaves the 350-wide slice whole.
+    let mut f = short_rows_and_one_long();
+    f.nrows = 80_000;
+    f.max_nnz = 350;
+    let counts = f.access.as_mut().unwrap();
+    let s = counts.sell.iter_mut().find(|s| s.c == 32).unwrap();
+    s.slots = (2_499 * 100 + 350) * 32;
+    let sell = KernelConfig::new(Variant::Sell);
+    assert_eq!(chain_of(&f, &sell, 11), 350.0);
+    // A kernel rule that splits slices wider than 5 chunks would walk at most 150 steps: the
+    // model does not follow the kernel's default there until a version of its own says so.
+    use crate::backend::cuda::sell_split::{threshold, Rule};
+    let wide = Rule {
+        wide: 5.0,
+        ..Rule::SESSION_41
+    };
+    assert_eq!(threshold(250_250, 2_500, RESIDENT_WARPS, wide), (30, 150));
+    assert_eq!(
+        threshold(250_250, 2_500, RESIDENT_WARPS, Rule::SESSION_41),
+        (30, 400)
+    );
+}
+
+#[test]
 fn the_row_mix_tells_a_stack_of_long_rows_from_uniform_rows() {
     // 100 rows of 2 entries and one of 5,000: almost every entry in a row of ≥ 4,096.
     let f = short_rows_and_one_long();
