@@ -175,9 +175,11 @@ pub(super) fn print_result(r: &MatrixResult) {
          ± the model's one-sigma for that configuration and size of matrix (68 % of its \
          held-out errors are smaller); pred. GB/s = bytes the kernel must move (its arrays less \
          the padding values it skips, the x entries it can touch, y; cuSPARSE's CSR and COO \
-         algorithms: CSR's and COO's) / predicted time; of BW = that against the device's \
-         measured ceiling (L2 when the bytes fit in it, else DRAM; above 100 % where a working \
-         set a little larger than the L2 is partly served from it)"
+         algorithms: CSR's and COO's) / predicted time, \"—\" where the features do not tell \
+         the bytes (cuSPARSE's sliced ELL lays out its slots as the library chooses; ELL-BRO's \
+         packed column deltas are counted only by its conversion); of BW = that against the \
+         device's measured ceiling (L2 when the bytes fit in it, else DRAM; above 100 % where a \
+         working set a little larger than the L2 is partly served from it)"
     );
     for line in &refused {
         println!("refused — {line}");
