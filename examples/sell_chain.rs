@@ -21,8 +21,8 @@
 //!
 //! `MATS=DIR` finds the files and the bases of Kronecker expansions
 //! (`../shared/matrices/suitesparse`). With `RULE` set (a `SPARSECAST_SELL_SPLIT` value, e.g.
-//! `wide=5`), each line also gives the split under that rule (`rule_split_above`, `rule_units`)
-//! and whether it differs from the shipped one (`rule_changes`): which matrices a new kernel
+//! `wide=5`), each line also gives the split under that rule (`rule_split_above`, `rule_units`,
+//! `rule_narrow_max`) and whether it differs from the shipped one (`rule_changes`): which matrices a new kernel
 //! rule would need re-timed.
 //!
 //! ```sh
@@ -125,6 +125,8 @@ fn report(name: &str, m: &Csr<f64>, other: Option<Rule>) -> anyhow::Result<()> {
             let o = plan(&widths, c, m.nrows, RESIDENT_WARPS, r)?;
             line["rule_split_above"] = o.split_above.into();
             line["rule_units"] = o.units().into();
+            let whole = widths.iter().copied().filter(|&w| w <= o.split_above).max();
+            line["rule_narrow_max"] = whole.unwrap_or(0).into();
             line["rule_changes"] = (o.groups != split.groups).into();
         }
         println!("{line}");

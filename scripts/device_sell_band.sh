@@ -16,8 +16,14 @@
 # DEADLINE (s, default 540) stops before a matrix would start past it. The wide-rule
 # measurement (session 79 prepared it; no device was left that session): the 50 s38/s39 stacks
 # `wide=5` changes (a slice left whole though wider than 5 chunks at C = 32 or 512, by
-# `examples/sell_chain.rs` over both tables) plus the three guards, in docs/h200/sell-wide-s79/:
-#   mkdir -p .dev/w79 && cp docs/h200/sell-wide-s79/*.json .dev/w79/
+# `examples/sell_chain.rs` over both tables), seven Kronecker expansions it changes (the class
+# where it changes most: 8-12 % of each Kronecker-only seed), session 78's band probe's
+# s12-m00578, s20-m00762, s6-m00031 and s39-m00677 (the band's loser, unchanged by wide=5) and
+# the three guards, in docs/h200/sell-wide-s79/ (a spec's `/root/mats/X.mtx.gz` is copied
+# there from $D/mats, below). 64 specs, 16 bench runs each:
+#   mkdir -p .dev/w79/mats && cp docs/h200/sell-wide-s79/*.json .dev/w79/
+#   for m in $(grep -ho '/root/mats/[^"]*' .dev/w79/kron-*.json | sort -u); do
+#       cp ../shared/matrices/suitesparse/${m#/root/mats/} .dev/w79/mats/; done   # the Kronecker bases
 #   SPARSECAST_NO_EMBED=1 cargo build --release && xz -c target/release/sparsecast > .dev/w79/sparsecast.xz
 #   device calls (carry [".dev/w79"], ≈ 4 min each):
 #   RULES="waves=1 wide=4 wide=5 wide=6" SHARD=0/2 D=.dev/w79 bash scripts/device_sell_band.sh
@@ -30,6 +36,7 @@ DEADLINE=${DEADLINE:-540}
 T0=$(date +%s)
 BINXZ=$D/sparsecast.xz source scripts/device_env.sh
 W=/tmp/p78b; mkdir -p $W
+if ls "$D"/mats/*.mtx.gz >/dev/null 2>&1; then mkdir -p /root/mats && cp "$D"/mats/*.mtx.gz /root/mats/; fi
 one() {  # matrix prec C sigma rule
     SPARSECAST_SELL_SPLIT=$5 $BIN bench $W/$1.mtx --backend cuda --precision $2 --formats sell \
         --sell-c $3 --sell-sigma $4 --runs 10 --warmup-ms 10 --json 2>&1 | python3 -c "
