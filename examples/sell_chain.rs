@@ -89,19 +89,14 @@ fn report(name: &str, m: &Csr<f64>, other: Option<Rule>) -> anyhow::Result<()> {
             .chunks(c)
             .map(|s| s.iter().copied().max().unwrap_or(0) as u32)
             .collect();
-        let rule = Rule::default();
-        let split = plan(&widths, c, m.nrows, RESIDENT_WARPS, rule)?;
+        let split = plan(&widths, c, m.nrows, RESIDENT_WARPS, Rule::default())?;
         let groups = total_lane_groups(m.nrows, c);
-        // The kernel's work (each slice's width times its lane groups, as `plan` sums it) and
-        // the model's (`slots / 32`, which counts a short last slice as a full one).
-        let lane_groups = |s: usize| m.nrows.saturating_sub(s * c).min(c).div_ceil(32) as u64;
-        let work: u64 = (0..widths.len())
-            .map(|s| widths[s] as u64 * lane_groups(s))
-            .sum();
-        let (chunk, above) = threshold(work, groups, RESIDENT_WARPS, rule);
+        let (chunk, above) = (split.chunk, split.split_above);
+        // The model's work: `slots / 32`, which counts a short last slice as a full one.
         let slots: u64 = widths.iter().map(|&w| w as u64 * c as u64).sum();
         let (_, model_above) = threshold(slots / 32, groups, RESIDENT_WARPS, Rule::SESSION_41);
         let narrow_max = widths.iter().copied().filter(|&w| w <= above).max();
+        let lane_groups = |s: usize| m.nrows.saturating_sub(s * c).min(c).div_ceil(32) as u64;
         let band_groups: u64 = (0..widths.len())
             .filter(|&s| widths[s] as u64 > 2 * chunk && widths[s] <= above)
             .map(lane_groups)

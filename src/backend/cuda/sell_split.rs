@@ -37,6 +37,8 @@ const LANES: usize = 32;
 pub struct SellSplit {
     /// Slices wider than this are split; the kernel's row threads skip them.
     pub split_above: u32,
+    /// Steps of one chunk of a split slice (0 where the rule is `off`).
+    pub chunk: u64,
     /// Per unit (a warp): its lane group's index into `groups`.
     pub unit_group: Vec<u32>,
     /// Per split lane group, 4 words: the slice, its first lane, its first unit, its chunks.
@@ -227,6 +229,7 @@ pub fn plan(
     }
     let mut out = SellSplit {
         split_above,
+        chunk,
         ..SellSplit::default()
     };
     let too_many = || {
@@ -365,20 +368,20 @@ mod tests {
         // 120–141 and 290 slices of 239. 105,220 steps over 8,448 warps: chunks of 16; the 2,822
         // lane groups fill more than a quarter, so the skew test splits above 4 × 37.29 = 149
         // and leaves the edge slices whole: a thread walks 141 steps.
-        let mut widths = vec![14u32; 2_528];
-        widths.extend([141u32, 132, 125, 120]);
-        widths.extend([239u32; 290]);
-        let nrows = widths.len() * 32;
-        let shipped = plan(&widths, 32, nrows, 8_448, Rule::default()).unwrap();
+        let mut stack = vec![14u32; 2_528];
+        stack.extend([141u32, 132, 125, 120]);
+        stack.extend([239u32; 290]);
+        let (widths, nrows) = (&stack, stack.len() * 32);
+        let shipped = plan(widths, 32, nrows, 8_448, Rule::default()).unwrap();
         assert_eq!((shipped.split_above, shipped.units()), (149, 290 * 15));
         let band = Rule {
             band: 0.25,
             ..Rule::default()
         };
-        let p = plan(&widths, 32, nrows, 8_448, band).unwrap();
+        let p = plan(widths, 32, nrows, 8_448, band).unwrap();
         assert_eq!(p.split_above, 32);
         assert_eq!(p.units(), 290 * 15 + 9 + 9 + 8 + 8);
-        check_cover(&p, &widths);
+        check_cover(&p, widths);
         // 3,241 even slices of 223 are all in the band and fill more than a quarter: whole.
         let widths = vec![223u32; 3_241];
         let p = plan(&widths, 32, 103_709, 8_448, band).unwrap();
@@ -388,12 +391,9 @@ mod tests {
             wide: 5.0,
             ..Rule::default()
         };
-        let mut widths = vec![14u32; 2_528];
-        widths.extend([141u32, 132, 125, 120]);
-        widths.extend([239u32; 290]);
-        let p = plan(&widths, 32, nrows, 8_448, wide).unwrap();
+        let p = plan(&stack, 32, nrows, 8_448, wide).unwrap();
         assert_eq!((p.split_above, p.units()), (80, 290 * 15 + 9 + 9 + 8 + 8));
-        check_cover(&p, &widths);
+        check_cover(&p, &stack);
         // 930 slices of 68 (4.25 chunks of 16) beside 2,000 of 14: whole, as shipped.
         let mut widths = vec![14u32; 2_000];
         widths.extend([68u32; 930]);
