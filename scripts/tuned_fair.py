@@ -18,7 +18,8 @@ A miss marked "same configuration" is the best single configuration timed twice 
 count, the answer against the best single configuration timed beside it (session 78). Since
 session 53 a pair whose two times disagree by more than 1 % is raced again and pooled
 (`fair_raced_twice`; src/cli/optimize/race.rs, FAIR_AGAIN): counted per line as "raced twice".
-Then the noise floor of the fair test: where the tuned answer *is* the best single configuration, its two timings differ by this much (share beyond 2 %).
+Then the noise floor of the fair test: where the tuned answer *is* the best single
+configuration, its two timings differ by this much (share beyond 2 %).
 """
 import math
 import os
