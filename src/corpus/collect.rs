@@ -460,6 +460,7 @@ fn measure_row<T: EvalScalar>(
                 spread: m.spread.filter(|_| ok),
                 footprint_bytes: m.footprint_bytes,
                 reason: m.reason.as_deref().map(short),
+                kernel: kernel_revision(opts.backend, cfg),
             };
             (i, t)
         })
@@ -483,6 +484,16 @@ fn measure_row<T: EvalScalar>(
             measure_s: measured.elapsed().as_secs_f64(),
         }),
     }
+}
+
+/// What a table stores as the revision of `cfg`'s kernel ([`ConfigTime::kernel`]): the split
+/// rule of our SELL-C-σ on CUDA (as the kernel reads it, `SPARSECAST_SELL_SPLIT` included), none
+/// for every other configuration.
+fn kernel_revision(backend: BackendKind, cfg: &KernelConfig) -> Option<String> {
+    use crate::backend::cuda::sell_split::Rule;
+    (backend == BackendKind::Cuda && cfg.variant == Variant::Sell)
+        .then(|| Rule::from_env().ok().map(|r| r.label()))
+        .flatten()
 }
 
 #[cfg(test)]

@@ -297,6 +297,7 @@ mod tests {
                 spread: Some(0.01),
                 footprint_bytes: Some(100),
                 reason: None,
+                kernel: None,
             }],
             cost: None,
         }

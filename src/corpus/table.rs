@@ -42,6 +42,13 @@ pub struct ConfigTime {
     /// Why it is not `ok` (the first line of the reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The revision of a kernel whose behaviour a setting can change, where it matters: our
+    /// SELL-C-σ on CUDA stores its split rule (`SPARSECAST_SELL_SPLIT`;
+    /// [`crate::backend::cuda::sell_split::Rule::label`]; none: a table timed before session 80,
+    /// all under session 41's rule). The `sparsecast` model leaves out the SELL times whose rule
+    /// splits the matrix otherwise than the one its chain reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
 }
 
 impl ConfigTime {
@@ -245,6 +252,7 @@ mod tests {
                     spread: Some(0.01),
                     footprint_bytes: Some(24),
                     reason: None,
+                    kernel: None,
                 },
                 ConfigTime {
                     config: "dia".into(),
@@ -254,6 +262,7 @@ mod tests {
                     spread: None,
                     footprint_bytes: None,
                     reason: Some("refused".into()),
+                    kernel: None,
                 },
             ],
             cost: Some(RowCost {

@@ -72,6 +72,7 @@ fn synthetic(n: usize) -> Vec<TableRow> {
                         spread: Some(0.01),
                         footprint_bytes: None,
                         reason: None,
+                        kernel: None,
                     }
                 })
                 .collect();

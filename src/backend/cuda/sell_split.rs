@@ -32,6 +32,9 @@ pub const MIN_CHUNK: u32 = 16;
 /// Lanes of a warp.
 const LANES: usize = 32;
 
+/// What [`Rule::label`] starts with.
+const LABEL_PREFIX: &str = "sell-split=";
+
 /// The split of one matrix's SELL slices.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SellSplit {
@@ -73,8 +76,15 @@ impl SellSplit {
 /// split too (the threshold falls to two chunks); a GPU full of even rows keeps the skew test's
 /// answer. Measured on the H200 (session 78): 1.3–3.3× faster on seven such stacks at C = 32, but
 /// 5–16 % slower on two whose band holds 790–930 lane groups of slices only 2.8–4.3 chunks wide.
-/// `wide` (session 78, not yet measured): slices wider than `wide` chunks are split whatever the
-/// skew test says — the seven stacks' whole slices are 5.3–14.7 chunks wide, the two's 2.8–4.3.
+/// `wide` (session 78): slices wider than `wide` chunks are split whatever the skew test says —
+/// the seven stacks' whole slices are 5.3–14.7 chunks wide, the two's 2.8–4.3. Measured on the
+/// H200 in session 80 (docs/PERFORMANCE.md, "SELL: the `wide` rule"), not shipped: on 64
+/// matrices it changes (stacks, Kronecker expansions) `wide=4` ran SELL at 0.79× of session
+/// 41's rule (geometric mean; `wide=5` 0.84×, `wide=6` 0.89×; GPU-filling guards 1.00×), but
+/// 10 of 128 (matrix, precision) pairs ran > 3 % slower (at most 1.34×, f32 mostly), and on the
+/// 28 matrices of seed 14 (never trained on) it changes, the fastest configuration of none got
+/// faster while one got 13 % slower (even random rows of 16–73 entries whose slices of 4–4.6
+/// chunks it split): SELL is rarely the fastest where the rule changes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rule {
     /// Waves of resident warps (0: no slice is split, the kernel of session 40).
@@ -116,6 +126,36 @@ impl Rule {
         wide: 0.0,
     };
 
+    /// The label a table stores with a SELL time ([`crate::corpus::table::ConfigTime::kernel`]):
+    /// `sell-split=session-41`, `sell-split=off`, or the rule's numbers
+    /// (`sell-split=waves=1,min=16,fill=0.25,skew=4,band=0,wide=4`).
+    pub fn label(&self) -> String {
+        let body = if *self == Rule::SESSION_41 {
+            "session-41".to_string()
+        } else if self.waves == 0.0 {
+            "off".to_string()
+        } else {
+            format!(
+                "waves={},min={},fill={},skew={},band={},wide={}",
+                self.waves, self.min_chunk, self.fill, self.skew, self.band, self.wide
+            )
+        };
+        format!("{LABEL_PREFIX}{body}")
+    }
+
+    /// The rule a table's SELL time was measured under, from its stored label: none stored is
+    /// [`Rule::SESSION_41`] (tables timed before session 80 store none); a label of another
+    /// kernel, or one this build cannot read, is `None`.
+    pub fn of_label(label: Option<&str>) -> Option<Rule> {
+        let Some(l) = label else {
+            return Some(Rule::SESSION_41);
+        };
+        match l.strip_prefix(LABEL_PREFIX)? {
+            "session-41" => Some(Rule::SESSION_41),
+            other => Rule::parse(other).ok(),
+        }
+    }
+
     /// The rule `SPARSECAST_SELL_SPLIT` names, else the default; an unreadable value is an error.
     pub fn from_env() -> Result<Rule> {
         match std::env::var("SPARSECAST_SELL_SPLIT") {
@@ -124,7 +164,8 @@ impl Rule {
         }
     }
 
-    /// `off`, or `waves=W,min=M,fill=F,skew=S,band=B,wide=K` (any part may be left out).
+    /// `off`, or `waves=W,min=M,fill=F,skew=S,band=B,wide=K` (any part left out keeps the
+    /// default's).
     pub fn parse(v: &str) -> Result<Rule> {
         let bad = || {
             Error::Invalid(format!(
@@ -189,6 +230,37 @@ pub fn threshold(work: u64, groups: u64, resident_warps: u32, rule: Rule) -> (u6
         split_above = split_above.min(wide.max(2 * chunk));
     }
     (chunk, split_above.min(u32::MAX as u64) as u32)
+}
+
+/// Whether rules `a` and `b` split the slices of a matrix alike: `work` warp steps over `groups`
+/// lane groups whose widest slice is `widest` (its longest row) on a device with
+/// `resident_warps` warps in flight. True where the rules are equal, where neither splits a
+/// slice, or where both give the same chunk and threshold without the band (which depends on
+/// the widths, not known here); false otherwise, even where the widths would make them agree.
+pub fn same_split(
+    work: u64,
+    groups: u64,
+    widest: u32,
+    resident_warps: u32,
+    a: Rule,
+    b: Rule,
+) -> bool {
+    let cut = |r: Rule| (r.waves > 0.0).then(|| threshold(work, groups, resident_warps, r));
+    // No slice is wider than the lowest threshold the rule can reach (two chunks with the band).
+    let splits_nothing = |r: Rule| match cut(r) {
+        None => true,
+        Some((chunk, above)) => {
+            let lowest = if r.band > 0.0 {
+                2 * chunk
+            } else {
+                above as u64
+            };
+            widest as u64 <= lowest
+        }
+    };
+    a == b
+        || (splits_nothing(a) && splits_nothing(b))
+        || (a.band == 0.0 && b.band == 0.0 && cut(a).is_some() && cut(a) == cut(b))
 }
 
 /// The split of slices of `c` rows with these widths (`nrows` rows in all, the last slice
@@ -302,17 +374,17 @@ mod tests {
     fn a_full_gpu_of_even_slices_is_not_split() {
         // 10⁶ rows of 100: 31,250 slices × 100 steps over 8,448 warps: chunks of 370.
         let widths = vec![100u32; 31_250];
-        let p = plan(&widths, 32, 1_000_000, 8_448, Rule::default()).unwrap();
+        let p = plan(&widths, 32, 1_000_000, 8_448, Rule::SESSION_41).unwrap();
         assert_eq!(p.split_above, 2 * 370);
         assert_eq!((p.units(), p.ngroups()), (0, 0));
         // 103,709 rows of 223 (session 41's banded matrix, 13-26 % slower split): 3,241 slices
         // fill more than a quarter of the warps, and none is 4 × wider than the mean.
         let widths = vec![223u32; 3_241];
-        let p = plan(&widths, 32, 103_709, 8_448, Rule::default()).unwrap();
+        let p = plan(&widths, 32, 103_709, 8_448, Rule::SESSION_41).unwrap();
         assert_eq!((p.units(), p.split_above), (0, 4 * 223));
         // Below a quarter (2,000 slices), every slice wider than two chunks is split.
         let widths = vec![223u32; 2_000];
-        let p = plan(&widths, 32, 64_000, 8_448, Rule::default()).unwrap();
+        let p = plan(&widths, 32, 64_000, 8_448, Rule::SESSION_41).unwrap();
         assert_eq!(p.split_above, 2 * 53);
         assert_eq!(p.units(), 2_000 * 223usize.div_ceil(53));
         check_cover(&p, &widths);
@@ -326,7 +398,7 @@ mod tests {
         let mut widths = vec![5u32; 12_500];
         widths.extend([19_575u32; 4]);
         let nrows = widths.len() * 32 - 28; // the last slice holds 4 rows
-        let p = plan(&widths, 32, nrows, 8_448, Rule::default()).unwrap();
+        let p = plan(&widths, 32, nrows, 8_448, Rule::SESSION_41).unwrap();
         assert_eq!(p.split_above, 45);
         assert_eq!(p.ngroups(), 4);
         assert_eq!(p.units(), 4 * 19_575usize.div_ceil(17));
@@ -341,7 +413,7 @@ mod tests {
     fn tall_slices_split_every_lane_group_and_the_last_slice_counts_its_rows() {
         // C = 512: 16 lane groups a slice; the last slice holds 40 rows: 2 lane groups.
         let widths = vec![10u32, 5_000, 4_000];
-        let p = plan(&widths, 512, 1024 + 40, 1_000, Rule::default()).unwrap();
+        let p = plan(&widths, 512, 1024 + 40, 1_000, Rule::SESSION_41).unwrap();
         // Work 10·16 + 5,000·16 + 4,000·2 = 88,160 steps over 1,000 warps: chunks of 89; 34
         // lane groups fill less than a quarter of the warps.
         assert_eq!(p.split_above, 2 * 89);
@@ -372,11 +444,11 @@ mod tests {
         stack.extend([141u32, 132, 125, 120]);
         stack.extend([239u32; 290]);
         let (widths, nrows) = (&stack, stack.len() * 32);
-        let shipped = plan(widths, 32, nrows, 8_448, Rule::default()).unwrap();
+        let shipped = plan(widths, 32, nrows, 8_448, Rule::SESSION_41).unwrap();
         assert_eq!((shipped.split_above, shipped.units()), (149, 290 * 15));
         let band = Rule {
             band: 0.25,
-            ..Rule::default()
+            ..Rule::SESSION_41
         };
         let p = plan(widths, 32, nrows, 8_448, band).unwrap();
         assert_eq!(p.split_above, 32);
@@ -389,7 +461,7 @@ mod tests {
         // `wide = 5`: the edge slices (7.5–8.8 chunks) are split, above 5 chunks.
         let wide = Rule {
             wide: 5.0,
-            ..Rule::default()
+            ..Rule::SESSION_41
         };
         let p = plan(&stack, 32, nrows, 8_448, wide).unwrap();
         assert_eq!((p.split_above, p.units()), (80, 290 * 15 + 9 + 9 + 8 + 8));
@@ -406,8 +478,53 @@ mod tests {
     }
 
     #[test]
+    fn a_table_names_the_rule_it_was_timed_under() {
+        assert_eq!(Rule::default(), Rule::SESSION_41);
+        assert_eq!(Rule::SESSION_41.label(), "sell-split=session-41");
+        let wide = Rule::parse("wide=4").unwrap();
+        assert_eq!(
+            wide.label(),
+            "sell-split=waves=1,min=16,fill=0.25,skew=4,band=0,wide=4"
+        );
+        let off = Rule::parse("off").unwrap();
+        assert_eq!(off.label(), "sell-split=off");
+        for r in [
+            Rule::SESSION_41,
+            wide,
+            off,
+            Rule::parse("waves=2,min=8").unwrap(),
+        ] {
+            assert_eq!(Rule::of_label(Some(&r.label())), Some(r), "{}", r.label());
+        }
+        // Tables before session 80 store none: session 41's rule.
+        assert_eq!(Rule::of_label(None), Some(Rule::SESSION_41));
+        assert_eq!(Rule::of_label(Some("sell-split=fast")), None);
+        assert_eq!(Rule::of_label(Some("other=1")), None);
+    }
+
+    #[test]
+    fn rules_split_alike_only_where_no_slice_tells_them_apart() {
+        let s41 = Rule::SESSION_41;
+        let wide = Rule::parse("wide=4").unwrap();
+        let off = Rule::parse("off").unwrap();
+        // Session 78's stack (105,220 steps, 2,822 lane groups): chunks of 16, session 41
+        // splits above 149 and `wide=4` above 64 — a slice of 141 tells them apart.
+        assert!(!same_split(105_220, 2_822, 239, 8_448, s41, wide));
+        assert!(!same_split(105_220, 2_822, 239, 8_448, s41, off));
+        // Rows of at most 60: neither splits anything.
+        assert!(same_split(105_220, 2_822, 60, 8_448, s41, wide));
+        assert!(same_split(105_220, 2_822, 30, 8_448, s41, off));
+        // Few groups (below a quarter of the warps): both split above two chunks.
+        assert!(same_split(88_160, 34, 5_000, 1_000, s41, wide));
+        let band = Rule { band: 0.25, ..s41 };
+        assert!(!same_split(88_160, 34, 5_000, 1_000, s41, band));
+        assert!(same_split(88_160, 34, 5_000, 1_000, band, band));
+        assert!(same_split(88_160, 34, 170, 1_000, s41, band)); // two chunks of 89
+    }
+
+    #[test]
     fn no_slices_no_units() {
-        let p = plan(&[], 32, 0, 8_448, Rule::default()).unwrap();
+        let p = plan(&[], 32, 0, 8_448, Rule::SESSION_41).unwrap();
         assert_eq!(
             (p.units(), p.ngroups(), p.split_above),
             (0, 0, 2 * MIN_CHUNK)
@@ -452,7 +569,7 @@ mod tests {
         let r = Rule {
             waves: 2.0,
             min_chunk: 8,
-            ..Rule::default()
+            ..Rule::SESSION_41
         };
         let p = plan(&widths, 32, widths.len() * 32, 8_448, r).unwrap();
         assert_eq!(p.split_above, 45);

@@ -231,6 +231,42 @@ pub(super) fn sell_chain(f: &Features, p: &crate::formats::SellParams) -> Option
     Some((f.max_nnz as f64).min(split_above as f64))
 }
 
+/// Whether a SELL time a table stores under the split rule `stored` (from its
+/// [`crate::corpus::table::ConfigTime::kernel`]; `None`: a rule this build cannot read) was
+/// timed with the split [`sell_chain`] reads ([`Rule::SESSION_41`](crate::backend::cuda::sell_split::Rule::SESSION_41)) for
+/// these features and parameters: a time under another rule that splits the matrix otherwise
+/// (an experiment's `SPARSECAST_SELL_SPLIT`) is another kernel's. Without the slot count the
+/// rules can only be told alike where they are equal.
+pub(super) fn sell_timed_as_modelled(
+    f: &Features,
+    p: &crate::formats::SellParams,
+    stored: Option<crate::backend::cuda::sell_split::Rule>,
+) -> bool {
+    use crate::backend::cuda::sell_split::{same_split, total_lane_groups, Rule};
+    let Some(stored) = stored else {
+        return false;
+    };
+    if stored == Rule::SESSION_41 {
+        return true;
+    }
+    let count = f
+        .access
+        .as_ref()
+        .and_then(|a| a.sell.iter().find(|s| s.c == p.c && s.sigma == p.sigma));
+    count.is_some_and(|c| {
+        let groups = total_lane_groups(f.nrows, p.c);
+        let widest = f.max_nnz.min(u32::MAX as usize) as u32;
+        same_split(
+            c.slots / 32,
+            groups,
+            widest,
+            RESIDENT_WARPS,
+            stored,
+            Rule::SESSION_41,
+        )
+    })
+}
+
 /// The mixture of row lengths, from the log2 histogram of the features (version 5): the share
 /// of the entries in rows of at least 4, 32, 256 and 4,096 entries (a row of bucket `k ≥ 1`,
 /// lengths `[2^(k−1), 2^k)`, counted as `0.75 · 2^k` entries), the occupied buckets, and the share

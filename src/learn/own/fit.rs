@@ -337,11 +337,30 @@ fn warn_without_counts(rows: &[&TableRow]) {
     }
 }
 
+/// Leave out of our SELL-C-σ's examples the times a table stores under a split rule that splits
+/// the matrix otherwise than the one the model's chain reads ([`sell_timed_as_modelled`]): an
+/// experiment's table (`SPARSECAST_SELL_SPLIT`) trains no model of the shipped kernel.
+pub(super) fn keep_sell_times_as_modelled(sets: &mut [ConfigSet<'_>]) {
+    use crate::backend::cuda::sell_split::Rule;
+    for set in sets
+        .iter_mut()
+        .filter(|s| s.config.variant == Variant::Sell)
+    {
+        let (label, p) = (&set.label, &set.config.params.sell);
+        set.examples.retain(|(row, _)| {
+            let stored = row.times.iter().find(|t| &t.config == label);
+            let rule = Rule::of_label(stored.and_then(|t| t.kernel.as_deref()));
+            sell_timed_as_modelled(&row.features, p, rule)
+        });
+    }
+}
+
 /// [`fit`] with `inner` folds for the uncertainty (0: no uncertainty, 5× faster; for
 /// evaluations that only score the prediction).
 pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Result<OwnModel> {
     warn_without_counts(rows);
-    let sets = dataset::per_config(rows, precision)?;
+    let mut sets = dataset::per_config(rows, precision)?;
+    keep_sell_times_as_modelled(&mut sets);
     crate::learn::check_any("sparsecast", &sets, precision)?;
     let device = fit_device(rows, precision);
     let vb = value_bytes(precision);

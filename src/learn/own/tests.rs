@@ -397,6 +397,7 @@ fn examples_near_their_matrixs_best_weigh_more() {
         spread: t.map(|_| 0.01),
         footprint_bytes: None,
         reason: None,
+        kernel: None,
     };
     let a = crate::Csr::<f64>::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0, 2.0]).unwrap();
     let mut row = TableRow {
@@ -514,4 +515,69 @@ fn version_11_gives_the_widths_cusparse_sell_walks() {
     let (x10, ..) = features(&f, &cfg, 4, &d, 1e-7, 10).unwrap();
     assert_eq!(x11.len(), x10.len() + 2);
     assert_eq!(x11[x10.len()..], vendor_sell_width(&f));
+}
+
+#[test]
+fn sell_times_of_another_split_rule_train_no_model_of_the_shipped_kernel() {
+    use crate::backend::cuda::sell_split::Rule;
+    use crate::backend::measure::Status;
+    use crate::corpus::table::{ConfigTime, TABLE_SCHEMA};
+    let a = crate::Csr::<f64>::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0, 2.0]).unwrap();
+    let row = |kernel: Option<String>, stack: bool| {
+        let mut features = Features::compute(&a);
+        if stack {
+            // A stack as the features see it: 2,200 slices of 32 rows of 20 entries and one of
+            // rows of 72, C = 32, σ = 256. 44,072 warp steps over 8,448 warps: chunks of 16;
+            // session 41's skew test leaves slices up to 4 × the mean width (20.03) whole,
+            // `wide=4` splits above 4 chunks (64): the slice of 72 tells them apart.
+            features.nrows = 2_201 * 32;
+            features.max_nnz = 72;
+            let access = features.access.as_mut().unwrap();
+            let sell = access.sell.iter_mut().find(|s| (s.c, s.sigma) == (32, 256));
+            sell.expect("the features count SELL-32-256").slots = 44_072 * 32;
+        }
+        TableRow {
+            schema: TABLE_SCHEMA,
+            matrix: "m".into(),
+            family: "m".into(),
+            source: crate::evaluate::record::SourceInfo::Recipe("test".into()),
+            precision: Precision::F64,
+            backend: "cuda".into(),
+            device: "test".into(),
+            protocol: Default::default(),
+            features,
+            times: vec![ConfigTime {
+                config: "sell".into(),
+                status: Status::Ok,
+                median_s: Some(1e-5),
+                warm_mean_s: Some(1e-5),
+                spread: Some(0.01),
+                footprint_bytes: None,
+                reason: None,
+                kernel,
+            }],
+            cost: None,
+        }
+    };
+    let wide = Some(Rule::parse("wide=4").unwrap().label());
+    let rows = [
+        row(None, true),                            // a table before session 80: kept
+        row(Some(Rule::SESSION_41.label()), true),  // named: kept
+        row(wide.clone(), true),                    // another split of this matrix: left out
+        row(wide, false),                           // two rows: neither rule splits anything
+        row(Some("sell-split=fast".into()), false), // unreadable: left out
+    ];
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
+    assert_eq!(sets[0].examples.len(), 5);
+    fit::keep_sell_times_as_modelled(&mut sets);
+    let kept: Vec<usize> = (0..rows.len())
+        .filter(|&i| {
+            sets[0]
+                .examples
+                .iter()
+                .any(|(r, _)| std::ptr::eq(*r, &rows[i]))
+        })
+        .collect();
+    assert_eq!(kept, [0, 1, 3]);
 }
