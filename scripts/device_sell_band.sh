@@ -14,7 +14,8 @@
 # RULES (default "waves=1 band=0.25 skew=0", waves=1 being the shipped rule) names the rules, each
 # a SPARSECAST_SELL_SPLIT value; SHARD=i/N measures every N-th spec from the i-th (0-based), and
 # DEADLINE (s, default 540) stops before a matrix would start past it. The wide-rule
-# measurement (session 79 prepared it; no device was left that session): the 50 s38/s39 stacks
+# measurement (session 79 prepared it, session 80 ran it: docs/PERFORMANCE.md, "SELL: the `wide`
+# rule"; scripts/sell_wide_summary.py): the 50 s38/s39 stacks
 # `wide=5` changes (a slice left whole though wider than 5 chunks at C = 32 or 512, by
 # `examples/sell_chain.rs` over both tables), seven Kronecker expansions it changes (the class
 # where it changes most: 8-12 % of each Kronecker-only seed), session 78's band probe's
