@@ -4,6 +4,7 @@
 //! lane alignment.
 
 use super::*;
+use crate::backend::cuda::sell_split::{same_split, threshold, total_lane_groups, Rule};
 
 /// Bytes of one value in `p`.
 pub(super) fn value_bytes(p: Precision) -> u64 {
@@ -212,59 +213,53 @@ pub(super) fn chain_of(f: &Features, cfg: &KernelConfig, version: u32) -> f64 {
     }
 }
 
-/// Our SELL-C-σ kernel's longest chain (version 8): it splits every slice wider than
-/// [`crate::backend::cuda::sell_split::threshold`] over warps, so no warp walks more steps than
-/// that; the longest row where it is shorter. `None` where the features lack the slot count of
-/// these parameters. The work is the stored slots over 32 (exact for C a multiple of 32 but for
-/// the last slice's padding lanes). The rule is the one versions 8–11 were fitted under
-/// ([`Rule::SESSION_41`]), named here rather than the kernel's default.
-pub(super) fn sell_chain(f: &Features, p: &crate::formats::SellParams) -> Option<f64> {
+/// The split rule our SELL-C-σ's chain is modelled under: the one versions 8–11 were fitted
+/// under ([`Rule::SESSION_41`]), named here rather than the kernel's default so that a new
+/// default moves no shipped profile's predictions.
+const MODEL_SELL_RULE: Rule = Rule::SESSION_41;
+
+/// The warp steps (the stored slots over 32: exact for C a multiple of 32 but for the last
+/// slice's padding lanes) and lane groups of SELL-C-σ with these parameters; `None` where the
+/// features lack the slot count of these parameters.
+fn sell_work(f: &Features, p: &crate::formats::SellParams) -> Option<(u64, u64)> {
     let count = f
         .access
         .as_ref()?
         .sell
         .iter()
         .find(|s| s.c == p.c && s.sigma == p.sigma)?;
-    use crate::backend::cuda::sell_split::{threshold, total_lane_groups, Rule};
-    let groups = total_lane_groups(f.nrows, p.c);
-    let (_, split_above) = threshold(count.slots / 32, groups, RESIDENT_WARPS, Rule::SESSION_41);
+    Some((count.slots / 32, total_lane_groups(f.nrows, p.c)))
+}
+
+/// Our SELL-C-σ kernel's longest chain (version 8): it splits every slice wider than
+/// [`crate::backend::cuda::sell_split::threshold`] over warps, so no warp walks more steps than
+/// that; the longest row where it is shorter. `None` where the features lack the slot count of
+/// these parameters ([`sell_work`]). The rule is [`MODEL_SELL_RULE`].
+pub(super) fn sell_chain(f: &Features, p: &crate::formats::SellParams) -> Option<f64> {
+    let (work, groups) = sell_work(f, p)?;
+    let (_, split_above) = threshold(work, groups, RESIDENT_WARPS, MODEL_SELL_RULE);
     Some((f.max_nnz as f64).min(split_above as f64))
 }
 
 /// Whether a SELL time a table stores under the split rule `stored` (from its
 /// [`crate::corpus::table::ConfigTime::kernel`]; `None`: a rule this build cannot read) was
-/// timed with the split [`sell_chain`] reads ([`Rule::SESSION_41`](crate::backend::cuda::sell_split::Rule::SESSION_41)) for
-/// these features and parameters: a time under another rule that splits the matrix otherwise
-/// (an experiment's `SPARSECAST_SELL_SPLIT`) is another kernel's. Without the slot count the
-/// rules can only be told alike where they are equal.
+/// timed with the split [`sell_chain`] reads ([`MODEL_SELL_RULE`]) for these features and
+/// parameters: a time under another rule that splits the matrix otherwise (an experiment's
+/// `SPARSECAST_SELL_SPLIT`) is another kernel's. Without the slot count the rules can only be
+/// told alike where they are equal.
 pub(super) fn sell_timed_as_modelled(
     f: &Features,
     p: &crate::formats::SellParams,
-    stored: Option<crate::backend::cuda::sell_split::Rule>,
+    stored: Option<Rule>,
 ) -> bool {
-    use crate::backend::cuda::sell_split::{same_split, total_lane_groups, Rule};
-    let Some(stored) = stored else {
-        return false;
-    };
-    if stored == Rule::SESSION_41 {
-        return true;
+    match stored {
+        None => false,
+        Some(r) if r == MODEL_SELL_RULE => true,
+        Some(r) => sell_work(f, p).is_some_and(|(work, groups)| {
+            let widest = f.max_nnz.min(u32::MAX as usize) as u32;
+            same_split(work, groups, widest, RESIDENT_WARPS, r, MODEL_SELL_RULE)
+        }),
     }
-    let count = f
-        .access
-        .as_ref()
-        .and_then(|a| a.sell.iter().find(|s| s.c == p.c && s.sigma == p.sigma));
-    count.is_some_and(|c| {
-        let groups = total_lane_groups(f.nrows, p.c);
-        let widest = f.max_nnz.min(u32::MAX as usize) as u32;
-        same_split(
-            c.slots / 32,
-            groups,
-            widest,
-            RESIDENT_WARPS,
-            stored,
-            Rule::SESSION_41,
-        )
-    })
 }
 
 /// The mixture of row lengths, from the log2 histogram of the features (version 5): the share

@@ -1,6 +1,8 @@
 use super::fit::sigmas;
 use super::*;
+use crate::backend::measure::Status;
 use crate::backend::VendorAlg;
+use crate::corpus::table::{ConfigTime, TABLE_SCHEMA};
 
 /// A 64 × 64 matrix whose row 5 holds 40 entries and every other row 2.
 fn one_long_row() -> Features {
@@ -381,11 +383,10 @@ fn the_one_sigma_holds_the_share_of_errors_a_normal_one_sigma_holds() {
     assert_eq!(sigmas(&errs).0, 0.069);
 }
 
-#[test]
-fn examples_near_their_matrixs_best_weigh_more() {
-    use crate::backend::measure::Status;
-    use crate::corpus::table::{ConfigTime, TABLE_SCHEMA};
-    let time = |config: &str, t: Option<f64>| ConfigTime {
+/// A table's time of `config`: `ok` with `t`, else skipped; stored under the kernel revision
+/// `kernel`.
+fn config_time(config: &str, t: Option<f64>, kernel: Option<String>) -> ConfigTime {
+    ConfigTime {
         config: config.into(),
         status: if t.is_some() {
             Status::Ok
@@ -397,10 +398,13 @@ fn examples_near_their_matrixs_best_weigh_more() {
         spread: t.map(|_| 0.01),
         footprint_bytes: None,
         reason: None,
-        kernel: None,
-    };
-    let a = crate::Csr::<f64>::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0, 2.0]).unwrap();
-    let mut row = TableRow {
+        kernel,
+    }
+}
+
+/// A training row of matrix "m" in f64 with these features and times.
+fn table_row(features: Features, times: Vec<ConfigTime>) -> TableRow {
+    TableRow {
         schema: TABLE_SCHEMA,
         matrix: "m".into(),
         family: "m".into(),
@@ -409,14 +413,24 @@ fn examples_near_their_matrixs_best_weigh_more() {
         backend: "cpu".into(),
         device: "test".into(),
         protocol: Default::default(),
-        features: Features::compute(&a),
-        times: vec![
+        features,
+        times,
+        cost: None,
+    }
+}
+
+#[test]
+fn examples_near_their_matrixs_best_weigh_more() {
+    let time = |config: &str, t: Option<f64>| config_time(config, t, None);
+    let a = crate::Csr::<f64>::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0, 2.0]).unwrap();
+    let mut row = table_row(
+        Features::compute(&a),
+        vec![
             time("ell", Some(2e-5)),
             time("csr-merge", Some(1e-5)),
             time("coo", Some(1.3e-5)),
         ],
-        cost: None,
-    };
+    );
     // Its features are current: no row lacks the version's counts, until one does.
     let old = {
         let mut r = row.clone();
@@ -520,8 +534,6 @@ fn version_11_gives_the_widths_cusparse_sell_walks() {
 #[test]
 fn sell_times_of_another_split_rule_train_no_model_of_the_shipped_kernel() {
     use crate::backend::cuda::sell_split::Rule;
-    use crate::backend::measure::Status;
-    use crate::corpus::table::{ConfigTime, TABLE_SCHEMA};
     let a = crate::Csr::<f64>::from_triplets(2, 2, &[0, 1], &[0, 1], &[1.0, 2.0]).unwrap();
     let row = |kernel: Option<String>, stack: bool| {
         let mut features = Features::compute(&a);
@@ -536,28 +548,7 @@ fn sell_times_of_another_split_rule_train_no_model_of_the_shipped_kernel() {
             let sell = access.sell.iter_mut().find(|s| (s.c, s.sigma) == (32, 256));
             sell.expect("the features count SELL-32-256").slots = 44_072 * 32;
         }
-        TableRow {
-            schema: TABLE_SCHEMA,
-            matrix: "m".into(),
-            family: "m".into(),
-            source: crate::evaluate::record::SourceInfo::Recipe("test".into()),
-            precision: Precision::F64,
-            backend: "cuda".into(),
-            device: "test".into(),
-            protocol: Default::default(),
-            features,
-            times: vec![ConfigTime {
-                config: "sell".into(),
-                status: Status::Ok,
-                median_s: Some(1e-5),
-                warm_mean_s: Some(1e-5),
-                spread: Some(0.01),
-                footprint_bytes: None,
-                reason: None,
-                kernel,
-            }],
-            cost: None,
-        }
+        table_row(features, vec![config_time("sell", Some(1e-5), kernel)])
     };
     let wide = Some(Rule::parse("wide=4").unwrap().label());
     let rows = [
