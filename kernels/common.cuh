@@ -29,6 +29,23 @@ __device__ __forceinline__ T ld(const T* __restrict__ p) {
     return __ldg(p);
 }
 
+// Programmatic dependent launch (sm_90; no-ops before): a kernel launched with programmatic
+// stream serialization (`Launch::queue_dependent`) may start once every block of the kernel
+// before it has called sc_release_dependents() (or exited), and must call
+// sc_wait_for_prerequisite() before it reads or writes what that kernel writes; the wait returns
+// once the predecessor has finished and its stores are visible (at once when the kernel was
+// launched without the attribute).
+__device__ __forceinline__ void sc_wait_for_prerequisite() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void sc_release_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // Index of this thread in the whole grid, 64-bit.
 __device__ __forceinline__ u64 global_thread() {
     return (u64)blockIdx.x * (u64)blockDim.x + (u64)threadIdx.x;

@@ -12,8 +12,17 @@
 // y must be zero before the launch: the Rust launch sequence zeroes it (a memset in the same
 // stream, counted in the timed run). Atomics make the order of additions, and so the rounding,
 // depend on scheduling.
+//
+// `coo_dependent_*` is the same kernel launched as the programmatic dependent of the kernel
+// before it (Hopper's programmatic dependent launch, sm_90): HYB's COO part after its ELL kernel
+// (`ell_then_*`), which lets it start at once, so the COO kernel's blocks are launched while
+// the ELL kernel runs, and each warp loads its first 32 entries and their x before
+// `griddepcontrol.wait` holds it until the ELL kernel has finished and its stores are visible.
+// Measured on the H200 (session 82, docs/PERFORMANCE.md): HYB 0.4–0.8 µs faster where it has a
+// COO part. COO itself keeps the memset node: a zero kernel with this kernel as its dependent
+// was 2–7 % faster under 5 µs but 2–6 % slower from 20 µs up.
 
-template <typename T>
+template <typename T, bool DEPENDENT>
 __device__ __forceinline__ void coo_interval(u32 nnz, u32 chunks, const u32* __restrict__ rows,
                                              const u32* __restrict__ cols,
                                              const T* __restrict__ val,
@@ -35,6 +44,9 @@ __device__ __forceinline__ void coo_interval(u32 nnz, u32 chunks, const u32* __r
         const bool valid = k < end;
         const u32 r = valid ? ld(rows + k) : SC_PAD;
         T v = valid ? ld(val + k) * ld(x + ld(cols + k)) : T(0);
+        if (DEPENDENT && base == begin) {
+            sc_wait_for_prerequisite();  // y holds the predecessor's output from here on
+        }
         // The carried row continues only into the chunk's first segment.
         const u32 r_first = __shfl_sync(SC_FULL_MASK, r, 0);
         if (carry_row != SC_PAD) {
@@ -67,12 +79,14 @@ __device__ __forceinline__ void coo_interval(u32 nnz, u32 chunks, const u32* __r
     }
 }
 
-#define SC_COO(NAME, T)                                                                        \
-    extern "C" __global__ void SC_BOUNDS                                         \
+#define SC_COO(NAME, T, DEPENDENT)                                                            \
+    extern "C" __global__ void SC_BOUNDS                                                       \
         NAME(u32 nnz, u32 chunks, const u32* __restrict__ rows, const u32* __restrict__ cols,  \
              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {          \
-        coo_interval<T>(nnz, chunks, rows, cols, val, x, y);                                   \
+        coo_interval<T, DEPENDENT>(nnz, chunks, rows, cols, val, x, y);                       \
     }
 
-SC_COO(coo_f32, float)
-SC_COO(coo_f64, double)
+SC_COO(coo_f32, float, false)
+SC_COO(coo_f64, double, false)
+SC_COO(coo_dependent_f32, float, true)
+SC_COO(coo_dependent_f64, double, true)

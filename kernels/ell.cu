@@ -23,12 +23,19 @@ __device__ __forceinline__ void ell_rows(u32 nrows, u32 width, const u32* __rest
     y[row] = sum;
 }
 
-#define SC_ELL(NAME, T)                                                                        \
-    extern "C" __global__ void SC_BOUNDS                                         \
+// `ell_then_*` (HYB's ELL part) lets its programmatic dependent, HYB's COO kernel, start at once
+// (kernels/coo.cu `coo_dependent_*`, which waits for this kernel before it adds).
+#define SC_ELL(NAME, T, RELEASE)                                                               \
+    extern "C" __global__ void SC_BOUNDS                                                       \
         NAME(u32 nrows, u32 width, const u32* __restrict__ col, const T* __restrict__ val,     \
              const T* __restrict__ x, T* __restrict__ y) {                                     \
+        if (RELEASE) {                                                                         \
+            sc_release_dependents();                                                           \
+        }                                                                                      \
         ell_rows<T>(nrows, width, col, val, x, y);                                             \
     }
 
-SC_ELL(ell_f32, float)
-SC_ELL(ell_f64, double)
+SC_ELL(ell_f32, float, false)
+SC_ELL(ell_f64, double, false)
+SC_ELL(ell_then_f32, float, true)
+SC_ELL(ell_then_f64, double, true)

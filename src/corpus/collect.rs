@@ -487,13 +487,21 @@ fn measure_row<T: EvalScalar>(
 }
 
 /// What a table stores as the revision of `cfg`'s kernel ([`ConfigTime::kernel`]): the split
-/// rule of our SELL-C-σ on CUDA (as the kernel reads it, `SPARSECAST_SELL_SPLIT` included), none
-/// for every other configuration.
+/// rule of our SELL-C-σ on CUDA (as the kernel reads it, `SPARSECAST_SELL_SPLIT` included),
+/// [`HYB_PDL_REVISION`](crate::backend::cuda::launch::HYB_PDL_REVISION) for HYB under
+/// `SPARSECAST_PDL=1`, none for every other configuration.
 fn kernel_revision(backend: BackendKind, cfg: &KernelConfig) -> Option<String> {
-    use crate::backend::cuda::sell_split::Rule;
-    (backend == BackendKind::Cuda && cfg.variant == Variant::Sell)
-        .then(|| Rule::from_env().ok().map(|r| r.label()))
-        .flatten()
+    use crate::backend::cuda::{launch, sell_split::Rule};
+    if backend != BackendKind::Cuda {
+        return None;
+    }
+    match cfg.variant {
+        Variant::Sell => Rule::from_env().ok().map(|r| r.label()),
+        // Marked wherever the variable asks for it; a device before sm_90 (which ignores it)
+        // is named in the row.
+        Variant::Hyb => launch::pdl_from_env().then(|| launch::HYB_PDL_REVISION.to_string()),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -105,6 +105,17 @@ pub fn split(s: &Summary, params: &FormatParams) -> Result<(u64, u64), Refusal> 
     }
 }
 
+/// Whether HYB with `params` has a COO part (entries beyond the ELL width): from the summary's
+/// split, or, for another fixed width, whether some row is longer than it. HYB's launch sequence
+/// has a second kernel only then.
+pub fn has_coo_part(s: &Summary, params: &FormatParams) -> bool {
+    match (split(s, params), params.hyb.width) {
+        (Ok((_, coo)), _) => coo > 0,
+        (Err(_), Some(w)) => s.max_row_len > w as u64,
+        (Err(_), None) => true,
+    }
+}
+
 /// Padding slots of the ELL part (`width × rows` less the entries it holds, all but the COO
 /// part's), whose values the ELL kernel skips ([`super::ell::padding_slots`]).
 pub fn padding_slots(s: &Summary, params: &FormatParams) -> Result<u64, Refusal> {

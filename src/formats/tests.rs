@@ -431,3 +431,26 @@ fn conversion_keys_follow_the_format_and_its_parameters() {
         FormatKind::Ell.conversion_key(&p)
     );
 }
+
+#[test]
+fn hyb_has_a_coo_part_exactly_where_a_row_outruns_its_width() {
+    // 5,000 rows of 1 entry and one of 6: Bell & Garland's width is 1 (at least 4,096 rows
+    // reach it), the long row's tail of 5 in COO.
+    let mut lens = vec![1; 5_000];
+    lens.push(6);
+    let s = Summary::from_row_lengths(8, &lens, None);
+    let width = |w| FormatParams {
+        hyb: HybParams { width: w },
+        ..FormatParams::default()
+    };
+    assert_eq!((s.hyb_width, s.hyb_coo_nnz), (1, 5));
+    assert!(hyb::has_coo_part(&s, &width(None)));
+    assert!(hyb::has_coo_part(&s, &width(Some(5))));
+    assert!(!hyb::has_coo_part(&s, &width(Some(6))));
+    // Every row within the split's width: one kernel.
+    let even = Summary::from_row_lengths(8, &[3; 5_000], None);
+    assert!(!hyb::has_coo_part(&even, &width(None)));
+    // Fewer than 4,096 rows: width 0, every entry in COO.
+    let small = Summary::from_row_lengths(8, &[3, 3, 3], None);
+    assert!(hyb::has_coo_part(&small, &width(None)));
+}

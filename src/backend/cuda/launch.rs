@@ -171,6 +171,31 @@ pub fn merge_single_pass(
     (ntiles as u64) <= resident_blocks && max_row_len <= tile_items as usize
 }
 
+/// The variable that turns on programmatic dependent launch for HYB: `SPARSECAST_PDL=1` makes
+/// HYB's COO kernel the programmatic dependent of its ELL kernel on compute capability 9.0 and
+/// later (`prepared/own.rs`). Off by default (session 82, docs/PERFORMANCE.md): it runs HYB
+/// 0.4–0.8 µs faster where HYB has a COO part (H200, seed 14: 0.84–0.86× between 3 and 5 µs),
+/// but every shipped profile was fitted on the plain sequence, and scored against PDL's times
+/// the H200's profile fell below issue 14's 90 % within 10 % (f32 90.5 → 89.9 %) and its picks
+/// within 5 % of the best from 91.8 / 93.5 % to 88.1 / 90.5 %; it ships as the default once the
+/// training tables' HYB times are re-timed with it ([`HYB_PDL_REVISION`]) and a profile refit.
+pub const PDL_VAR: &str = "SPARSECAST_PDL";
+
+/// The kernel revision ([`crate::corpus::table::ConfigTime::kernel`]) a table stores with HYB
+/// times measured under [`PDL_VAR`]; the `sparsecast` fit leaves them out where HYB has a COO
+/// part (a model of the plain sequence).
+pub const HYB_PDL_REVISION: &str = "hyb-pdl";
+
+/// Whether [`PDL_VAR`]'s value asks for programmatic dependent launch (exactly `1`).
+pub fn pdl_asked(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| v == "1")
+}
+
+/// Whether this process asks for programmatic dependent launch ([`PDL_VAR`]).
+pub fn pdl_from_env() -> bool {
+    pdl_asked(std::env::var_os(PDL_VAR).as_deref())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +306,15 @@ mod tests {
         assert!(check_index_range(10, 10, 100).is_ok());
         assert!(check_index_range(u32::MAX as usize, 1, 1).is_err());
         assert!(check_index_range(1, 1, u32::MAX as usize - 10).is_err());
+    }
+
+    #[test]
+    fn programmatic_launch_is_asked_for_by_exactly_one() {
+        use std::ffi::OsStr;
+        assert!(pdl_asked(Some(OsStr::new("1"))));
+        for v in ["0", "", "true", "yes", " 1", "11"] {
+            assert!(!pdl_asked(Some(OsStr::new(v))), "{v:?}");
+        }
+        assert!(!pdl_asked(None));
     }
 }

@@ -65,14 +65,19 @@ pub const CSR_MERGE: KernelFile = KernelFile {
 pub const COO: KernelFile = KernelFile {
     name: "coo",
     source: include_str!("../../../kernels/coo.cu"),
-    entry_points: &["coo_f32", "coo_f64"],
+    entry_points: &[
+        "coo_f32",
+        "coo_f64",
+        "coo_dependent_f32",
+        "coo_dependent_f64",
+    ],
 };
 
 /// ELL, one thread per row (also HYB's ELL part).
 pub const ELL: KernelFile = KernelFile {
     name: "ell",
     source: include_str!("../../../kernels/ell.cu"),
-    entry_points: &["ell_f32", "ell_f64"],
+    entry_points: &["ell_f32", "ell_f64", "ell_then_f32", "ell_then_f64"],
 };
 
 /// Jagged diagonals.

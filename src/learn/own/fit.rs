@@ -355,12 +355,33 @@ pub(super) fn keep_sell_times_as_modelled(sets: &mut [ConfigSet<'_>]) {
     }
 }
 
+/// Leave out of HYB's examples the times measured with programmatic dependent launch
+/// ([`HYB_PDL_REVISION`](crate::backend::cuda::launch::HYB_PDL_REVISION), session 82) where HYB
+/// has a COO part ([`crate::formats::hyb::has_coo_part`]): the model's HYB is the plain launch
+/// sequence, which runs 0.4–0.8 µs slower there, so a table collected with `SPARSECAST_PDL=1`
+/// trains no model of the default. Without a COO part HYB is one kernel either way.
+pub(super) fn keep_hyb_times_as_modelled(sets: &mut [ConfigSet<'_>]) {
+    use crate::backend::cuda::launch::HYB_PDL_REVISION;
+    for set in sets.iter_mut().filter(|s| s.config.variant == Variant::Hyb) {
+        let (label, params) = (&set.label, &set.config.params);
+        set.examples.retain(|(row, _)| {
+            let stored = row.times.iter().find(|t| &t.config == label);
+            let pdl = stored.and_then(|t| t.kernel.as_deref()) == Some(HYB_PDL_REVISION);
+            !pdl || !crate::formats::hyb::has_coo_part(
+                &Summary::from_features(&row.features),
+                params,
+            )
+        });
+    }
+}
+
 /// [`fit`] with `inner` folds for the uncertainty (0: no uncertainty, 5× faster; for
 /// evaluations that only score the prediction).
 pub fn fit_with(rows: &[&TableRow], precision: Precision, inner: usize) -> Result<OwnModel> {
     warn_without_counts(rows);
     let mut sets = dataset::per_config(rows, precision)?;
     keep_sell_times_as_modelled(&mut sets);
+    keep_hyb_times_as_modelled(&mut sets);
     crate::learn::check_any("sparsecast", &sets, precision)?;
     let device = fit_device(rows, precision);
     let vb = value_bytes(precision);

@@ -558,17 +558,60 @@ fn sell_times_of_another_split_rule_train_no_model_of_the_shipped_kernel() {
         row(wide, false),                           // two rows: neither rule splits anything
         row(Some("sell-split=fast".into()), false), // unreadable: left out
     ];
+    assert_eq!(kept_by(&rows, fit::keep_sell_times_as_modelled), [0, 1, 3]);
+}
+
+/// The indices of `rows` (one configuration's times, all `ok`) whose example `keep` keeps.
+fn kept_by(rows: &[TableRow], keep: fn(&mut [ConfigSet<'_>])) -> Vec<usize> {
     let refs: Vec<&TableRow> = rows.iter().collect();
     let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
-    assert_eq!(sets[0].examples.len(), 5);
-    fit::keep_sell_times_as_modelled(&mut sets);
-    let kept: Vec<usize> = (0..rows.len())
+    assert_eq!(sets.len(), 1);
+    assert_eq!(sets[0].examples.len(), rows.len());
+    keep(&mut sets);
+    (0..rows.len())
         .filter(|&i| {
             sets[0]
                 .examples
                 .iter()
                 .any(|(r, _)| std::ptr::eq(*r, &rows[i]))
         })
-        .collect();
-    assert_eq!(kept, [0, 1, 3]);
+        .collect()
+}
+
+#[test]
+fn hyb_times_under_programmatic_launch_train_no_model_of_the_plain_sequence() {
+    use crate::backend::cuda::launch::HYB_PDL_REVISION;
+    // 5,000 rows of 1 entry, with or without a last row of 9: Bell & Garland's width is 1 (at
+    // least 4,096 rows reach it), so the long row's tail is HYB's COO part.
+    let matrix = |long: bool| {
+        let mut rows: Vec<u32> = (0..5_000).collect();
+        let mut cols = vec![0u32; 5_000];
+        if long {
+            rows.extend([5_000; 9]);
+            cols.extend(0..9);
+        }
+        let vals = vec![1.0; rows.len()];
+        let nrows = if long { 5_001 } else { 5_000 };
+        crate::Csr::<f64>::from_triplets(nrows, 9, &rows, &cols, &vals).unwrap()
+    };
+    let (with_coo, without) = (matrix(true), matrix(false));
+    let row = |a: &crate::Csr<f64>, kernel: Option<&str>| {
+        let f = Features::compute(a);
+        table_row(
+            f,
+            vec![config_time("hyb", Some(1e-5), kernel.map(String::from))],
+        )
+    };
+    let rows = [
+        row(&with_coo, None),                   // the plain sequence: kept
+        row(&with_coo, Some(HYB_PDL_REVISION)), // a second kernel launched otherwise: left out
+        row(&without, Some(HYB_PDL_REVISION)),  // one kernel either way: kept
+        row(&without, None),
+    ];
+    assert!(
+        rows[0].features.hyb_coo_nnz > 0,
+        "the fixture has a COO part"
+    );
+    assert_eq!(rows[2].features.hyb_coo_nnz, 0);
+    assert_eq!(kept_by(&rows, fit::keep_hyb_times_as_modelled), [0, 2, 3]);
 }

@@ -5,7 +5,11 @@
 
 use super::kernel::cfg1;
 use super::shared::Dev;
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, DriverError, PushKernelArg};
+use cudarc::driver::{
+    sys, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DriverError,
+    PushKernelArg,
+};
+use std::ffi::c_void;
 use std::sync::Arc;
 
 /// One kernel argument before x and y.
@@ -69,6 +73,75 @@ impl<T: DeviceRepr> Launch<T> {
         // SAFETY: `args` was built by one of the functions below, which follow the kernels'
         // signatures, and every array has the length the kernel reads (set up by the caller).
         unsafe { b.launch(cfg1(self.grid, block, 0)) }.map(|_| ())
+    }
+}
+
+impl<T: DeviceRepr> Launch<T> {
+    /// Queue the kernel as the programmatic dependent of the kernel queued just before it in `s`
+    /// (`cuLaunchKernelEx` with programmatic stream serialization, sm_90): it may start once every
+    /// block of its predecessor has called `griddepcontrol.launch_dependents`, and must itself
+    /// call `griddepcontrol.wait` before it touches what the predecessor writes. cudarc's
+    /// launch builder sets no launch attributes, so the parameters are marshalled here: every
+    /// argument is held in a 64-bit slot (a `u32` in the slot's low half, which is where a
+    /// pointer to the slot reads it on a little-endian host). (It mirrors `queue`'s walk over
+    /// the arguments on purpose: `queue` stays on cudarc's builder, which every other kernel's
+    /// measured times were taken with.)
+    pub fn queue_dependent(
+        &self,
+        s: &Arc<CudaStream>,
+        block: u32,
+        x: &CudaSlice<T>,
+        y: &mut CudaSlice<T>,
+    ) -> std::result::Result<(), DriverError> {
+        const _: () = assert!(cfg!(target_endian = "little"));
+        let mut slots: Vec<u64> = Vec::with_capacity(self.args.len() + 2);
+        for a in &self.args {
+            slots.push(match a {
+                Arg::U32(v) => *v as u64,
+                Arg::Idx(a) | Arg::Work(a) => a.device_ptr(s).0,
+                Arg::Offsets(a) => a.device_ptr(s).0,
+                Arg::Val(a) | Arg::WorkVal(a) => a.device_ptr(s).0,
+                Arg::Bytes(a) => a.device_ptr(s).0,
+                Arg::Words(a) => a.device_ptr(s).0,
+                Arg::Half(a) => a.device_ptr(s).0,
+            });
+        }
+        slots.push(x.device_ptr(s).0);
+        slots.push(y.device_ptr_mut(s).0);
+        let mut params: Vec<*mut c_void> = slots
+            .iter_mut()
+            .map(|p| p as *mut u64 as *mut c_void)
+            .collect();
+        let mut attr = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            value: sys::CUlaunchAttributeValue { pad: [0; 64] },
+        };
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let cfg = sys::CUlaunchConfig {
+            gridDimX: self.grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: 0,
+            hStream: s.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: as `queue`: `args` follows the kernel's signature and every array has the
+        // length the kernel reads; `slots`, `params` and `attr` outlive the call, which copies
+        // the parameters.
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &cfg,
+                self.f.cu_function(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+            .result()
+        }
     }
 }
 

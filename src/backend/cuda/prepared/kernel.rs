@@ -36,6 +36,9 @@ pub(super) enum Kernel<T> {
         /// The kernel; not launched when its grid is empty (no entries).
         launch: Launch<T>,
     },
+    /// A kernel queued as the programmatic dependent of the launch before it (HYB's COO part
+    /// after `ell_then_*`).
+    Dependent(Launch<T>),
     Hyb {
         ell: Box<Kernel<T>>,
         coo: Option<Box<Kernel<T>>>,
@@ -71,6 +74,7 @@ pub(super) fn launch_kernel<T: CudaScalar>(
             }
             launch.queue(s, block, x, y)
         }
+        Kernel::Dependent(l) => l.queue_dependent(s, block, x, y),
         Kernel::Hyb { ell, coo } => {
             launch_kernel(ell, s, block, y_words, x, y)?;
             if let Some(c) = coo {

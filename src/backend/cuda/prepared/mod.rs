@@ -11,7 +11,9 @@
 //! * COO, SEG-TILE: zero y (`cuMemsetD32Async`), then the kernel, which adds with atomics. The
 //!   zeroing is part of the SpMV and is timed with it.
 //! * HYB: the ELL kernel (writes every row), then, if the COO part has entries, the COO kernel
-//!   adding onto it.
+//!   adding onto it; on sm_90 and later the COO kernel is the ELL kernel's programmatic
+//!   dependent (it starts while the ELL kernel runs and waits for it before adding;
+//!   `SPARSECAST_NO_PDL=1` queues it plainly, `own.rs` `programmatic`).
 //! * cuSPARSE: one `cusparseSpMV` call (β = 0). A matrix without entries is not handed to cuSPARSE:
 //!   y is zeroed instead.
 //!

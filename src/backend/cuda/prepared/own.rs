@@ -34,14 +34,22 @@ pub(super) fn own_kernel<T: CudaScalar>(
         }),
         (Variant::CsrMerge, _) => Kernel::Merge(Box::new(Merge::new(be, up, csr, block)?)),
         (Variant::Coo, Some(DevFormat::Coo(m))) => coo_kernel(be, m, block, true)?,
-        (Variant::Ell, Some(DevFormat::Ell(m))) => ell_kernel(be, m, block)?,
+        (Variant::Ell, Some(DevFormat::Ell(m))) => ell_kernel(be, m, block, "ell")?,
         (Variant::Hyb, Some(DevFormat::Hyb { ell, coo })) => {
-            let ell = Box::new(ell_kernel(be, ell, block)?);
             let coo = if coo.val.len == 0 {
                 None
             } else {
                 Some(Box::new(coo_kernel(be, coo, block, false)?))
             };
+            // The COO part is the ELL kernel's programmatic dependent where `coo_sequence`
+            // made it one.
+            let then = matches!(coo.as_deref(), Some(Kernel::Dependent(_)));
+            let ell = Box::new(ell_kernel(
+                be,
+                ell,
+                block,
+                if then { "ell_then" } else { "ell" },
+            )?);
             Kernel::Hyb { ell, coo }
         }
         (
@@ -166,9 +174,16 @@ pub(super) fn own_kernel<T: CudaScalar>(
     })
 }
 
-fn ell_kernel<T: CudaScalar>(be: &CudaBackend, m: &DevEll<T>, block: u32) -> Result<Kernel<T>> {
+/// ELL; `name` is `ell`, or `ell_then` for HYB's ELL part followed by a programmatic
+/// dependent (kernels/ell.cu).
+fn ell_kernel<T: CudaScalar>(
+    be: &CudaBackend,
+    m: &DevEll<T>,
+    block: u32,
+    name: &str,
+) -> Result<Kernel<T>> {
     Ok(Kernel::Rows(Launch {
-        f: function::<T>(be, "ell", block)?,
+        f: function::<T>(be, name, block)?,
         grid: launch::row_grid(m.nrows, block)?,
         args: args::ell(
             m.nrows as u32,
@@ -247,23 +262,55 @@ fn coo_kernel<T: CudaScalar>(
     block: u32,
     zero_y: bool,
 ) -> Result<Kernel<T>> {
+    coo_sequence(be, m.val.len, block, zero_y, |chunks| {
+        args::coo(
+            m.val.len as u32,
+            chunks,
+            m.rows.dev.clone(),
+            m.cols.dev.clone(),
+            m.val.dev.clone(),
+        )
+    })
+}
+
+/// The launch sequence of COO's adding kernel over `nnz` entries (`args` builds the argument
+/// list for a number of chunks per warp). With `zero_y` (the COO format), y is zeroed by a
+/// memset node first ([`Kernel::Adding`]). Without (HYB's COO part), the kernel is the
+/// programmatic dependent of HYB's ELL kernel where that is available ([`programmatic`],
+/// [`Kernel::Dependent`]), else it follows it in the stream.
+pub(super) fn coo_sequence<T: CudaScalar>(
+    be: &CudaBackend,
+    nnz: usize,
+    block: u32,
+    zero_y: bool,
+    args: impl FnOnce(u32) -> Vec<args::Arg<T>>,
+) -> Result<Kernel<T>> {
     let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
-    let nnz = m.val.len;
     let chunks = launch::coo_chunks(nnz, resident_warps);
+    let grid = launch::coo_grid(nnz, chunks, block)?;
+    if !zero_y && grid > 0 && programmatic(be) {
+        return Ok(Kernel::Dependent(Launch {
+            f: function::<T>(be, "coo_dependent", block)?,
+            grid,
+            args: args(chunks),
+        }));
+    }
     Ok(Kernel::Adding {
         zero_y,
         launch: Launch {
             f: function::<T>(be, "coo", block)?,
-            grid: launch::coo_grid(nnz, chunks, block)?,
-            args: args::coo(
-                nnz as u32,
-                chunks,
-                m.rows.dev.clone(),
-                m.cols.dev.clone(),
-                m.val.dev.clone(),
-            ),
+            grid,
+            args: args(chunks),
         },
     })
+}
+
+/// Whether kernels may be launched as programmatic dependents of the kernel before them
+/// (Hopper's programmatic dependent launch: compute capability 9.0 and later), when the process
+/// asks for it ([`launch::PDL_VAR`], off by default: the shipped profiles model the plain
+/// sequence). Today only HYB uses it.
+pub(super) fn programmatic(be: &CudaBackend) -> bool {
+    be.info.cc_major >= 9 && launch::pdl_from_env()
 }
 
 /// SEG-TILE (a tile's rows in `groups` interleaved groups, a thread block each). With x staged in

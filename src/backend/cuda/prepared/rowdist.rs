@@ -146,7 +146,7 @@ fn dump<T: CudaScalar>(
     let err = |e| Error::Cuda(format!("reading kernel arrays back: {e:?}"));
     match k {
         Kernel::Empty => Ok(Vec::new()),
-        Kernel::Rows(l) | Kernel::Adding { launch: l, .. } => l.download(s),
+        Kernel::Rows(l) | Kernel::Adding { launch: l, .. } | Kernel::Dependent(l) => l.download(s),
         Kernel::Hyb { ell, coo } => {
             let mut out = dump(ell, s, variant)?;
             if let Some(c) = coo {

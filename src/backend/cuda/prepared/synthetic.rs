@@ -3,7 +3,7 @@
 
 use super::args::{self, Launch};
 use super::kernel::Kernel;
-use super::{alloc_xy, check_threads_per_row, cuda, function, CudaPrepared};
+use super::{alloc_xy, check_threads_per_row, cuda, function, own, CudaPrepared};
 use crate::backend::cuda::synthetic;
 use crate::backend::cuda::{launch, memory, CudaBackend, CudaScalar};
 use crate::backend::{KernelConfig, Variant};
@@ -80,18 +80,10 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
                     })
                 }
                 _ => {
-                    let f = function::<T>(be, "coo", block)?;
-                    let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
-                    let chunks = launch::coo_chunks(nnz as usize, resident_warps);
                     let (rows_d, cols_d, val) = synthetic::fill_coo::<T>(be, shape)?;
-                    Kernel::Adding {
-                        zero_y: true,
-                        launch: Launch {
-                            f,
-                            grid: launch::coo_grid(nnz as usize, chunks, block)?,
-                            args: args::coo(shape.nnz, chunks, rows_d, cols_d, val),
-                        },
-                    }
+                    own::coo_sequence(be, nnz as usize, block, true, |chunks| {
+                        args::coo(shape.nnz, chunks, rows_d, cols_d, val)
+                    })?
                 }
             }
         };
