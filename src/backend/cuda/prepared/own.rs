@@ -33,22 +33,27 @@ pub(super) fn own_kernel<T: CudaScalar>(
             ),
         }),
         (Variant::CsrMerge, _) => Kernel::Merge(Box::new(Merge::new(be, up, csr, block)?)),
-        (Variant::Coo, Some(DevFormat::Coo(m))) => coo_kernel(be, m, block, true)?,
+        (Variant::Coo, Some(DevFormat::Coo(m))) => coo_kernel(be, m, block, After::Memset)?,
         (Variant::Ell, Some(DevFormat::Ell(m))) => ell_kernel(be, m, block, "ell")?,
         (Variant::Hyb, Some(DevFormat::Hyb { ell, coo })) => {
+            // The COO part, if any, follows the ELL kernel in the stream, or as its
+            // programmatic dependent where that is asked for.
+            let dependent = coo.val.len > 0 && programmatic(be);
             let coo = if coo.val.len == 0 {
                 None
             } else {
-                Some(Box::new(coo_kernel(be, coo, block, false)?))
+                let after = if dependent {
+                    After::Release
+                } else {
+                    After::Kernel
+                };
+                Some(Box::new(coo_kernel(be, coo, block, after)?))
             };
-            // The COO part is the ELL kernel's programmatic dependent where `coo_sequence`
-            // made it one.
-            let then = matches!(coo.as_deref(), Some(Kernel::Dependent(_)));
             let ell = Box::new(ell_kernel(
                 be,
                 ell,
                 block,
-                if then { "ell_then" } else { "ell" },
+                if dependent { "ell_then" } else { "ell" },
             )?);
             Kernel::Hyb { ell, coo }
         }
@@ -255,14 +260,14 @@ fn sell_kernel<T: CudaScalar>(
     }))
 }
 
-/// COO kernel; `zero_y` = zero y before adding (false for HYB's COO part).
+/// COO's adding kernel over the COO arrays `m`, after `after` ([`coo_sequence`]).
 fn coo_kernel<T: CudaScalar>(
     be: &CudaBackend,
     m: &DevCoo<T>,
     block: u32,
-    zero_y: bool,
+    after: After,
 ) -> Result<Kernel<T>> {
-    coo_sequence(be, m.val.len, block, zero_y, |chunks| {
+    coo_sequence(be, m.val.len, block, after, |chunks| {
         args::coo(
             m.val.len as u32,
             chunks,
@@ -273,34 +278,46 @@ fn coo_kernel<T: CudaScalar>(
     })
 }
 
-/// The launch sequence of COO's adding kernel over `nnz` entries (`args` builds the argument
-/// list for a number of chunks per warp). With `zero_y` (the COO format), y is zeroed by a
-/// memset node first ([`Kernel::Adding`]). Without (HYB's COO part), the kernel is the
-/// programmatic dependent of HYB's ELL kernel where that is available ([`programmatic`],
-/// [`Kernel::Dependent`]), else it follows it in the stream.
+/// What precedes COO's adding kernel, which adds onto y.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum After {
+    /// A memset node that zeroes y (the COO format).
+    Memset,
+    /// A kernel that wrote every row, queued before it in the stream (HYB's ELL part).
+    Kernel,
+    /// A kernel that wrote every row and releases it as its programmatic dependent
+    /// (`ell_then_*`, [`programmatic`]).
+    Release,
+}
+
+/// The launch sequence of COO's adding kernel over `nnz` entries after `after` (`args` builds
+/// the argument list for a number of chunks per warp): [`Kernel::Adding`], or
+/// [`Kernel::Dependent`] after [`After::Release`].
 pub(super) fn coo_sequence<T: CudaScalar>(
     be: &CudaBackend,
     nnz: usize,
     block: u32,
-    zero_y: bool,
+    after: After,
     args: impl FnOnce(u32) -> Vec<args::Arg<T>>,
 ) -> Result<Kernel<T>> {
     let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
     let chunks = launch::coo_chunks(nnz, resident_warps);
     let grid = launch::coo_grid(nnz, chunks, block)?;
-    if !zero_y && grid > 0 && programmatic(be) {
-        return Ok(Kernel::Dependent(Launch {
-            f: function::<T>(be, "coo_dependent", block)?,
-            grid,
-            args: args(chunks),
-        }));
-    }
-    Ok(Kernel::Adding {
-        zero_y,
-        launch: Launch {
-            f: function::<T>(be, "coo", block)?,
-            grid,
-            args: args(chunks),
+    let name = if after == After::Release {
+        "coo_dependent"
+    } else {
+        "coo"
+    };
+    let launch = Launch {
+        f: function::<T>(be, name, block)?,
+        grid,
+        args: args(chunks),
+    };
+    Ok(match after {
+        After::Release => Kernel::Dependent(launch),
+        _ => Kernel::Adding {
+            zero_y: after == After::Memset,
+            launch,
         },
     })
 }
