@@ -69,7 +69,11 @@ t0=$SECONDS
 # only between matrices, and one large stack can run 40 s past it: session 64 lost a whole device
 # call so). The rows written so far stay: collect flushes each row and drops a cut last line when
 # it resumes.
-${HARD:+timeout -s KILL "$HARD"} "$BIN" collect --backend cuda --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
+# HYB_LAUNCH=plain|programmatic: HYB's launch sequence to time (collect --hyb-launch). Unset, collect
+# times the one the embedded profile of the GPU models — but the compressed device binaries embed
+# none (SPARSECAST_NO_EMBED=1), so they time the plain one: pass HYB_LAUNCH=programmatic for the
+# H200 whose profile models it (since session 83; the rows say which, `"kernel": "hyb-pdl"`).
+${HARD:+timeout -s KILL "$HARD"} "$BIN" collect --backend cuda ${HYB_LAUNCH:+--hyb-launch "$HYB_LAUNCH"} --corpus "$MATS" --generated "${GENERATED:-400}" --seed "${SEED:-1}" \
     --kron-per-file "${KRON:-1}" ${MAX_KRON:+--max-kron-nnz "$MAX_KRON"} --mixtures "${MIXTURES:-0}" \
     ${LONG_BLOCKS:+--long-blocks "$LONG_BLOCKS"} --min-nnz "${MIN_NNZ:-1000}" --max-nnz "${MAX_NNZ:-100000000}" \
     ${ONLY:+--only "$ONLY"} ${CONFIGS:+--configs "$CONFIGS"} --out "$TABLE" --budget-s "${BUDGET:-500}" 2>&1 \

@@ -297,6 +297,38 @@ impl Profile {
 
     /// Whether the profile was measured on a device of this name (compares the GPU model, such
     /// as `NVIDIA H200`, that both descriptions start with).
+    /// HYB's launch sequence the profile's `sparsecast` models predict (programmatic where any
+    /// precision's does; plain in profiles before session 83): what the CUDA backend runs while
+    /// the profile is in use ([`crate::backend::Backend::follow_hyb_launch`]).
+    pub fn hyb_launch(&self) -> crate::backend::cuda::launch::HybLaunch {
+        use crate::backend::cuda::launch::HybLaunch;
+        let own = self
+            .precisions
+            .iter()
+            .flat_map(|p| &p.models)
+            .filter_map(|m| match &m.model {
+                crate::model::StoredModel::Sparsecast(o) => Some(o.hyb_launch),
+                _ => None,
+            });
+        if own.into_iter().any(|l| l == HybLaunch::Programmatic) {
+            HybLaunch::Programmatic
+        } else {
+            HybLaunch::Plain
+        }
+    }
+
+    /// The HYB launch sequence of the embedded profile of `device_name`'s GPU model
+    /// ([`Profile::hyb_launch`]); plain where this build embeds none for it.
+    pub fn embedded_hyb_launch(
+        device_name: &str,
+    ) -> Result<crate::backend::cuda::launch::HybLaunch> {
+        Ok(Profile::load_embedded_all()?
+            .into_iter()
+            .find(|(_, p)| p.matches_device(device_name))
+            .map(|(_, p)| p.hyb_launch())
+            .unwrap_or_default())
+    }
+
     pub fn matches_device(&self, device_name: &str) -> bool {
         let model = |s: &str| s.split(" (").next().unwrap_or(s).trim().to_lowercase();
         model(&self.device_name) == model(device_name)

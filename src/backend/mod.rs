@@ -406,6 +406,19 @@ pub trait Backend<T: Scalar> {
     fn share_arrays(&self, on: bool) {
         let _ = on;
     }
+    /// The launch sequence HYB runs with where it has a COO part (CUDA on sm_90 and later can
+    /// make its second kernel a programmatic dependent; every other backend runs one after the
+    /// other).
+    fn hyb_launch(&self) -> cuda::launch::HybLaunch {
+        cuda::launch::HybLaunch::Plain
+    }
+    /// Run HYB as `modelled` (the sequence the profile in use predicts) where the backend can
+    /// and `SPARSECAST_PDL` does not fix it; call before preparing kernels. Returns
+    /// [`Backend::hyb_launch`].
+    fn follow_hyb_launch(&self, modelled: cuda::launch::HybLaunch) -> cuda::launch::HybLaunch {
+        let _ = modelled;
+        self.hyb_launch()
+    }
     /// Time one SpMV, queued by `enqueue` without waiting, with `protocol` (see [`timing`]):
     /// how every prepared kernel and every plan is timed. The default times batches on the host
     /// clock ([`timing::time_on_host`]), right for a backend whose calls complete on return.
@@ -583,6 +596,12 @@ impl Opened {
     /// The backend for values of type `T`.
     pub fn get<T: BackendScalar>(&self) -> &dyn Backend<T> {
         T::backend_of(self)
+    }
+
+    /// Run HYB as the profile in use models it ([`Backend::follow_hyb_launch`]; one backend
+    /// serves both precisions): call it right after opening.
+    pub fn follow_hyb_launch(&self, modelled: cuda::launch::HybLaunch) -> cuda::launch::HybLaunch {
+        self.get::<f64>().follow_hyb_launch(modelled)
     }
 }
 

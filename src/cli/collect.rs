@@ -1,6 +1,7 @@
 //! `sparsecast collect`: measure a training corpus into a training table.
 
 use super::instrument::PrecisionArg;
+use crate::backend::cuda::launch::HybLaunch;
 use crate::backend::{BackendKind, TimingMode, TimingProtocol, Variant};
 use crate::corpus::{self, CollectOptions, DrawOptions};
 use std::path::PathBuf;
@@ -82,6 +83,13 @@ pub struct Args {
     /// Where to run.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
+    /// HYB's launch sequence to time where HYB has a COO part (CUDA, sm_90 and later): `plain`
+    /// (the COO kernel after the ELL kernel) or `programmatic` (the COO kernel as the ELL
+    /// kernel's programmatic dependent, 0.4–0.8 µs faster below 10 µs). Default: the one the
+    /// embedded profile of this GPU models, plain without one; SPARSECAST_PDL=0/1 overrides
+    /// both. The table names the programmatic times (`"kernel": "hyb-pdl"`).
+    #[arg(long, value_enum, value_name = "SEQUENCE")]
+    hyb_launch: Option<HybLaunchArg>,
     /// The table (JSON Lines; appended, resumed).
     #[arg(long, required_unless_present = "list")]
     out: Option<PathBuf>,
@@ -228,6 +236,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         sms: a.partition.sms,
         max_blowup: (a.max_blowup > 0.0).then_some(a.max_blowup),
         share_arrays: !a.fresh_arrays,
+        hyb_launch: a.hyb_launch.map(|l| match l {
+            HybLaunchArg::Plain => HybLaunch::Plain,
+            HybLaunchArg::Programmatic => HybLaunch::Programmatic,
+        }),
     };
     let pb = super::common::progress(total.max(1), "collect");
     let start = std::time::Instant::now();
@@ -287,4 +299,11 @@ fn only_configs(
         .into_iter()
         .filter(|k| wanted.contains(&k.label()))
         .collect())
+}
+
+/// `--hyb-launch`'s values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum HybLaunchArg {
+    Plain,
+    Programmatic,
 }

@@ -81,6 +81,8 @@ pub fn transfer(
         sms,
         max_blowup: Some(16.0),
         share_arrays: true,
+        // The sequence the reference's model predicts, which the transferred model keeps.
+        hyb_launch: models.first().map(|(_, o, _)| o.hyb_launch),
     };
     pb.inc_length(items.len() as u64);
     pb.set_message("calibration matrices of the sparsecast model");

@@ -110,8 +110,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 Err(e) => return Err(e.into()),
             };
             let info = be.info();
+            // HYB as users run it: the sequence the embedded profile of this GPU models
+            // (SPARSECAST_PDL=0/1 chooses one).
+            let device = crate::backend::Backend::<f64>::device_name(&be);
+            let hyb = be.follow_hyb_launch(crate::profile::Profile::embedded_hyb_launch(&device)?);
             println!(
-                "selftest on {} ({}, {} SMs), block sizes {:?}",
+                "selftest on {} ({}, {} SMs), block sizes {:?}, HYB's launch sequence {hyb:?} \
+                 (SPARSECAST_PDL=0/1 chooses)",
                 info.name, info.arch, info.sm_count, cfg.block_sizes
             );
             let matrices = if a.generation_only {

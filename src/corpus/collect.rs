@@ -14,6 +14,7 @@
 
 use super::draw::{Build, Item};
 use super::table::{self, ConfigTime, TableRow, TABLE_SCHEMA};
+use crate::backend::cuda::launch::HybLaunch;
 use crate::backend::measure::{measure_kernel, KernelMeasurement, Reference, Status};
 use crate::backend::{BackendKind, KernelConfig, TimingProtocol, Variant};
 use crate::evaluate::record::SourceInfo;
@@ -52,6 +53,11 @@ pub struct CollectOptions {
     /// grouped by conversion, [`measuring_order`]). Only with one memory placement: further
     /// placements want arrays of their own.
     pub share_arrays: bool,
+    /// HYB's launch sequence to time (CUDA, sm_90 and later; `SPARSECAST_PDL` overrides it);
+    /// `None`: the one the embedded profile of the device models
+    /// ([`crate::profile::Profile::embedded_hyb_launch`]), so that a new table trains the model
+    /// that device ships. The rows say which ([`ConfigTime::kernel`]).
+    pub hyb_launch: Option<HybLaunch>,
 }
 
 /// `collect`'s default timing protocol (its `--runs`, `--warmup-ms`, `--batch-ms`,
@@ -331,6 +337,14 @@ pub fn collect(
     let done = resume(&opts.out)?;
     let runner = Runner::open(opts.backend, opts.sms)?;
     let device = <f64 as EvalScalar>::backend(&runner).device_name();
+    if opts.backend == BackendKind::Cuda {
+        let wanted = match opts.hyb_launch {
+            Some(l) => l,
+            None => crate::profile::Profile::embedded_hyb_launch(&device)?,
+        };
+        // One backend serves both precisions.
+        <f64 as EvalScalar>::backend(&runner).follow_hyb_launch(wanted);
+    }
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -460,7 +474,7 @@ fn measure_row<T: EvalScalar>(
                 spread: m.spread.filter(|_| ok),
                 footprint_bytes: m.footprint_bytes,
                 reason: m.reason.as_deref().map(short),
-                kernel: kernel_revision(opts.backend, cfg),
+                kernel: kernel_revision(opts.backend, cfg, backend.hyb_launch()),
             };
             (i, t)
         })
@@ -488,18 +502,16 @@ fn measure_row<T: EvalScalar>(
 
 /// What a table stores as the revision of `cfg`'s kernel ([`ConfigTime::kernel`]): the split
 /// rule of our SELL-C-σ on CUDA (as the kernel reads it, `SPARSECAST_SELL_SPLIT` included),
-/// [`HYB_PDL_REVISION`](crate::backend::cuda::launch::HYB_PDL_REVISION) for HYB under
-/// `SPARSECAST_PDL=1`, none for every other configuration.
-fn kernel_revision(backend: BackendKind, cfg: &KernelConfig) -> Option<String> {
-    use crate::backend::cuda::{launch, sell_split::Rule};
+/// [`HYB_PDL_REVISION`](crate::backend::cuda::launch::HYB_PDL_REVISION) for HYB run as `hyb`
+/// says ([`Backend::hyb_launch`]), none for every other configuration.
+fn kernel_revision(backend: BackendKind, cfg: &KernelConfig, hyb: HybLaunch) -> Option<String> {
+    use crate::backend::cuda::sell_split::Rule;
     if backend != BackendKind::Cuda {
         return None;
     }
     match cfg.variant {
         Variant::Sell => Rule::from_env().ok().map(|r| r.label()),
-        // Marked wherever the variable asks for it; a device before sm_90 (which ignores it)
-        // is named in the row.
-        Variant::Hyb => launch::pdl_from_env().then(|| launch::HYB_PDL_REVISION.to_string()),
+        Variant::Hyb => hyb.revision().map(String::from),
         _ => None,
     }
 }

@@ -46,9 +46,10 @@ pub struct ConfigTime {
     /// SELL-C-σ on CUDA stores its split rule (`SPARSECAST_SELL_SPLIT`;
     /// [`crate::backend::cuda::sell_split::Rule::label`]; none: a table timed before session 80,
     /// all under session 41's rule). The `sparsecast` model leaves out the SELL times whose rule
-    /// splits the matrix otherwise than the one its chain reads. HYB timed with programmatic
-    /// dependent launch (`SPARSECAST_PDL=1`, session 82) stores `hyb-pdl`
-    /// ([`crate::backend::cuda::launch::HYB_PDL_REVISION`]); none: the plain launch sequence.
+    /// splits the matrix otherwise than the one its chain reads. HYB timed with its COO kernel as
+    /// the programmatic dependent of its ELL kernel (session 82; `collect --hyb-launch`) stores
+    /// `hyb-pdl` ([`crate::backend::cuda::launch::HYB_PDL_REVISION`]); none: the plain launch
+    /// sequence. The `sparsecast` fit models the sequence most short HYB times measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
 }

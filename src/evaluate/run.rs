@@ -536,6 +536,8 @@ fn run_in(
     if let Some((name, p)) = profile {
         p.check_backend(opts.backend.name())
             .map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
+        // HYB runs as the profile's model predicts it (one backend serves both precisions).
+        <f64 as EvalScalar>::backend(&runner).follow_hyb_launch(p.hyb_launch());
     }
     std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
 

@@ -174,6 +174,7 @@ fn base_model(rows: &[TableRow], device: Device) -> OwnModel {
         calibration: None,
         cross: None,
         pick: None,
+        hyb_launch: Default::default(),
     }
 }
 

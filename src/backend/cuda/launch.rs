@@ -171,28 +171,69 @@ pub fn merge_single_pass(
     (ntiles as u64) <= resident_blocks && max_row_len <= tile_items as usize
 }
 
-/// The variable that turns on programmatic dependent launch for HYB: `SPARSECAST_PDL=1` makes
-/// HYB's COO kernel the programmatic dependent of its ELL kernel on compute capability 9.0 and
-/// later (`prepared/own.rs`). Off by default (session 82, docs/PERFORMANCE.md): it runs HYB
-/// 0.4–0.8 µs faster where HYB has a COO part (H200, seed 14: 0.84–0.86× between 3 and 5 µs),
-/// but every shipped profile was fitted on the plain sequence, and scored against PDL's times
-/// the H200's profile fell below issue 14's 90 % within 10 % (f32 90.5 → 89.9 %) and its picks
-/// within 5 % of the best from 91.8 / 93.5 % to 88.1 / 90.5 %; it ships as the default once the
-/// training tables' HYB times are re-timed with it ([`HYB_PDL_REVISION`]) and a profile refit.
+/// The variable that chooses HYB's launch sequence: `SPARSECAST_PDL=1` makes HYB's COO kernel
+/// the programmatic dependent of its ELL kernel on compute capability 9.0 and later
+/// (`prepared/own.rs`), `SPARSECAST_PDL=0` queues it plainly after the ELL kernel; unset (or any
+/// other value), the sequence is the one the profile in use models ([`HybLaunch`]). Measured in
+/// session 82 (docs/PERFORMANCE.md): the dependent runs HYB 0.4–0.8 µs faster where HYB has a
+/// COO part (H200, seed 14: 0.84–0.86× between 3 and 5 µs), and the same from 20 µs on.
 pub const PDL_VAR: &str = "SPARSECAST_PDL";
 
 /// The kernel revision ([`crate::corpus::table::ConfigTime::kernel`]) a table stores with HYB
-/// times measured under [`PDL_VAR`]; the `sparsecast` fit leaves them out where HYB has a COO
-/// part (a model of the plain sequence).
+/// times measured with the programmatic dependent ([`HybLaunch::Programmatic`]); plain times
+/// carry none.
 pub const HYB_PDL_REVISION: &str = "hyb-pdl";
 
-/// Whether [`PDL_VAR`]'s value asks for programmatic dependent launch (exactly `1`).
-pub fn pdl_asked(value: Option<&std::ffi::OsStr>) -> bool {
-    value.is_some_and(|v| v == "1")
+/// HYB's launch sequence where it has a COO part: what a table's time measured and what a model
+/// predicts (the `sparsecast` model stores it), so that the backend runs what the model
+/// predicts. Without a COO part HYB is one kernel either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HybLaunch {
+    /// The COO kernel queued after the ELL kernel (every profile before session 83).
+    #[default]
+    Plain,
+    /// The COO kernel launched as the ELL kernel's programmatic dependent (sm_90 and later;
+    /// earlier devices run the plain sequence).
+    Programmatic,
 }
 
-/// Whether this process asks for programmatic dependent launch ([`PDL_VAR`]).
-pub fn pdl_from_env() -> bool {
+impl HybLaunch {
+    /// The sequence a table's time of HYB was measured with, from its kernel revision.
+    pub fn of_revision(kernel: Option<&str>) -> HybLaunch {
+        if kernel == Some(HYB_PDL_REVISION) {
+            HybLaunch::Programmatic
+        } else {
+            HybLaunch::Plain
+        }
+    }
+
+    /// The kernel revision a table stores with a time measured with this sequence.
+    pub fn revision(self) -> Option<&'static str> {
+        match self {
+            HybLaunch::Plain => None,
+            HybLaunch::Programmatic => Some(HYB_PDL_REVISION),
+        }
+    }
+
+    /// Whether this is the plain sequence (serde's test: a model of it stores no field).
+    pub fn is_plain(&self) -> bool {
+        *self == HybLaunch::Plain
+    }
+}
+
+/// The sequence [`PDL_VAR`]'s value asks for: exactly `1` the programmatic dependent, exactly `0`
+/// the plain sequence, anything else (or unset) nothing (the profile's).
+pub fn pdl_asked(value: Option<&std::ffi::OsStr>) -> Option<HybLaunch> {
+    match value.and_then(|v| v.to_str()) {
+        Some("1") => Some(HybLaunch::Programmatic),
+        Some("0") => Some(HybLaunch::Plain),
+        _ => None,
+    }
+}
+
+/// The sequence this process's environment asks for ([`PDL_VAR`]), if any.
+pub fn pdl_from_env() -> Option<HybLaunch> {
     pdl_asked(std::env::var_os(PDL_VAR).as_deref())
 }
 
@@ -311,10 +352,18 @@ mod tests {
     #[test]
     fn programmatic_launch_is_asked_for_by_exactly_one() {
         use std::ffi::OsStr;
-        assert!(pdl_asked(Some(OsStr::new("1"))));
-        for v in ["0", "", "true", "yes", " 1", "11"] {
-            assert!(!pdl_asked(Some(OsStr::new(v))), "{v:?}");
+        assert_eq!(
+            pdl_asked(Some(OsStr::new("1"))),
+            Some(HybLaunch::Programmatic)
+        );
+        assert_eq!(pdl_asked(Some(OsStr::new("0"))), Some(HybLaunch::Plain));
+        for v in ["", "true", "yes", " 1", "11", "00"] {
+            assert_eq!(pdl_asked(Some(OsStr::new(v))), None, "{v:?}");
         }
-        assert!(!pdl_asked(None));
+        assert_eq!(pdl_asked(None), None);
+        for l in [HybLaunch::Plain, HybLaunch::Programmatic] {
+            assert_eq!(HybLaunch::of_revision(l.revision()), l);
+        }
+        assert_eq!(HybLaunch::of_revision(Some("split-wide")), HybLaunch::Plain);
     }
 }

@@ -73,6 +73,9 @@ pub struct CudaBackend {
     /// Convert every format on the host and upload it instead of converting on the device
     /// ([`CudaBackend::set_host_conversion`]).
     host_conversion: std::sync::atomic::AtomicBool,
+    /// HYB's COO kernel as the programmatic dependent of its ELL kernel
+    /// ([`CudaBackend::follow_hyb_launch`]; `launch::PDL_VAR` fixes it).
+    programmatic_hyb: std::sync::atomic::AtomicBool,
     /// The latest reference checked against, on the device (`prepared::check`).
     reference: Mutex<Option<prepared::DeviceReference>>,
     /// The green context of a partition: the last field, so that it is destroyed after
@@ -232,6 +235,9 @@ impl CudaBackend {
             flush: Mutex::new(None),
             shared: Mutex::new(None),
             host_conversion: std::sync::atomic::AtomicBool::new(prepared::host_conversion_asked()),
+            programmatic_hyb: std::sync::atomic::AtomicBool::new(
+                launch::pdl_from_env() == Some(launch::HybLaunch::Programmatic),
+            ),
             reference: Mutex::new(None),
             _green: green,
         })
@@ -270,6 +276,33 @@ impl CudaBackend {
     pub fn host_conversion(&self) -> bool {
         self.host_conversion
             .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Run HYB with the launch sequence `modelled` (the one the profile in use predicts), unless
+    /// [`launch::PDL_VAR`] chose one for this process; before sm_90 it is always the plain one.
+    /// Call it before preparing any HYB kernel (prepared kernels keep their sequence). Returns
+    /// the sequence HYB runs with from now on.
+    pub fn follow_hyb_launch(&self, modelled: launch::HybLaunch) -> launch::HybLaunch {
+        if launch::pdl_from_env().is_none() {
+            self.programmatic_hyb.store(
+                modelled == launch::HybLaunch::Programmatic,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
+        self.hyb_launch()
+    }
+
+    /// The launch sequence HYB runs with ([`CudaBackend::follow_hyb_launch`]).
+    pub fn hyb_launch(&self) -> launch::HybLaunch {
+        if self.info.cc_major >= 9
+            && self
+                .programmatic_hyb
+                .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            launch::HybLaunch::Programmatic
+        } else {
+            launch::HybLaunch::Plain
+        }
     }
 
     /// Compile or load every kernel module now; returns (module, origin, NVRTC log).
@@ -429,6 +462,14 @@ impl<T: CudaScalar> Backend<T> for CudaBackend {
     fn share_arrays(&self, on: bool) {
         let mut s = self.shared.lock().unwrap_or_else(|e| e.into_inner());
         *s = on.then(prepared::SharedArrays::default);
+    }
+
+    fn hyb_launch(&self) -> launch::HybLaunch {
+        CudaBackend::hyb_launch(self)
+    }
+
+    fn follow_hyb_launch(&self, modelled: launch::HybLaunch) -> launch::HybLaunch {
+        CudaBackend::follow_hyb_launch(self, modelled)
     }
 
     /// Generated in place by the fill kernels of `kernels/synthetic.cu` for CSR, ELL and COO;

@@ -245,8 +245,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 protocol.runs
             );
         }
-        // One backend for every matrix (crate::backend::Opened says why).
-        Some((Opened::open(kind, 0)?, protocol))
+        // One backend for every matrix (crate::backend::Opened says why), running HYB as the
+        // profile's model predicts it.
+        let opened = Opened::open(kind, 0)?;
+        opened.follow_hyb_launch(profile.hyb_launch());
+        Some((opened, protocol))
     } else {
         None
     };

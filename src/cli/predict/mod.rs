@@ -263,8 +263,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 kind.name()
             );
         }
-        // One backend for every matrix and precision (crate::backend::Opened says why).
-        Some(Opened::open(kind, a.device)?)
+        // One backend for every matrix and precision (crate::backend::Opened says why), running
+        // HYB as the profile's model predicts it.
+        let opened = Opened::open(kind, a.device)?;
+        opened.follow_hyb_launch(profile.hyb_launch());
+        Some(opened)
     } else {
         None
     };

@@ -79,6 +79,7 @@
 use super::dataset::{self, ConfigSet};
 use super::gb::{self, boost, Boost, Tree};
 use super::Learner;
+use crate::backend::cuda::launch::HybLaunch;
 use crate::backend::{KernelConfig, Variant};
 use crate::corpus::table::TableRow;
 use crate::features::Features;
@@ -287,6 +288,13 @@ pub struct OwnModel {
     /// trained without `--folds`, or stored before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pick: Option<super::stage::PickStage>,
+    /// HYB's launch sequence where it has a COO part, as the training times measured it
+    /// (`fit::keep_hyb_times_as_modelled`): what HYB's predictions are of, and what the CUDA
+    /// backend runs when this model's profile is in use
+    /// ([`crate::backend::cuda::CudaBackend::follow_hyb_launch`]). Plain in models stored
+    /// before session 83.
+    #[serde(default, skip_serializing_if = "HybLaunch::is_plain")]
+    pub hyb_launch: HybLaunch,
 }
 
 impl super::ConfigEntry for OwnConfig {

@@ -578,40 +578,105 @@ fn kept_by(rows: &[TableRow], keep: fn(&mut [ConfigSet<'_>])) -> Vec<usize> {
         .collect()
 }
 
+/// 5,000 rows of 1 entry, with or without a last row of 9: Bell & Garland's width is 1 (at least
+/// 4,096 rows reach it), so the long row's tail is HYB's COO part.
+fn hyb_fixture(long: bool) -> Features {
+    let mut rows: Vec<u32> = (0..5_000).collect();
+    let mut cols = vec![0u32; 5_000];
+    if long {
+        rows.extend([5_000; 9]);
+        cols.extend(0..9);
+    }
+    let vals = vec![1.0; rows.len()];
+    let nrows = if long { 5_001 } else { 5_000 };
+    let a = crate::Csr::<f64>::from_triplets(nrows, 9, &rows, &cols, &vals).unwrap();
+    Features::compute(&a)
+}
+
+/// A HYB time of `seconds` measured with `sequence` on the fixture (with or without a COO part).
+fn hyb_row(coo: bool, seconds: f64, sequence: HybLaunch) -> TableRow {
+    let kernel = sequence.revision().map(String::from);
+    table_row(
+        hyb_fixture(coo),
+        vec![config_time("hyb", Some(seconds), kernel)],
+    )
+}
+
 #[test]
-fn hyb_times_under_programmatic_launch_train_no_model_of_the_plain_sequence() {
-    use crate::backend::cuda::launch::HYB_PDL_REVISION;
-    // 5,000 rows of 1 entry, with or without a last row of 9: Bell & Garland's width is 1 (at
-    // least 4,096 rows reach it), so the long row's tail is HYB's COO part.
-    let matrix = |long: bool| {
-        let mut rows: Vec<u32> = (0..5_000).collect();
-        let mut cols = vec![0u32; 5_000];
-        if long {
-            rows.extend([5_000; 9]);
-            cols.extend(0..9);
-        }
-        let vals = vec![1.0; rows.len()];
-        let nrows = if long { 5_001 } else { 5_000 };
-        crate::Csr::<f64>::from_triplets(nrows, 9, &rows, &cols, &vals).unwrap()
-    };
-    let (with_coo, without) = (matrix(true), matrix(false));
-    let row = |a: &crate::Csr<f64>, kernel: Option<&str>| {
-        let f = Features::compute(a);
-        table_row(
-            f,
-            vec![config_time("hyb", Some(1e-5), kernel.map(String::from))],
-        )
-    };
-    let rows = [
-        row(&with_coo, None),                   // the plain sequence: kept
-        row(&with_coo, Some(HYB_PDL_REVISION)), // a second kernel launched otherwise: left out
-        row(&without, Some(HYB_PDL_REVISION)),  // one kernel either way: kept
-        row(&without, None),
-    ];
+fn the_fit_models_the_hyb_sequence_most_short_times_measured() {
+    use HybLaunch::{Plain, Programmatic};
     assert!(
-        rows[0].features.hyb_coo_nnz > 0,
+        hyb_fixture(true).hyb_coo_nnz > 0,
         "the fixture has a COO part"
     );
-    assert_eq!(rows[2].features.hyb_coo_nnz, 0);
-    assert_eq!(kept_by(&rows, fit::keep_hyb_times_as_modelled), [0, 2, 3]);
+    assert_eq!(hyb_fixture(false).hyb_coo_nnz, 0);
+    let keep = |rows: &[TableRow]| {
+        let refs: Vec<&TableRow> = rows.iter().collect();
+        let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
+        let (modelled, left_out) = fit::keep_hyb_times_as_modelled(&mut sets);
+        let kept: Vec<usize> = (0..rows.len())
+            .filter(|&i| {
+                sets[0]
+                    .examples
+                    .iter()
+                    .any(|(r, _)| std::ptr::eq(*r, &rows[i]))
+            })
+            .collect();
+        assert_eq!(kept.len() + left_out, rows.len());
+        (modelled, kept)
+    };
+    let (short, long) = (5e-6, 2.0 * fit::HYB_SEQUENCES_AGREE_FROM_S);
+    // Tables of the plain sequence (every table before session 83), one row re-timed.
+    let rows = [
+        hyb_row(true, short, Plain),
+        hyb_row(true, short, Plain),
+        hyb_row(true, short, Programmatic), // the other sequence, short: left out
+        hyb_row(true, long, Programmatic),  // long: the two agree, kept
+        hyb_row(false, short, Programmatic), // one kernel either way: kept
+    ];
+    assert_eq!(keep(&rows), (Plain, vec![0, 1, 3, 4]));
+    // Re-timed under the programmatic sequence where it matters: the plain times left are long
+    // ones (kept) and one short one (left out).
+    let rows = [
+        hyb_row(true, short, Programmatic),
+        hyb_row(true, short, Programmatic),
+        hyb_row(true, short, Plain),
+        hyb_row(true, long, Plain),
+        hyb_row(false, short, Plain),
+    ];
+    assert_eq!(keep(&rows), (Programmatic, vec![0, 1, 3, 4]));
+    // Only long times or no COO part: nothing to tell, the plain sequence, nothing left out.
+    let rows = [
+        hyb_row(true, long, Programmatic),
+        hyb_row(false, short, Programmatic),
+    ];
+    assert_eq!(keep(&rows), (Plain, vec![0, 1]));
+}
+
+#[test]
+fn a_model_of_the_programmatic_sequence_says_so_and_older_models_read_plain() {
+    let rows: Vec<TableRow> = (0..40)
+        .map(|i| hyb_row(i % 2 == 0, 4e-6 + 1e-7 * i as f64, HybLaunch::Programmatic))
+        .collect();
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    let m = fit::fit_with(&refs, Precision::F64, 0).unwrap();
+    assert_eq!(m.hyb_launch, HybLaunch::Programmatic);
+    let json = serde_json::to_string(&m).unwrap();
+    assert!(
+        json.contains(r#""hyb_launch":"programmatic""#),
+        "{json:.200}"
+    );
+    let back: OwnModel = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.hyb_launch, HybLaunch::Programmatic);
+    // A model stored before session 83 has no field: the plain sequence, and none is written.
+    let plain = OwnModel {
+        hyb_launch: HybLaunch::Plain,
+        ..back
+    };
+    let json = serde_json::to_string(&plain).unwrap();
+    assert!(!json.contains("hyb_launch"));
+    assert_eq!(
+        serde_json::from_str::<OwnModel>(&json).unwrap().hyb_launch,
+        HybLaunch::Plain
+    );
 }

@@ -323,11 +323,11 @@ pub(super) fn coo_sequence<T: CudaScalar>(
 }
 
 /// Whether kernels may be launched as programmatic dependents of the kernel before them
-/// (Hopper's programmatic dependent launch: compute capability 9.0 and later), when the process
-/// asks for it ([`launch::PDL_VAR`], off by default: the shipped profiles model the plain
-/// sequence). Today only HYB uses it.
+/// (Hopper's programmatic dependent launch: compute capability 9.0 and later), as the backend's
+/// HYB sequence says ([`CudaBackend::hyb_launch`]: the profile's, or [`launch::PDL_VAR`]'s).
+/// Today only HYB uses it.
 pub(super) fn programmatic(be: &CudaBackend) -> bool {
-    be.info.cc_major >= 9 && launch::pdl_from_env()
+    be.hyb_launch() == launch::HybLaunch::Programmatic
 }
 
 /// SEG-TILE (a tile's rows in `groups` interleaved groups, a thread block each). With x staged in
