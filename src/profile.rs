@@ -295,22 +295,20 @@ impl Profile {
         Profile::load_embedded_for(None)
     }
 
-    /// Whether the profile was measured on a device of this name (compares the GPU model, such
-    /// as `NVIDIA H200`, that both descriptions start with).
     /// HYB's launch sequence the profile's `sparsecast` models predict (programmatic where any
     /// precision's does; plain in profiles before session 83): what the CUDA backend runs while
     /// the profile is in use ([`crate::backend::Backend::follow_hyb_launch`]).
     pub fn hyb_launch(&self) -> crate::backend::cuda::launch::HybLaunch {
         use crate::backend::cuda::launch::HybLaunch;
-        let own = self
+        let programmatic = self
             .precisions
             .iter()
             .flat_map(|p| &p.models)
-            .filter_map(|m| match &m.model {
-                crate::model::StoredModel::Sparsecast(o) => Some(o.hyb_launch),
-                _ => None,
+            .any(|m| match &m.model {
+                crate::model::StoredModel::Sparsecast(o) => o.hyb_launch == HybLaunch::Programmatic,
+                _ => false,
             });
-        if own.into_iter().any(|l| l == HybLaunch::Programmatic) {
+        if programmatic {
             HybLaunch::Programmatic
         } else {
             HybLaunch::Plain
@@ -329,6 +327,8 @@ impl Profile {
             .unwrap_or_default())
     }
 
+    /// Whether the profile was measured on a device of this name (compares the GPU model, such
+    /// as `NVIDIA H200`, that both descriptions start with).
     pub fn matches_device(&self, device_name: &str) -> bool {
         let model = |s: &str| s.split(" (").next().unwrap_or(s).trim().to_lowercase();
         model(&self.device_name) == model(device_name)

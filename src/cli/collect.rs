@@ -89,7 +89,7 @@ pub struct Args {
     /// embedded profile of this GPU models, plain without one; SPARSECAST_PDL=0/1 overrides
     /// both. The table names the programmatic times (`"kernel": "hyb-pdl"`).
     #[arg(long, value_enum, value_name = "SEQUENCE")]
-    hyb_launch: Option<HybLaunchArg>,
+    hyb_launch: Option<HybLaunch>,
     /// The table (JSON Lines; appended, resumed).
     #[arg(long, required_unless_present = "list")]
     out: Option<PathBuf>,
@@ -236,10 +236,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         sms: a.partition.sms,
         max_blowup: (a.max_blowup > 0.0).then_some(a.max_blowup),
         share_arrays: !a.fresh_arrays,
-        hyb_launch: a.hyb_launch.map(|l| match l {
-            HybLaunchArg::Plain => HybLaunch::Plain,
-            HybLaunchArg::Programmatic => HybLaunch::Programmatic,
-        }),
+        hyb_launch: a.hyb_launch,
     };
     let pb = super::common::progress(total.max(1), "collect");
     let start = std::time::Instant::now();
@@ -299,11 +296,4 @@ fn only_configs(
         .into_iter()
         .filter(|k| wanted.contains(&k.label()))
         .collect())
-}
-
-/// `--hyb-launch`'s values.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum HybLaunchArg {
-    Plain,
-    Programmatic,
 }

@@ -187,7 +187,17 @@ pub const HYB_PDL_REVISION: &str = "hyb-pdl";
 /// HYB's launch sequence where it has a COO part: what a table's time measured and what a model
 /// predicts (the `sparsecast` model stores it), so that the backend runs what the model
 /// predicts. Without a COO part HYB is one kernel either way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum HybLaunch {
     /// The COO kernel queued after the ELL kernel (every profile before session 83).

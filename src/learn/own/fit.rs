@@ -374,23 +374,20 @@ pub const HYB_SEQUENCES_AGREE_FROM_S: f64 = 20e-6;
 /// model of this one. Returns the sequence and how many examples were left out.
 pub(super) fn keep_hyb_times_as_modelled(sets: &mut [ConfigSet<'_>]) -> (HybLaunch, usize) {
     let agree = HYB_SEQUENCES_AGREE_FROM_S.ln();
-    // (sequence, whether the time is below the agreement) of every example with a COO part.
-    let sequence = |set: &ConfigSet<'_>, row: &TableRow| -> Option<HybLaunch> {
-        let stored = row.times.iter().find(|t| t.config == set.label);
-        crate::formats::hyb::has_coo_part(
-            &Summary::from_features(&row.features),
-            &set.config.params,
-        )
-        .then(|| HybLaunch::of_revision(stored.and_then(|t| t.kernel.as_deref())))
-    };
-    let hyb = |s: &&mut ConfigSet<'_>| s.config.variant == Variant::Hyb;
+    // The sequence a HYB example was measured with, where it has a COO part (else `None`).
+    fn sequence(label: &str, params: &FormatParams, row: &TableRow) -> Option<HybLaunch> {
+        let stored = row.times.iter().find(|t| t.config == label);
+        crate::formats::hyb::has_coo_part(&Summary::from_features(&row.features), params)
+            .then(|| HybLaunch::of_revision(stored.and_then(|t| t.kernel.as_deref())))
+    }
+    let is_hyb = |s: &&mut ConfigSet<'_>| s.config.variant == Variant::Hyb;
     let (mut plain, mut programmatic) = (0usize, 0usize);
-    for set in sets.iter_mut().filter(hyb) {
-        for (row, ln_t) in &set.examples {
-            match sequence(set, row) {
-                Some(HybLaunch::Plain) if *ln_t < agree => plain += 1,
-                Some(HybLaunch::Programmatic) if *ln_t < agree => programmatic += 1,
-                _ => {}
+    for set in sets.iter_mut().filter(is_hyb) {
+        for (row, _) in set.examples.iter().filter(|(_, t)| *t < agree) {
+            match sequence(&set.label, &set.config.params, row) {
+                Some(HybLaunch::Plain) => plain += 1,
+                Some(HybLaunch::Programmatic) => programmatic += 1,
+                None => {}
             }
         }
     }
@@ -400,18 +397,11 @@ pub(super) fn keep_hyb_times_as_modelled(sets: &mut [ConfigSet<'_>]) -> (HybLaun
         HybLaunch::Plain
     };
     let mut left_out = 0;
-    for set in sets.iter_mut().filter(hyb) {
-        let before = set.examples.len();
-        let keep: Vec<bool> = set
-            .examples
-            .iter()
-            .map(|(row, ln_t)| match sequence(set, row) {
-                None => true,
-                Some(s) => s == modelled || *ln_t >= agree,
-            })
-            .collect();
-        let mut k = keep.into_iter();
-        set.examples.retain(|_| k.next().unwrap_or(true));
+    for set in sets.iter_mut().filter(is_hyb) {
+        let (label, params, before) = (&set.label, &set.config.params, set.examples.len());
+        set.examples.retain(|(row, ln_t)| {
+            *ln_t >= agree || sequence(label, params, row).map_or(true, |s| s == modelled)
+        });
         left_out += before - set.examples.len();
     }
     (modelled, left_out)
