@@ -315,14 +315,26 @@ impl Profile {
         }
     }
 
+    /// The embedded profile measured on a device of `device_name`'s GPU model
+    /// ([`Profile::matches_device`]), if this build embeds one. The profiles are parsed one after
+    /// the other until one matches: each is tens of MB of JSON (≈ 0.4 s), and the H200's, the
+    /// first, is usually the one.
+    pub fn load_embedded_for_device(device_name: &str) -> Result<Option<(&'static str, Profile)>> {
+        for e in embedded() {
+            let p = e.profile()?;
+            if p.matches_device(device_name) {
+                return Ok(Some((e.name, p)));
+            }
+        }
+        Ok(None)
+    }
+
     /// The HYB launch sequence of the embedded profile of `device_name`'s GPU model
     /// ([`Profile::hyb_launch`]); plain where this build embeds none for it.
     pub fn embedded_hyb_launch(
         device_name: &str,
     ) -> Result<crate::backend::cuda::launch::HybLaunch> {
-        Ok(Profile::load_embedded_all()?
-            .into_iter()
-            .find(|(_, p)| p.matches_device(device_name))
+        Ok(Profile::load_embedded_for_device(device_name)?
             .map(|(_, p)| p.hyb_launch())
             .unwrap_or_default())
     }

@@ -275,14 +275,10 @@ pub fn load_profile_for(
     }
     let chosen = match (gpu, &found) {
         (Some(g), _) => Profile::load_embedded_for(Some(g))?,
-        (None, Some(d)) => {
-            let all = Profile::load_embedded_all()?;
-            let hit = all.iter().position(|(_, p)| p.matches_device(d));
-            match hit {
-                Some(i) => all.into_iter().nth(i),
-                None => all.into_iter().next(),
-            }
-        }
+        (None, Some(d)) => match Profile::load_embedded_for_device(d)? {
+            Some(hit) => Some(hit),
+            None => Profile::load_embedded()?,
+        },
         (None, None) => Profile::load_embedded()?,
     };
     match chosen {

@@ -106,10 +106,7 @@ fn device_of(rows: &[TableRow]) -> anyhow::Result<(String, String)> {
 fn base_profile(base: Option<&PathBuf>, backend: &str, device: &str) -> anyhow::Result<Profile> {
     let p = match base {
         Some(path) => Profile::load(path)?,
-        None => match Profile::load_embedded_all()?
-            .into_iter()
-            .find(|(_, p)| p.matches_device(device))
-        {
+        None => match Profile::load_embedded_for_device(device)? {
             Some((_, p)) => p,
             None => bail!(
                 "no embedded profile of {device} (the table's device): pass --base PROFILE (e.g. \
