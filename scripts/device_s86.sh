@@ -27,10 +27,8 @@ for s in ${SETS:-large s40}; do
     s40)
         left=$((LIMIT - (SECONDS - T0)))
         [ $left -lt 60 ] && { echo "seed 40: skipped, $left s left"; continue; }
-        hyb=programmatic
-        [ -n "${HYB_LAUNCH+set}" ] && hyb=$HYB_LAUNCH
         OUT="$OUT" GPU=$G TAG=-s40 SEED=40 KRON=0 GENERATED=400 MIXTURES=800 MIN_NNZ=30000 \
-            MAX_NNZ=100000000 MATS=/tmp/none MATS_SRC=/tmp/none HYB_LAUNCH=$hyb \
+            MAX_NNZ=100000000 MATS=/tmp/none MATS_SRC=/tmp/none HYB_LAUNCH=${HYB_LAUNCH-programmatic} \
             BUDGET=$((left - 45)) HARD=$((left - 15)) BIN=$BIN bash scripts/device_collect.sh 2>&1 | tail -4
         echo "seed 40 done at $((SECONDS - T0)) s"
         ;;
