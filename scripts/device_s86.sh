@@ -9,8 +9,11 @@
 #   cp data/corpus/$GPU-s40.jsonl.gz .dev/table/corpus-$GPU-s40.jsonl.gz   # device_collect resumes it
 #   PROFILES=1 DOCS=1 bash scripts/device_park.sh park   # restore afterwards
 # SETS (default "large s40"), LIMIT the call's seconds, BLARGE the large set's budget per precision.
+# `s41` grows seed 41 likewise (session 89: a third unseen draw of seed 40's recipe; carry .dev/j87,
+# the binary, and .dev/table holding corpus-$GPU-s41.jsonl.gz to resume it):
+#   D=.dev/j87 SETS=s41 LIMIT=560 bash scripts/device_s86.sh
 # Writes $OUT/optimizer-$G.tar.gz (device_optimizer.sh) and $OUT/corpus-$G-s40.jsonl.gz (the whole
-# seed 40 table so far) with its log.
+# seed 40 table so far; s41 likewise) with its log.
 set -u
 T0=$SECONDS
 LIMIT=${LIMIT:-570}
@@ -24,13 +27,13 @@ for s in ${SETS:-large s40}; do
             GPU=$G BIN=$BIN WORK=/tmp/opt-large OUT="$OUT" bash scripts/device_optimizer.sh 2>&1 | tail -30
         echo "large set done at $((SECONDS - T0)) s"
         ;;
-    s40)
+    s40 | s41)
         left=$((LIMIT - (SECONDS - T0)))
-        [ $left -lt 60 ] && { echo "seed 40: skipped, $left s left"; continue; }
-        OUT="$OUT" GPU=$G TAG=-s40 SEED=40 KRON=0 GENERATED=400 MIXTURES=800 MIN_NNZ=30000 \
+        [ $left -lt 60 ] && { echo "seed ${s#s}: skipped, $left s left"; continue; }
+        OUT="$OUT" GPU=$G TAG=-$s SEED=${s#s} KRON=0 GENERATED=400 MIXTURES=800 MIN_NNZ=30000 \
             MAX_NNZ=100000000 MATS=/tmp/none MATS_SRC=/tmp/none HYB_LAUNCH=${HYB_LAUNCH-programmatic} \
             BUDGET=$((left - 45)) HARD=$((left - 15)) BIN=$BIN bash scripts/device_collect.sh 2>&1 | tail -4
-        echo "seed 40 done at $((SECONDS - T0)) s"
+        echo "seed ${s#s} done at $((SECONDS - T0)) s"
         ;;
     esac
 done

@@ -19,6 +19,7 @@
 #   r.md          the cross-validation's report          P.json.gz   the refit profile
 #   s14.md        seed 14 scored with P                   s14.jsonl.gz its records
 #   s40.md        seed 40 likewise, where data/corpus/$GPU-s40.jsonl.gz exists (s40.jsonl.gz)
+#   s41.md        seed 41 likewise (session 89, the third unseen draw; s41.jsonl.gz)
 #   pairs.txt     the large matrices whose pick is beyond 1.2x the best or below 0.95x the best
 #                 cuSPARSE (tag, matrix, precision): scripts/pairs_turnover.sh compares two refits
 #   summary.txt   the figures docs/ACCURACY.md's tables quote: seed 14 by class
@@ -46,13 +47,15 @@ echo "cross-validation and refit: $SECONDS s"
 "$SC" train --score --data data/corpus/"$GPU"-s14.jsonl.gz data/corpus/"$GPU"-seg-s14.jsonl.gz \
     --base "$OUT/P.json.gz" --models sparsecast --report "$OUT/s14.md" \
     --records "$OUT/s14.jsonl.gz" > "$OUT/score.log" 2>&1
-# Seed 40 (session 84; the H200 only so far): a second unseen draw, never used to choose a profile
-# before session 84 scored the shipped one on it — scored beside seed 14 where its table exists.
-S40=data/corpus/"$GPU"-s40.jsonl.gz
-if [ -f "$S40" ]; then
-    "$SC" train --score --data "$S40" --base "$OUT/P.json.gz" --models sparsecast \
-        --report "$OUT/s40.md" --records "$OUT/s40.jsonl.gz" > "$OUT/score40.log" 2>&1
-fi
+# Seeds 40 (session 84) and 41 (session 89): further unseen draws, never used to choose a profile
+# before a session scored the shipped one on them — scored beside seed 14 where their tables exist.
+for seed in s40 s41; do
+    S=data/corpus/"$GPU"-$seed.jsonl.gz
+    if [ -f "$S" ]; then
+        "$SC" train --score --data "$S" --base "$OUT/P.json.gz" --models sparsecast \
+            --report "$OUT/$seed.md" --records "$OUT/$seed.jsonl.gz" > "$OUT/score-$seed.log" 2>&1
+    fi
+done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 gzip -dc "$OUT/s14.jsonl.gz" > "$T/s14.jsonl"
@@ -75,13 +78,14 @@ PAIRS=1 cargo run --quiet --release --example target_sets -- "$T/R-sets.jsonl.gz
     python3 scripts/physical_check.py "$T/s14.jsonl" "$OUT/P.json.gz" "$L2" "$PEAK"
     echo "## the tuned recommendation (seed 14)"
     python3 scripts/shortlist_replay.py "$T/s14.jsonl" | tail -2
-    if [ -f "$OUT/s40.jsonl.gz" ]; then
-        gzip -dc "$OUT/s40.jsonl.gz" > "$T/s40.jsonl"
-        echo "## seed 40 (the second unseen draw): accuracy pooled, by class, the second stage, tuned"
-        grep -E '^\| sparsecast \| f(32|64) \| all \|' "$OUT/s40.md" | head -2
-        python3 scripts/stack_breakdown.py "$T/s40.jsonl" | tail -n +2
-        grep -E '^\| f(32|64) \| [0-9]+ \| [0-9.]+ →' "$OUT/s40.md"
-        python3 scripts/shortlist_replay.py "$T/s40.jsonl" | tail -2
-    fi
+    for seed in s40 s41; do
+        [ -f "$OUT/$seed.jsonl.gz" ] || continue
+        gzip -dc "$OUT/$seed.jsonl.gz" > "$T/$seed.jsonl"
+        echo "## seed ${seed#s} (unseen): accuracy pooled, by class, the second stage, tuned"
+        grep -E '^\| sparsecast \| f(32|64) \| all \|' "$OUT/$seed.md" | head -2
+        python3 scripts/stack_breakdown.py "$T/$seed.jsonl" | tail -n +2
+        grep -E '^\| f(32|64) \| [0-9]+ \| [0-9.]+ →' "$OUT/$seed.md"
+        python3 scripts/shortlist_replay.py "$T/$seed.jsonl" | tail -2
+    done
 } > "$OUT/summary.txt" 2>&1
 cat "$OUT/summary.txt"

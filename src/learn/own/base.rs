@@ -373,7 +373,62 @@ pub(super) fn features(
     if version >= 11 {
         x.extend(vendor_sell_width(f));
     }
+    if version >= 12 {
+        x.extend(hyb_parts(f, cfg));
+    }
     Ok((x, base, b))
+}
+
+/// HYB's two parts as its trees see them (version 12; zeros for every other configuration):
+/// `[ln(1 + COO entries), their share of the entries, ln(1 + rows with a COO part),
+/// ln(1 + COO entries per such row), ln(1 + ELL width)]`. HYB runs its ELL part and then, where
+/// some row is longer than the width, a second kernel over the rest ([`crate::formats::hyb`];
+/// under the programmatic launch the two overlap): a fixed cost the single-kernel base lacks,
+/// and a COO kernel whose atomics are one per row segment of a warp's interval. On seed 40's
+/// shipped predictions (session 89) HYB with a COO part of ≥ 10 % of the entries was within
+/// 10 % on 76 % at 5–20 µs, against 84–97 % without one or with every entry in it; the H200's
+/// version-12 refit lifted HYB within 10 % by 1.8–3.2 points on the unseen seeds 14, 40 and 41
+/// (docs/ACCURACY.md, session 89). The features' split ([`Features::hyb_width`]) is exact; for another fixed width the COO part is
+/// estimated from the log2 row-length histogram ([`rows_beyond`]).
+pub(super) fn hyb_parts(f: &Features, cfg: &KernelConfig) -> [f64; 5] {
+    if cfg.variant != Variant::Hyb {
+        return [0.0; 5];
+    }
+    let width = cfg.params.hyb.width.unwrap_or(f.hyb_width) as f64;
+    let (rows, entries) = rows_beyond(&f.row_len_log2_hist, width);
+    let entries = match cfg.params.hyb.width {
+        Some(w) if w != f.hyb_width => entries,
+        _ => f.hyb_coo_nnz as f64,
+    };
+    let l = |x: f64| x.max(0.0).ln_1p();
+    [
+        l(entries),
+        entries / f.nnz.max(1) as f64,
+        l(rows),
+        l(entries / rows.max(1.0)),
+        l(width),
+    ]
+}
+
+/// The rows longer than `width` and their entries beyond it, from the log2 histogram of row
+/// lengths (bucket `k ≥ 1` holds the lengths `[2^(k−1), 2^k)`): a bucket above the width counts
+/// whole, the one it falls in by the share of its lengths above it, each row at its bucket's
+/// middle length (the choice: the features keep no finer count of the rows).
+pub(super) fn rows_beyond(hist: &[usize], width: f64) -> (f64, f64) {
+    let (mut rows, mut entries) = (0.0, 0.0);
+    for (k, &n) in hist.iter().enumerate().skip(1) {
+        let lo = (1u64 << (k - 1).min(62)) as f64;
+        let hi = 2.0 * lo;
+        if n == 0 || hi - 1.0 <= width {
+            continue;
+        }
+        let from = width.max(lo - 1.0);
+        let share = (hi - 1.0 - from) / (hi - lo);
+        let mid = (from + 1.0 + hi - 1.0) / 2.0;
+        rows += n as f64 * share.min(1.0);
+        entries += n as f64 * share.min(1.0) * (mid - width);
+    }
+    (rows, entries)
 }
 
 /// How cuSPARSE's sliced ELL walks its slices (version 11), measured on the H200 (session 74,

@@ -680,3 +680,53 @@ fn a_model_of_the_programmatic_sequence_says_so_and_older_models_read_plain() {
         HybLaunch::Plain
     );
 }
+
+#[test]
+fn version_12_gives_hybs_trees_its_coo_part() {
+    // 5,000 rows of 1 entry and one of 9: HYB's width is 1, its COO part the long row's 8.
+    let f = hyb_fixture(true);
+    assert_eq!((f.hyb_width, f.hyb_coo_nnz), (1, 8));
+    let hyb = KernelConfig::parse_label("hyb").unwrap();
+    let l = |x: f64| x.ln_1p();
+    let parts = hyb_parts(&f, &hyb);
+    // The histogram puts the row of 9 in [8, 16) at its middle length: 1 row, 11.5 − 1 beyond.
+    assert_eq!(parts[0], l(8.0));
+    assert!((parts[1] - 8.0 / 5_009.0).abs() < 1e-12, "{parts:?}");
+    assert_eq!(parts[2], l(1.0));
+    assert_eq!(parts[4], l(1.0));
+    // Another fixed width estimates its COO part from the histogram.
+    let wide = KernelConfig::parse_label("hyb").map(|mut c| {
+        c.params.hyb.width = Some(4);
+        c
+    });
+    let p4 = hyb_parts(&f, &wide.unwrap());
+    assert_eq!(p4[0], l(11.5 - 4.0));
+    assert_eq!(p4[2], l(1.0));
+    // Without a COO part, and for every other configuration, nothing.
+    assert_eq!(hyb_parts(&hyb_fixture(false), &hyb)[..3], [0.0; 3]);
+    let ell = KernelConfig::parse_label("ell").unwrap();
+    assert_eq!(hyb_parts(&f, &ell), [0.0; 5]);
+    // The trees read them last from version 12, not before.
+    let d = Device {
+        floor_s: 2e-6,
+        bandwidth: 3e12,
+        l2_bytes: 50e6,
+    };
+    let (x12, ..) = features(&f, &hyb, 8, &d, 1e-7, 12).unwrap();
+    let (x11, ..) = features(&f, &hyb, 8, &d, 1e-7, 11).unwrap();
+    assert_eq!(x12.len(), x11.len() + 5);
+    assert_eq!(x12[x11.len()..], parts);
+}
+
+#[test]
+fn rows_beyond_a_width_come_from_the_log2_histogram() {
+    // Buckets: length 0 (3 rows), [1, 2) 4 rows, [2, 4) 2 rows, [4, 8) 2 rows.
+    let h = [3, 4, 2, 2];
+    assert_eq!(rows_beyond(&h, 7.0), (0.0, 0.0));
+    // Width 5: lengths 6 and 7 of [4, 8) lie beyond, half the bucket, at 6.5 on average.
+    assert_eq!(rows_beyond(&h, 5.0), (1.0, 1.5));
+    // Width 0: every non-empty row, each bucket at its middle.
+    let (rows, entries) = rows_beyond(&h, 0.0);
+    assert_eq!(rows, 8.0);
+    assert_eq!(entries, 4.0 * 1.0 + 2.0 * 2.5 + 2.0 * 5.5);
+}
