@@ -4,6 +4,15 @@ use crate::backend::measure::Status;
 use crate::backend::VendorAlg;
 use crate::corpus::table::{ConfigTime, TABLE_SCHEMA};
 
+/// A device of the 2 µs launch floor with `bandwidth` bytes/s and `l2_bytes` of cache.
+fn device(bandwidth: f64, l2_bytes: f64) -> Device {
+    Device {
+        floor_s: 2e-6,
+        bandwidth,
+        l2_bytes,
+    }
+}
+
 /// A 64 × 64 matrix whose row 5 holds 40 entries and every other row 2.
 fn one_long_row() -> Features {
     let (mut rows, mut cols) = (Vec::new(), Vec::new());
@@ -44,11 +53,7 @@ fn version_9_gives_the_lane_alignment_degree_of_the_value_and_index_loads() {
     assert!((align_degree(a, 8) - 16f64.ln()).abs() < 1e-12);
     assert!((align_degree(a, 4) - 8f64.ln()).abs() < 1e-12);
     let cfg = KernelConfig::parse_label("csr-scalar").unwrap();
-    let d = Device {
-        floor_s: 2e-6,
-        bandwidth: 1e12,
-        l2_bytes: 50e6,
-    };
+    let d = device(1e12, 50e6);
     let (x9, ..) = features(&f, &cfg, 8, &d, 1e-9, 9).unwrap();
     let (x8, ..) = features(&f, &cfg, 8, &d, 1e-9, 8).unwrap();
     assert_eq!(x9.len(), x8.len() + 2);
@@ -134,11 +139,7 @@ fn version_7_charges_ell_only_the_values_its_kernel_loads() {
     let v7 = bytes(&f, &ell, 8, 1e9, 7).unwrap();
     assert!((v6 - v7 - skipped).abs() < 1e-9, "{v6} {v7}");
     // The trees see the ELL part's steps and the share of its values loaded.
-    let d = Device {
-        floor_s: 2e-6,
-        bandwidth: 1e12,
-        l2_bytes: 1e9,
-    };
+    let d = device(1e12, 1e9);
     let (x7, _, _) = features(&f, &ell, 8, &d, 0.0, 7).unwrap();
     let (x6, _, _) = features(&f, &ell, 8, &d, 0.0, 6).unwrap();
     assert_eq!(x7.len(), x6.len() + 2);
@@ -314,11 +315,7 @@ fn the_configurations_of_one_matrix_share_the_reference_and_predict_the_same() {
 
 #[test]
 fn the_base_is_the_larger_of_streaming_and_the_chain() {
-    let d = Device {
-        floor_s: 2e-6,
-        bandwidth: 1e12,
-        l2_bytes: 50e6,
-    };
+    let d = device(1e12, 50e6);
     let p = |bytes: f64, chain_s: f64| Parts {
         bytes,
         chain_s,
@@ -479,11 +476,7 @@ fn version_10_tells_a_scattered_long_row_from_a_banded_one() {
     assert!((b[0] - 0.25f64.ln()).abs() < 1e-12 && b[1] < 0.0);
     assert!((loc(&banded, 4)[0] - 0.125f64.ln()).abs() < 1e-12);
     // The trees read them last from version 10, not before.
-    let d = Device {
-        floor_s: 2e-6,
-        bandwidth: 3e12,
-        l2_bytes: 50e6,
-    };
+    let d = device(3e12, 50e6);
     let cfg = KernelConfig::new(Variant::Csr { threads_per_row: 1 });
     let (x10, _, _) = features(&scattered, &cfg, 8, &d, 1e-7, 10).unwrap();
     let (x9, _, _) = features(&scattered, &cfg, 8, &d, 1e-7, 9).unwrap();
@@ -519,11 +512,7 @@ fn version_11_gives_the_widths_cusparse_sell_walks() {
     assert_eq!(vendor_sell_width(&old), [1.0, 0.0]);
     // The trees read them last from version 11, not before.
     let f = make(64, 9);
-    let d = Device {
-        floor_s: 2e-6,
-        bandwidth: 3e12,
-        l2_bytes: 50e6,
-    };
+    let d = device(3e12, 50e6);
     let cfg = KernelConfig::parse_label("cusparse-sell").unwrap();
     let (x11, ..) = features(&f, &cfg, 4, &d, 1e-7, 11).unwrap();
     let (x10, ..) = features(&f, &cfg, 4, &d, 1e-7, 10).unwrap();
@@ -707,11 +696,7 @@ fn version_12_gives_hybs_trees_its_coo_part() {
     let ell = KernelConfig::parse_label("ell").unwrap();
     assert_eq!(hyb_parts(&f, &ell), [0.0; 5]);
     // The trees read them last from version 12, not before.
-    let d = Device {
-        floor_s: 2e-6,
-        bandwidth: 3e12,
-        l2_bytes: 50e6,
-    };
+    let d = device(3e12, 50e6);
     let (x12, ..) = features(&f, &hyb, 8, &d, 1e-7, 12).unwrap();
     let (x11, ..) = features(&f, &hyb, 8, &d, 1e-7, 11).unwrap();
     assert_eq!(x12.len(), x11.len() + 5);
