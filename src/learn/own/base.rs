@@ -388,8 +388,10 @@ pub(super) fn features(
 /// shipped predictions (session 89) HYB with a COO part of ≥ 10 % of the entries was within
 /// 10 % on 76 % at 5–20 µs, against 84–97 % without one or with every entry in it; the H200's
 /// version-12 refit lifted HYB within 10 % by 1.8–3.2 points on the unseen seeds 14, 40 and 41
-/// (docs/ACCURACY.md, session 89). The features' split ([`Features::hyb_width`]) is exact; for another fixed width the COO part is
-/// estimated from the log2 row-length histogram ([`rows_beyond`]).
+/// (docs/ACCURACY.md, session 89). At the features' own width ([`Features::hyb_width`]) the
+/// COO entries are the exact [`Features::hyb_coo_nnz`]; at another fixed width they, and at
+/// every width the rows with a COO part, are estimated from the log2 row-length histogram
+/// ([`rows_beyond`]).
 pub(super) fn hyb_parts(f: &Features, cfg: &KernelConfig) -> [f64; 5] {
     if cfg.variant != Variant::Hyb {
         return [0.0; 5];
