@@ -123,7 +123,7 @@ __device__ __forceinline__ void coo_interval_merged(u32 nnz, u32 chunks,
     }
     __syncwarp();
 // A segment's sum: the warp's first or last row to shared memory, any other row to y.
-#define SC_COO_EMIT(ROW, V)                      \
+#define COO_MERGE_EMIT(ROW, V)                   \
     do {                                         \
         if ((ROW) == first_row) {                \
             s_head_val[wib] = (V);               \
@@ -150,7 +150,7 @@ __device__ __forceinline__ void coo_interval_merged(u32 nnz, u32 chunks,
                     v += carry_val;
                 }
             } else if (lane == 0) {
-                SC_COO_EMIT(carry_row, carry_val);
+                COO_MERGE_EMIT(carry_row, carry_val);
             }
         }
 #pragma unroll
@@ -164,15 +164,15 @@ __device__ __forceinline__ void coo_interval_merged(u32 nnz, u32 chunks,
         const u32 r_next = __shfl_down_sync(SC_FULL_MASK, r, 1);
         const bool tail = lane == 31 || r_next != r;
         if (tail && lane != 31 && r != SC_PAD) {
-            SC_COO_EMIT(r, v);
+            COO_MERGE_EMIT(r, v);
         }
         carry_row = __shfl_sync(SC_FULL_MASK, r, 31);
         carry_val = __shfl_sync(SC_FULL_MASK, v, 31);
     }
     if (carry_row != SC_PAD && lane == 0) {
-        SC_COO_EMIT(carry_row, carry_val);
+        COO_MERGE_EMIT(carry_row, carry_val);
     }
-#undef SC_COO_EMIT
+#undef COO_MERGE_EMIT
     __syncthreads();
     if (wib != 0) {
         return;
@@ -214,16 +214,16 @@ __device__ __forceinline__ void coo_interval_merged(u32 nnz, u32 chunks,
 }
 
 #ifdef SC_COO_MERGE
-#define SC_COO_INTERVAL coo_interval_merged
+#define COO_INTERVAL_IMPL coo_interval_merged
 #else
-#define SC_COO_INTERVAL coo_interval
+#define COO_INTERVAL_IMPL coo_interval
 #endif
 
 #define SC_COO(NAME, T, DEPENDENT)                                                            \
     extern "C" __global__ void SC_BOUNDS                                                       \
         NAME(u32 nnz, u32 chunks, const u32* __restrict__ rows, const u32* __restrict__ cols,  \
              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {          \
-        SC_COO_INTERVAL<T, DEPENDENT>(nnz, chunks, rows, cols, val, x, y);                    \
+        COO_INTERVAL_IMPL<T, DEPENDENT>(nnz, chunks, rows, cols, val, x, y);                   \
     }
 
 SC_COO(coo_f32, float, false)
