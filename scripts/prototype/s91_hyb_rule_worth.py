@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Session 91 estimate (not a measurement): seed 41's matrices of <= 1e6 entries whose HYB COO part sends
->= 1,200 carries onto one line of y (any-line variant of s91_line_atomics.py, /tmp/cont/any-*.jsonl),
+>= 1,200 carries onto one line of y (`ANY=1 LIM=1e6 python3 s91_line_atomics.py PART NPARTS`: /tmp/cont/any-*.jsonl),
 and the perfect pick's geomean against cuSPARSE were their HYB time multiplied by 0.55 or 0.70
 (the merged kernel's measured ratios on the 30 matrices: 0.38-0.84)."""
 import json,glob,gzip,math,collections

@@ -13,9 +13,11 @@ reads /tmp/s41-table.jsonl.gz (a copy of data/corpus/h200-s41.jsonl.gz), writes
 """
 import gzip,json,math,subprocess,sys,os,collections
 LIM=float(os.environ.get('LIM','3e6'))
+ANY=os.environ.get('ANY')=='1'  # count every line (ANY=1: writes any-PART.jsonl, for s91_hyb_rule_worth.py)
 BIN=os.environ.get('BIN', 'target/release/sparsecast')
 part=int(sys.argv[1]); nparts=int(sys.argv[2])
-seen=set(); out=open('/tmp/cont/metric-%d.jsonl'%part,'w')
+seen=set(); os.makedirs('/tmp/cont', exist_ok=True)
+out=open(('/tmp/cont/any-%d.jsonl' if ANY else '/tmp/cont/metric-%d.jsonl')%part,'w')
 rows=[json.loads(l) for l in gzip.open('/tmp/s41-table.jsonl.gz')]
 todo=[]
 for r in rows:
@@ -46,7 +48,7 @@ for i,r in enumerate(todo):
                 if w>=2:
                     e=lines[i2//rows_line]; e[0]+=w; e[1]+=1
             for a,n in lines.values():
-                if n>=2: best=max(best,a)
+                if n>=2 or ANY: best=max(best,a)
             res[prec]=best
         return res
     coo=metric(lens,f['nnz'])
