@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 91 (docs/PERFORMANCE.md, "COO's carries merged per block"): the shipped COO and HYB
-# against the block-merged variant of kernels/coo.cu (compiled with -DSC_COO_MERGE=1 through
-# SPARSECAST_NVRTC_OPTIONS), the same binary, alternating A (shipped) / B (merged) runs of
+# against the block-merged variant that scripts/prototype/s91_coo_merge.patch adds to kernels/coo.cu
+# (compiled with -DSC_COO_MERGE=1 through SPARSECAST_NVRTC_OPTIONS), the same binary built with the patch, alternating A (shipped) / B (merged) runs of
 # `sparsecast bench` (every result checked against the f64 CPU reference before it is timed) on
 # the 30 seed-41 matrices of scripts/prototype/s91_specs/ (list.txt: b00-b17 the f32 matrices of
 # at most 2e7 entries where our COO is slowest against cuSPARSE's, c00-c11 a random dozen where
