@@ -3,6 +3,7 @@
 them again (session 41: the SELL kernel that splits wide slices, scripts/device_s41.sh).
 
 usage: python3 scripts/replace_times.py TABLE NEW [NEW ...] --configs sell,sell@128 [--out OUT]
+       [--copy-access hyb_line_carries]
 
 Every row of TABLE (matrix, precision) that a NEW table also holds gets NEW's times of the named
 configurations in place of its own (a configuration NEW lacks for that row is dropped from the
@@ -27,6 +28,8 @@ def main():
     ap.add_argument("new", nargs="+")
     ap.add_argument("--configs", required=True)
     ap.add_argument("--out")
+    ap.add_argument("--copy-access", default="",
+                    help="access features to copy from the new row too (session 92: hyb_line_carries)")
     ap.add_argument("--skip-different", action="store_true",
                     help="keep rows whose new row is another matrix (count them) instead of stopping")
     a = ap.parse_args()
@@ -63,6 +66,10 @@ def main():
                 dropped += 1
         added += len(fresh)
         times.extend(fresh.values())
+        for key in filter(None, a.copy_access.split(",")):
+            src = (n["features"].get("access") or {}).get(key)
+            if src is not None and r["features"].get("access") is not None:
+                r["features"]["access"][key] = src
         r["times"] = times
         out.append(r)
     dest = a.out or a.table

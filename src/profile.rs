@@ -296,23 +296,21 @@ impl Profile {
     }
 
     /// HYB's launch sequence the profile's `sparsecast` models predict (programmatic where any
-    /// precision's does; plain in profiles before session 83): what the CUDA backend runs while
+    /// precision's does, merged where any's is; plain in profiles before session 83): what the CUDA backend runs while
     /// the profile is in use ([`crate::backend::Backend::follow_hyb_launch`]).
     pub fn hyb_launch(&self) -> crate::backend::cuda::launch::HybLaunch {
         use crate::backend::cuda::launch::HybLaunch;
-        let programmatic = self
-            .precisions
+        // The most elaborate sequence any model predicts (their order: plain, programmatic,
+        // programmatic with merged carries).
+        self.precisions
             .iter()
             .flat_map(|p| &p.models)
-            .any(|m| match &m.model {
-                crate::model::StoredModel::Sparsecast(o) => o.hyb_launch == HybLaunch::Programmatic,
-                _ => false,
-            });
-        if programmatic {
-            HybLaunch::Programmatic
-        } else {
-            HybLaunch::Plain
-        }
+            .filter_map(|m| match &m.model {
+                crate::model::StoredModel::Sparsecast(o) => Some(o.hyb_launch),
+                _ => None,
+            })
+            .max_by_key(|l| l.code())
+            .unwrap_or(HybLaunch::Plain)
     }
 
     /// The embedded profile measured on a device of `device_name`'s GPU model

@@ -85,9 +85,11 @@ pub struct Args {
     backend: BackendKind,
     /// HYB's launch sequence to time where HYB has a COO part (CUDA, sm_90 and later): `plain`
     /// (the COO kernel after the ELL kernel) or `programmatic` (the COO kernel as the ELL
-    /// kernel's programmatic dependent, 0.4–0.8 µs faster below 10 µs). Default: the one the
-    /// embedded profile of this GPU models, plain without one; SPARSECAST_PDL=0/1 overrides
-    /// both. The table names the programmatic times (`"kernel": "hyb-pdl"`).
+    /// kernel's programmatic dependent, 0.4–0.8 µs faster below 10 µs) or `programmatic-merged`
+    /// (that, with the COO walk merged per block where long rows crowd a line of y: 0.4–1.2×,
+    /// geomean 0.84–0.88 there). Default: the one the embedded profile of this GPU models, plain
+    /// without one; SPARSECAST_PDL=0/1/merge overrides both. The table names the sequence
+    /// (`"kernel": "hyb-pdl"` / `"hyb-pdl-merge"`).
     #[arg(long, value_enum, value_name = "SEQUENCE")]
     hyb_launch: Option<HybLaunch>,
     /// The table (JSON Lines; appended, resumed).

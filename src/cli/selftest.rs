@@ -111,12 +111,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             };
             let info = be.info();
             // HYB as users run it: the sequence the embedded profile of this GPU models
-            // (SPARSECAST_PDL=0/1 chooses one).
+            // (SPARSECAST_PDL=0/1/merge chooses one).
             let device = crate::backend::Backend::<f64>::device_name(&be);
             let hyb = be.follow_hyb_launch(crate::profile::Profile::embedded_hyb_launch(&device)?);
             println!(
                 "selftest on {} ({}, {} SMs), block sizes {:?}, HYB's launch sequence {hyb:?} \
-                 (SPARSECAST_PDL=0/1 chooses)",
+                 (SPARSECAST_PDL=0/1/merge chooses; SPARSECAST_MERGE_FROM=0 merges every COO part)",
                 info.name, info.arch, info.sm_count, cfg.block_sizes
             );
             let matrices = if a.generation_only {

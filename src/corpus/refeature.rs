@@ -159,6 +159,7 @@ fn fresh_counts(a: &Csr<f64>, full: bool, outside: bool) -> crate::features::Acc
         bsr: None,
         warp_hist: Vec::new(),
         row_len_sectors: Default::default(),
+        hyb_line_carries: None,
     }
 }
 

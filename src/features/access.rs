@@ -68,7 +68,66 @@ pub struct Access {
     /// before it (`sparsecast refeature` adds it to measured tables).
     #[serde(default, skip_serializing_if = "RowLenSectors::is_empty")]
     pub row_len_sectors: RowLenSectors,
+    /// HYB's COO part (at [`super::Features::hyb_width`]) as its COO walk sends it onto `y`, for
+    /// 4- and 8-byte values on a GPU of 132 SMs × 64 resident warps (the H100 and the H200): the
+    /// most carries that rows spanning ≥ 2 of the walk's warps send onto one 128-byte line
+    /// ([`crate::backend::cuda::launch::coo_line_carries`]). Where it reaches
+    /// [`crate::backend::cuda::launch::MERGE_FROM`] the merged HYB sequence runs its COO part
+    /// block-merged (session 92). `None` in features computed before it, and once HYB is split
+    /// at another width ([`super::Features::split_hyb_at`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hyb_line_carries: Option<[u64; 2]>,
 }
+
+/// [`Access::hyb_line_carries`] of rows of `lens` entries split at `width`.
+pub fn hyb_line_carries(lens: &[usize], width: usize) -> [u64; 2] {
+    let excess = || lens.iter().map(|&l| l.saturating_sub(width)).enumerate();
+    let nnz = excess().map(|(_, e)| e).sum();
+    [4, 8].map(|vb| {
+        crate::backend::cuda::launch::coo_line_carries(excess(), nnz, vb, HYB_RESIDENT_WARPS)
+    })
+}
+
+/// Whether HYB's COO part (at [`super::Features::hyb_width`]) may reach `from` carries onto one
+/// line for values of `value_bytes` ([`Access::hyb_line_carries`]): exactly where the features
+/// hold the count, else by a bound from the row lengths — a row spans at most `l / W + 2` of
+/// the walk's warps (`W` = 32 × chunks entries) and a line holds `R = 128 / value_bytes` rows,
+/// so the line needs ≥ `(from − 2R) · W` entries beyond the width in all, and its `R` rows at
+/// most the `R` longest (each at the top of its log2 bucket, at most the longest row). The bound
+/// is what `scripts/merge_retime_list.py` chose the tables' re-timing by (session 92).
+pub fn hyb_may_reach(f: &super::Features, value_bytes: u64, from: u64) -> bool {
+    let vb = value_bytes.clamp(1, 128);
+    if let Some(c) = f.access.as_ref().and_then(|a| a.hyb_line_carries) {
+        return c[usize::from(vb == 8)] >= from;
+    }
+    let ex = f.hyb_coo_nnz as u64;
+    if ex == 0 {
+        return false;
+    }
+    let chunks = crate::backend::cuda::launch::coo_chunks(ex as usize, HYB_RESIDENT_WARPS) as u64;
+    let (w, r) = (32 * chunks, 128 / vb);
+    let need = from.saturating_sub(2 * r) * w;
+    if ex < need {
+        return false;
+    }
+    let (mut top, mut left) = (0u64, r);
+    for (k, &n) in f.row_len_log2_hist.iter().enumerate().skip(1).rev() {
+        let n = (n as u64).min(left);
+        if n == 0 {
+            continue;
+        }
+        let len = ((1u64 << k.min(62)) - 1).min(f.max_nnz as u64);
+        top += n * len.saturating_sub(f.hyb_width as u64);
+        left -= n;
+        if left == 0 {
+            break;
+        }
+    }
+    top >= need
+}
+
+/// The resident warps [`Access::hyb_line_carries`] assumes: 132 SMs × 64 (H100, H200).
+pub const HYB_RESIDENT_WARPS: u32 = 132 * 64;
 
 /// Per log2 bucket of the row length (bucket `k ≥ 1`: rows of `[2^(k−1), 2^k)` entries, as
 /// [`super::Features::row_len_log2_hist`]; empty rows count nothing): the entries of those rows

@@ -119,6 +119,9 @@ impl Features {
             .map(|i| m.row_len(i).saturating_sub(width))
             .sum();
         self.hyb_coo_share = self.hyb_coo_nnz as f64 / self.nnz.max(1) as f64;
+        if let Some(a) = self.access.as_mut() {
+            a.hyb_line_carries = None;
+        }
     }
 
     /// Number of row strips `⌈nrows / strip_rows⌉` — the `I_CSR` / `I_ELL` of Guo et al. (TPDS

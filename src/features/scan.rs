@@ -413,6 +413,7 @@ pub fn compose(ncols: usize, lens: &[usize], scans: &[&Scan]) -> Features {
                 .fold(LenSectors::default(), |h, s| h.merge(&s.len_sectors))
                 .0,
         ),
+        hyb_line_carries: Some(super::access::hyb_line_carries(lens, hyb_width)),
     };
     Features {
         nrows,

@@ -93,6 +93,79 @@ pub fn coo_chunks(nnz: usize, resident_warps: u32) -> u32 {
     per_warp.clamp(1, COO_MAX_CHUNKS as u64) as u32
 }
 
+/// The carries of HYB's COO part above which its launcher picks the block-merged walk
+/// (`coo_merged_*`, kernels/coo.cu): the most that rows spanning ≥ 2 of the walk's warps send
+/// onto one 128-byte line of y ([`line_carries`]). Measured on the H200 (session 91,
+/// docs/PERFORMANCE.md, 30 seed-41 matrices × 2 precisions): at ≥ 1,401 the merged HYB took
+/// 0.38–0.84× the shipped one's time (28 of 28), at ≤ 1,064 0.99–1.24× (32 of 32); the cut sits
+/// between. COO itself keeps its walk: the same number does not separate its gains (the merged
+/// walk's cost scales with the whole matrix there). [`MERGE_FROM_VAR`] overrides it.
+pub const MERGE_FROM: u64 = 1200;
+
+/// `SPARSECAST_MERGE_FROM=N` moves [`MERGE_FROM`] for this process (0: every COO part of HYB
+/// merged, as the self-test's coverage of the merged walk asks); only under
+/// [`HybLaunch::ProgrammaticMerged`].
+pub const MERGE_FROM_VAR: &str = "SPARSECAST_MERGE_FROM";
+
+/// [`MERGE_FROM`], or the number [`MERGE_FROM_VAR`] holds.
+pub fn merge_from() -> u64 {
+    std::env::var(MERGE_FROM_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(MERGE_FROM)
+}
+
+/// The most carries (one `atomicAdd` per warp a row's run of entries touches) that rows spanning
+/// ≥ 2 warps send onto one 128-byte line of y (`rows_per_line` rows of it), when the COO walk
+/// gives each warp `warp_entries` consecutive entries: `rows` lists, in row order, each row and
+/// its entries (consecutive in the walk; rows without entries may be left out or given 0).
+/// Atomics onto different addresses of one line serialize in the L2 (session 91: 12 rows of one
+/// line × 700 warps 15.3 µs, 128 bytes apart 5.0 µs), so this, not the carries in all, is what
+/// costs the per-warp walk; rows within one warp add once and are left out, as are rows on lines
+/// of their own count too (a row of 60,000 entries alone on its line still gains merged).
+pub fn line_carries(
+    rows: impl IntoIterator<Item = (usize, usize)>,
+    warp_entries: usize,
+    rows_per_line: usize,
+) -> u64 {
+    let (w, per_line) = (warp_entries.max(1) as u64, rows_per_line.max(1));
+    let (mut at, mut line, mut on_line, mut most) = (0u64, usize::MAX, 0u64, 0u64);
+    for (row, len) in rows {
+        if len == 0 {
+            continue;
+        }
+        let warps = (at + len as u64 - 1) / w - at / w + 1;
+        at += len as u64;
+        if warps < 2 {
+            continue;
+        }
+        if row / per_line != line {
+            most = most.max(on_line);
+            (line, on_line) = (row / per_line, 0);
+        }
+        on_line += warps;
+    }
+    most.max(on_line)
+}
+
+/// [`line_carries`] of a COO walk over `nnz` entries (`rows` as it reads them) for values of
+/// `value_bytes` on a GPU of `resident_warps`: with the chunks [`coo_chunks`] sets and the rows
+/// of y one 128-byte line holds. HYB's COO part runs merged where this reaches [`merge_from`]
+/// under [`HybLaunch::ProgrammaticMerged`].
+pub fn coo_line_carries(
+    rows: impl IntoIterator<Item = (usize, usize)>,
+    nnz: usize,
+    value_bytes: usize,
+    resident_warps: u32,
+) -> u64 {
+    let chunks = coo_chunks(nnz, resident_warps) as usize;
+    line_carries(
+        rows,
+        WARP as usize * chunks,
+        128 / value_bytes.clamp(1, 128),
+    )
+}
+
 /// Grid of the COO kernel: one warp per interval of `32 × chunks` entries.
 pub fn coo_grid(nnz: usize, chunks: u32, block: u32) -> Result<u32> {
     let warps = (nnz as u64).div_ceil(WARP as u64 * chunks.max(1) as u64);
@@ -173,7 +246,9 @@ pub fn merge_single_pass(
 
 /// The variable that chooses HYB's launch sequence: `SPARSECAST_PDL=1` makes HYB's COO kernel
 /// the programmatic dependent of its ELL kernel on compute capability 9.0 and later
-/// (`prepared/own.rs`), `SPARSECAST_PDL=0` queues it plainly after the ELL kernel; unset (or any
+/// (`prepared/own.rs`), `SPARSECAST_PDL=merge` does that and runs the block-merged COO walk where
+/// [`merges_carries`] says ([`HybLaunch::ProgrammaticMerged`]),
+/// `SPARSECAST_PDL=0` queues it plainly after the ELL kernel; unset (or any
 /// other value), the sequence is the one the profile in use models ([`HybLaunch`]). Measured in
 /// session 82 (docs/PERFORMANCE.md): the dependent runs HYB 0.4–0.8 µs faster where HYB has a
 /// COO part (H200, seed 14: 0.84–0.86× between 3 and 5 µs), and the same from 20 µs on.
@@ -183,6 +258,9 @@ pub const PDL_VAR: &str = "SPARSECAST_PDL";
 /// times measured with the programmatic dependent ([`HybLaunch::Programmatic`]); plain times
 /// carry none.
 pub const HYB_PDL_REVISION: &str = "hyb-pdl";
+
+/// The kernel revision of HYB times measured with [`HybLaunch::ProgrammaticMerged`].
+pub const HYB_PDL_MERGE_REVISION: &str = "hyb-pdl-merge";
 
 /// HYB's launch sequence where it has a COO part: what a table's time measured and what a model
 /// predicts (the `sparsecast` model stores it), so that the backend runs what the model
@@ -206,15 +284,20 @@ pub enum HybLaunch {
     /// The COO kernel launched as the ELL kernel's programmatic dependent (sm_90 and later;
     /// earlier devices run the plain sequence).
     Programmatic,
+    /// [`HybLaunch::Programmatic`], and the COO kernel the block-merged walk where the carries
+    /// of its long rows onto one line of y reach [`MERGE_FROM`] (session 92; before sm_90 the
+    /// plain sequence, unmerged: only the H200 has measured it). Where they do not it is the programmatic sequence's
+    /// kernel exactly, so a table's programmatic times below the cut stay valid under it.
+    ProgrammaticMerged,
 }
 
 impl HybLaunch {
     /// The sequence a table's time of HYB was measured with, from its kernel revision.
     pub fn of_revision(kernel: Option<&str>) -> HybLaunch {
-        if kernel == Some(HYB_PDL_REVISION) {
-            HybLaunch::Programmatic
-        } else {
-            HybLaunch::Plain
+        match kernel {
+            Some(HYB_PDL_REVISION) => HybLaunch::Programmatic,
+            Some(HYB_PDL_MERGE_REVISION) => HybLaunch::ProgrammaticMerged,
+            _ => HybLaunch::Plain,
         }
     }
 
@@ -223,6 +306,31 @@ impl HybLaunch {
         match self {
             HybLaunch::Plain => None,
             HybLaunch::Programmatic => Some(HYB_PDL_REVISION),
+            HybLaunch::ProgrammaticMerged => Some(HYB_PDL_MERGE_REVISION),
+        }
+    }
+
+    /// Whether HYB's COO kernel is the programmatic dependent of its ELL kernel (sm_90+).
+    pub fn is_programmatic(self) -> bool {
+        self != HybLaunch::Plain
+    }
+
+    /// Whether HYB's COO part may run the block-merged walk ([`coo_line_carries`]).
+    pub fn merges(self) -> bool {
+        self == HybLaunch::ProgrammaticMerged
+    }
+
+    /// The sequence's number in an atomic ([`HybLaunch::from_code`]).
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The sequence of [`HybLaunch::code`]'s number (plain for any other).
+    pub fn from_code(code: u8) -> HybLaunch {
+        match code {
+            1 => HybLaunch::Programmatic,
+            2 => HybLaunch::ProgrammaticMerged,
+            _ => HybLaunch::Plain,
         }
     }
 
@@ -238,6 +346,7 @@ pub fn pdl_asked(value: Option<&std::ffi::OsStr>) -> Option<HybLaunch> {
     match value.and_then(|v| v.to_str()) {
         Some("1") => Some(HybLaunch::Programmatic),
         Some("0") => Some(HybLaunch::Plain),
+        Some("merge") => Some(HybLaunch::ProgrammaticMerged),
         _ => None,
     }
 }
@@ -299,6 +408,63 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn line_carries_count_rows_spanning_warps_per_line() {
+        // Warps of 32 entries, 2 rows a line: rows 0 and 1 span 2 warps each (line 0: 4), row 2
+        // stays in one warp (left out), row 3 spans 4 (line 1: 4), row 5 spans 7 (line 2).
+        let rows = [(0, 64), (1, 33), (2, 10), (3, 100), (4, 0), (5, 200)];
+        assert_eq!(line_carries(rows, 32, 2), 7);
+        assert_eq!(line_carries(rows[..4].iter().copied(), 32, 2), 4);
+        // One line of all of them: 2 + 2 + 4 + 7.
+        assert_eq!(line_carries(rows, 32, 32), 15);
+        // Nothing spans two warps of 1,024 entries but row 5 (207..407 lies in warp 0).
+        assert_eq!(line_carries(rows, 1024, 2), 0);
+        assert_eq!(line_carries(std::iter::empty(), 32, 32), 0);
+    }
+
+    #[test]
+    fn coo_line_carries_use_the_walks_chunks_and_lines() {
+        // 16 rows of 3,200 entries: one chunk (few entries), 100 warps a row (101 where a row
+        // starts mid-warp: never here, 3,200 is a multiple of 32).
+        let rows: Vec<_> = (0..16).map(|i| (i, 3200)).collect();
+        let r = 132 * 64;
+        assert_eq!(coo_line_carries(rows.iter().copied(), 51_200, 4, r), 1600);
+        assert_eq!(coo_line_carries(rows.iter().copied(), 51_200, 8, r), 1600);
+        // Rows 16 apart: one a line in f64 (16 rows), two in f32 (32 rows).
+        let apart: Vec<_> = (0..4).map(|i| (16 * i, 3200)).collect();
+        assert_eq!(coo_line_carries(apart.iter().copied(), 12_800, 8, r), 100);
+        assert_eq!(coo_line_carries(apart.iter().copied(), 12_800, 4, r), 200);
+        // Enough entries for 2 chunks a warp: half the warps.
+        assert_eq!(
+            coo_line_carries([(0, 32 * r as usize + 32)], 32 * r as usize + 32, 4, r),
+            (32 * r as u64 + 32) / 64 + 1
+        );
+        const { assert!(MERGE_FROM > 1064 && MERGE_FROM < 1401) };
+    }
+
+    #[test]
+    fn the_merged_sequence_has_its_revision_code_and_variable_value() {
+        for l in [
+            HybLaunch::Plain,
+            HybLaunch::Programmatic,
+            HybLaunch::ProgrammaticMerged,
+        ] {
+            assert_eq!(HybLaunch::of_revision(l.revision()), l);
+            assert_eq!(HybLaunch::from_code(l.code()), l);
+        }
+        assert_eq!(
+            pdl_asked(Some(std::ffi::OsStr::new("merge"))),
+            Some(HybLaunch::ProgrammaticMerged)
+        );
+        assert!(HybLaunch::ProgrammaticMerged.is_programmatic());
+        assert!(HybLaunch::ProgrammaticMerged.merges());
+        assert!(!HybLaunch::Programmatic.merges() && !HybLaunch::Plain.is_programmatic());
+        assert_eq!(
+            serde_json::to_string(&HybLaunch::ProgrammaticMerged).unwrap(),
+            "\"programmatic-merged\""
+        );
     }
 
     #[test]

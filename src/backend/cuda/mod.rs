@@ -75,7 +75,7 @@ pub struct CudaBackend {
     host_conversion: std::sync::atomic::AtomicBool,
     /// HYB's COO kernel as the programmatic dependent of its ELL kernel
     /// ([`CudaBackend::follow_hyb_launch`]; `launch::PDL_VAR` fixes it).
-    programmatic_hyb: std::sync::atomic::AtomicBool,
+    programmatic_hyb: std::sync::atomic::AtomicU8,
     /// The latest reference checked against, on the device (`prepared::check`).
     reference: Mutex<Option<prepared::DeviceReference>>,
     /// The green context of a partition: the last field, so that it is destroyed after
@@ -235,8 +235,8 @@ impl CudaBackend {
             flush: Mutex::new(None),
             shared: Mutex::new(None),
             host_conversion: std::sync::atomic::AtomicBool::new(prepared::host_conversion_asked()),
-            programmatic_hyb: std::sync::atomic::AtomicBool::new(
-                launch::pdl_from_env() == Some(launch::HybLaunch::Programmatic),
+            programmatic_hyb: std::sync::atomic::AtomicU8::new(
+                launch::pdl_from_env().unwrap_or_default().code(),
             ),
             reference: Mutex::new(None),
             _green: green,
@@ -272,6 +272,12 @@ impl CudaBackend {
             .store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Warps the GPU holds resident at once (SMs × warps an SM holds): what the COO walk's
+    /// chunks are sized for ([`launch::coo_chunks`]).
+    pub fn resident_warps(&self) -> u32 {
+        self.info.sm_count * self.info.max_warps_per_sm
+    }
+
     /// Whether formats are converted on the host ([`CudaBackend::set_host_conversion`]).
     pub fn host_conversion(&self) -> bool {
         self.host_conversion
@@ -284,22 +290,19 @@ impl CudaBackend {
     /// the sequence HYB runs with from now on.
     pub fn follow_hyb_launch(&self, modelled: launch::HybLaunch) -> launch::HybLaunch {
         if launch::pdl_from_env().is_none() {
-            self.programmatic_hyb.store(
-                modelled == launch::HybLaunch::Programmatic,
-                std::sync::atomic::Ordering::Relaxed,
-            );
+            self.programmatic_hyb
+                .store(modelled.code(), std::sync::atomic::Ordering::Relaxed);
         }
         self.hyb_launch()
     }
 
     /// The launch sequence HYB runs with ([`CudaBackend::follow_hyb_launch`]).
     pub fn hyb_launch(&self) -> launch::HybLaunch {
-        if self.info.cc_major >= 9
-            && self
-                .programmatic_hyb
-                .load(std::sync::atomic::Ordering::Relaxed)
-        {
-            launch::HybLaunch::Programmatic
+        if self.info.cc_major >= 9 {
+            launch::HybLaunch::from_code(
+                self.programmatic_hyb
+                    .load(std::sync::atomic::Ordering::Relaxed),
+            )
         } else {
             launch::HybLaunch::Plain
         }

@@ -70,6 +70,10 @@ pub const COO: KernelFile = KernelFile {
         "coo_f64",
         "coo_dependent_f32",
         "coo_dependent_f64",
+        "coo_merged_f32",
+        "coo_merged_f64",
+        "coo_dependent_merged_f32",
+        "coo_dependent_merged_f64",
     ],
 };
 

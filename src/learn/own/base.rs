@@ -376,6 +376,9 @@ pub(super) fn features(
     if version >= 12 {
         x.extend(hyb_parts(f, cfg));
     }
+    if version >= 13 {
+        x.extend(hyb_merged(f, cfg, vb));
+    }
     Ok((x, base, b))
 }
 
@@ -410,6 +413,30 @@ pub(super) fn hyb_parts(f: &Features, cfg: &KernelConfig) -> [f64; 5] {
         l(entries / rows.max(1.0)),
         l(width),
     ]
+}
+
+/// Whether HYB's COO part runs the block-merged walk under the merged sequence, as HYB's trees
+/// see it (version 13; zeros for every other configuration and at another fixed width):
+/// `[1 where the features' carries onto one line of y reach the launcher's cut, ln(1 + those
+/// carries) there]` ([`crate::features::Access::hyb_line_carries`],
+/// [`crate::backend::cuda::launch::MERGE_FROM`]). Features without the count are taken as below
+/// it (a fit keeps no programmatic HYB time where the count may reach it,
+/// `keep_hyb_times_as_modelled`). Measured on the H200 (session 92, seed 41's 313 candidates):
+/// merged HYB 0.38–1.17× the programmatic one's time, geomean 0.84 / 0.88 (f32 / f64).
+pub(super) fn hyb_merged(f: &Features, cfg: &KernelConfig, vb: u64) -> [f64; 2] {
+    let at_own_width = cfg.params.hyb.width.map_or(true, |w| w == f.hyb_width);
+    let carries = f
+        .access
+        .as_ref()
+        .and_then(|a| a.hyb_line_carries)
+        .map_or(0, |c| c[usize::from(vb == 8)]);
+    if cfg.variant != Variant::Hyb
+        || !at_own_width
+        || carries < crate::backend::cuda::launch::MERGE_FROM
+    {
+        return [0.0; 2];
+    }
+    [1.0, (carries as f64).ln_1p()]
 }
 
 /// The rows longer than `width` and their entries beyond it, from the log2 histogram of row

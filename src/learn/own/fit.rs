@@ -368,7 +368,9 @@ pub const HYB_SEQUENCES_AGREE_FROM_S: f64 = 20e-6;
 /// plainly one after the other or the second as the first's programmatic dependent
 /// ([`HybLaunch`]), 0.4–0.8 µs apart below 10 µs. A model predicts one of them: the one most of
 /// the training times below [`HYB_SEQUENCES_AGREE_FROM_S`] measured (ties: the plain one, which
-/// every table before session 83 holds alone). Its examples keep every time of that sequence,
+/// every table before session 83 holds alone), the programmatic and merged ones counted as one
+/// (the merged one's times at every length), and the merged one where any time measured it (its
+/// tables re-timed where it merges). Its examples keep every time of that sequence,
 /// the other's from [`HYB_SEQUENCES_AGREE_FROM_S`] on, and every time where HYB has no COO part
 /// (one kernel either way); the rest are left out, so a table of the other sequence trains no
 /// model of this one. Returns the sequence and how many examples were left out.
@@ -381,27 +383,50 @@ pub(super) fn keep_hyb_times_as_modelled(sets: &mut [ConfigSet<'_>]) -> (HybLaun
             .then(|| HybLaunch::of_revision(stored.and_then(|t| t.kernel.as_deref())))
     }
     let is_hyb = |s: &&mut ConfigSet<'_>| s.config.variant == Variant::Hyb;
-    let (mut plain, mut programmatic) = (0usize, 0usize);
+    let (mut plain, mut programmatic, mut merged) = (0usize, 0usize, 0usize);
     for set in sets.iter_mut().filter(is_hyb) {
-        for (row, _) in set.examples.iter().filter(|(_, t)| *t < agree) {
+        for (row, t) in set.examples.iter() {
             match sequence(&set.label, &set.config.params, row) {
-                Some(HybLaunch::Plain) => plain += 1,
-                Some(HybLaunch::Programmatic) => programmatic += 1,
-                None => {}
+                Some(HybLaunch::Plain) if *t < agree => plain += 1,
+                Some(HybLaunch::Programmatic) if *t < agree => programmatic += 1,
+                // The merged walk differs at every length: any time of it counts.
+                Some(HybLaunch::ProgrammaticMerged) => merged += 1,
+                _ => {}
             }
         }
     }
-    let modelled = if programmatic > plain {
-        HybLaunch::Programmatic
-    } else {
+    let modelled = if programmatic + merged <= plain {
         HybLaunch::Plain
+    } else if merged > 0 {
+        HybLaunch::ProgrammaticMerged
+    } else {
+        HybLaunch::Programmatic
+    };
+    // Under the merged sequence a programmatic time is the same kernel's wherever the launcher
+    // does not merge: kept where the features show the COO part cannot reach the cut
+    // (`hyb_may_reach`; the tables not yet re-timed merged keep their programmatic times there
+    // and lose them where it may).
+    let fits = |s: HybLaunch, row: &TableRow| {
+        s == modelled
+            || (modelled == HybLaunch::ProgrammaticMerged
+                && s == HybLaunch::Programmatic
+                && !crate::features::access::hyb_may_reach(
+                    &row.features,
+                    value_bytes(row.precision),
+                    crate::backend::cuda::launch::MERGE_FROM,
+                ))
     };
     let mut left_out = 0;
     for set in sets.iter_mut().filter(is_hyb) {
         let (label, params, before) = (&set.label, &set.config.params, set.examples.len());
-        set.examples.retain(|(row, ln_t)| {
-            *ln_t >= agree || sequence(label, params, row).map_or(true, |s| s == modelled)
-        });
+        // The merged walk differs at every size (0.4–0.8× where it merges), so only the plain
+        // and programmatic sequences agree from 20 µs on.
+        set.examples
+            .retain(|(row, ln_t)| match sequence(label, params, row) {
+                None => true,
+                Some(s) if fits(s, row) => true,
+                Some(s) => *ln_t >= agree && !s.merges() && !modelled.merges(),
+            });
         left_out += before - set.examples.len();
     }
     (modelled, left_out)

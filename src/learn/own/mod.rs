@@ -135,8 +135,9 @@ pub const TREES: Boost = Boost {
 /// widths cuSPARSE's sliced ELL walks ([`vendor_sell_width`], session 74: `cusparse-sell` runs
 /// a slice as its width rounded up to 8 entries where the rows are a multiple of 8, to 16
 /// otherwise; the only configuration whose held-out error split on it); 12 gives HYB's trees
-/// its two parts ([`hyb_parts`]: the COO part's entries, share and rows, and the ELL width).
-pub const VERSION: u32 = 12;
+/// its two parts ([`hyb_parts`]: the COO part's entries, share and rows, and the ELL width); 13
+/// whether HYB's COO part runs block-merged ([`hyb_merged`], session 92).
+pub const VERSION: u32 = 13;
 
 /// The share of the relative correction in the prediction (version 2; see the module doc).
 pub const RELATIVE_SHARE: f64 = 0.5;

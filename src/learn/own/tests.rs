@@ -715,3 +715,128 @@ fn rows_beyond_a_width_come_from_the_log2_histogram() {
     assert_eq!(rows, 8.0);
     assert_eq!(entries, 4.0 * 1.0 + 2.0 * 2.5 + 2.0 * 5.5);
 }
+
+/// 4,992 rows of 1 entry and, after them, 16 adjacent rows of 4,000: HYB's width is 1 and its
+/// COO part the 16 long rows' 63,984 entries beyond it, one chunk a warp (few entries), each
+/// row over ≈ 125 of the walk's warps, all on one 128-byte line of y in f32 and f64 alike.
+fn long_hyb_fixture() -> Features {
+    let mut rows: Vec<u32> = (0..4_992).collect();
+    let mut cols = vec![0u32; 4_992];
+    for r in 4_992..5_008 {
+        rows.extend(std::iter::repeat(r).take(4_000));
+        cols.extend(0..4_000);
+    }
+    let vals = vec![1.0; rows.len()];
+    let a = crate::Csr::<f64>::from_triplets(5_008, 4_000, &rows, &cols, &vals).unwrap();
+    Features::compute(&a)
+}
+
+#[test]
+fn hyb_line_carries_and_their_bound_say_where_the_walk_merges() {
+    use crate::backend::cuda::launch::MERGE_FROM;
+    use crate::features::access::hyb_may_reach;
+    let long = long_hyb_fixture();
+    let c = long.access.as_ref().unwrap().hyb_line_carries.unwrap();
+    // 16 rows × 125 or 126 warps (63,984 entries from offset 0: row k's 3,999 from 3,999k).
+    assert!((16 * 125..=16 * 126).contains(&c[0]), "{c:?}");
+    assert_eq!(c[0], c[1], "16 rows fit one line in both precisions");
+    assert!(hyb_may_reach(&long, 4, MERGE_FROM) && hyb_may_reach(&long, 8, MERGE_FROM));
+    // Without the count (features of an older table) the bound still says it may.
+    let mut old = long.clone();
+    old.access.as_mut().unwrap().hyb_line_carries = None;
+    assert!(hyb_may_reach(&old, 4, MERGE_FROM) && hyb_may_reach(&old, 8, MERGE_FROM));
+    // The count, where present, decides: these 16 rows never reach 10,000.
+    assert!(!hyb_may_reach(&long, 4, 10_000));
+    // A COO part of 8 entries cannot, by the bound alone either.
+    let mut small = hyb_fixture(true);
+    assert_eq!(
+        small.access.as_ref().unwrap().hyb_line_carries,
+        Some([0, 0])
+    );
+    small.access.as_mut().unwrap().hyb_line_carries = None;
+    assert!(!hyb_may_reach(&small, 4, MERGE_FROM) && !hyb_may_reach(&small, 8, MERGE_FROM));
+    // Split at another width the count no longer describes HYB's COO part.
+    let mut split = long.clone();
+    let a = crate::Csr::<f64>::from_triplets(1, 1, &[0], &[0], &[1.0]).unwrap();
+    split.split_hyb_at(&a, 0);
+    assert_eq!(split.access.as_ref().unwrap().hyb_line_carries, None);
+}
+
+#[test]
+fn version_13_tells_hybs_trees_where_its_coo_part_merges() {
+    let long = long_hyb_fixture();
+    let c = long.access.as_ref().unwrap().hyb_line_carries.unwrap()[1];
+    let hyb = KernelConfig::parse_label("hyb").unwrap();
+    assert_eq!(hyb_merged(&long, &hyb, 8), [1.0, (c as f64).ln_1p()]);
+    // Below the cut, for another configuration, at another fixed width: nothing.
+    assert_eq!(hyb_merged(&hyb_fixture(true), &hyb, 8), [0.0; 2]);
+    let ell = KernelConfig::parse_label("ell").unwrap();
+    assert_eq!(hyb_merged(&long, &ell, 8), [0.0; 2]);
+    let mut wide = hyb.clone();
+    wide.params.hyb.width = Some(8);
+    assert_eq!(hyb_merged(&long, &wide, 8), [0.0; 2]);
+    // The trees read them last from version 13, not before.
+    let d = device(3e12, 50e6);
+    let (x13, ..) = features(&long, &hyb, 8, &d, 1e-7, 13).unwrap();
+    let (x12, ..) = features(&long, &hyb, 8, &d, 1e-7, 12).unwrap();
+    assert_eq!(x13.len(), x12.len() + 2);
+    assert_eq!(x13[x12.len()..], hyb_merged(&long, &hyb, 8));
+}
+
+#[test]
+fn the_merged_sequence_keeps_programmatic_times_only_where_hyb_cannot_merge() {
+    use HybLaunch::{Programmatic, ProgrammaticMerged};
+    let row = |f: Features, seconds: f64, sequence: HybLaunch| {
+        let kernel = sequence.revision().map(String::from);
+        table_row(f, vec![config_time("hyb", Some(seconds), kernel)])
+    };
+    let mut old = long_hyb_fixture();
+    old.access.as_mut().unwrap().hyb_line_carries = None;
+    let (short, long) = (5e-6, 2.0 * fit::HYB_SEQUENCES_AGREE_FROM_S);
+    let rows = [
+        row(long_hyb_fixture(), short, ProgrammaticMerged), // re-timed merged: kept
+        row(hyb_fixture(true), short, Programmatic),        // cannot merge: the same kernel, kept
+        row(old.clone(), short, Programmatic),              // may merge, not re-timed: left out
+        row(old, long, Programmatic),                       // at any length
+        row(long_hyb_fixture(), long, Programmatic),        // its count says it merges
+        row(hyb_fixture(false), short, Programmatic),       // no COO part: kept
+    ];
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
+    let (modelled, left_out) = fit::keep_hyb_times_as_modelled(&mut sets);
+    assert_eq!((modelled, left_out), (ProgrammaticMerged, 3));
+    let kept: Vec<usize> = (0..rows.len())
+        .filter(|&i| {
+            sets[0]
+                .examples
+                .iter()
+                .any(|(r, _)| std::ptr::eq(*r, &rows[i]))
+        })
+        .collect();
+    assert_eq!(kept, vec![0, 1, 5]);
+    // One merged time, however long, makes the fit model the merged sequence: the programmatic
+    // time whose count reaches the cut is left out, those that cannot merge kept.
+    let rows = [
+        row(hyb_fixture(true), short, Programmatic),
+        row(hyb_fixture(true), short, Programmatic),
+        row(long_hyb_fixture(), long, Programmatic),
+        row(long_hyb_fixture(), long, ProgrammaticMerged),
+    ];
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
+    assert_eq!(
+        fit::keep_hyb_times_as_modelled(&mut sets),
+        (ProgrammaticMerged, 1)
+    );
+    // Without a merged time the programmatic sequence, which keeps no merged time either.
+    let rows = [
+        row(hyb_fixture(true), short, Programmatic),
+        row(long_hyb_fixture(), long, Programmatic),
+    ];
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
+    assert_eq!(
+        fit::keep_hyb_times_as_modelled(&mut sets),
+        (Programmatic, 0)
+    );
+}

@@ -284,7 +284,7 @@ fn to_device<T: CudaScalar>(
     }
     let f = AnyFormat::convert(csr, kind, params)?;
     space.fits(f.as_dyn().footprint_bytes())?;
-    DevFormat::upload(&be.stream, &f)
+    DevFormat::upload(be, &f)
 }
 
 /// `SPARSECAST_HOST_CONVERSION=1`: convert every format on the host and upload it (the way

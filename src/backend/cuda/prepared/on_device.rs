@@ -78,6 +78,12 @@ fn done<U>(a: CudaSlice<U>, len: usize) -> Arr<U> {
     }
 }
 
+/// The runs of equal rows in `rows` (sorted), as [`crate::backend::cuda::launch::coo_line_carries`] reads them.
+fn row_runs(rows: &[u32]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    rows.chunk_by(|a, b| a == b)
+        .map(|run| (run[0] as usize, run.len()))
+}
+
 /// COO on the device.
 pub(super) struct DevCoo<T> {
     pub rows: Arr<u32>,
@@ -100,6 +106,9 @@ pub(super) enum DevFormat<T> {
     Hyb {
         ell: DevEll<T>,
         coo: DevCoo<T>,
+        /// The COO part's carries onto one line of y ([`crate::backend::cuda::launch::coo_line_carries`]): where they
+        /// reach [`crate::backend::cuda::launch::merge_from`] the merged sequence runs the block-merged walk.
+        line_carries: u64,
     },
     Sell {
         c: usize,
@@ -173,7 +182,8 @@ pub(super) fn scratch_bytes(kind: FormatKind, nrows: usize) -> u64 {
 
 impl<T: CudaScalar> DevFormat<T> {
     /// The host conversion `f`, copied to the device.
-    pub fn upload(s: &Arc<CudaStream>, f: &AnyFormat<T>) -> Result<Self> {
+    pub fn upload(be: &CudaBackend, f: &AnyFormat<T>) -> Result<Self> {
+        let s = &be.stream;
         let coo = |m: &formats::Coo<T>| -> Result<DevCoo<T>> {
             Ok(DevCoo {
                 rows: up(s, &m.rows)?,
@@ -195,6 +205,12 @@ impl<T: CudaScalar> DevFormat<T> {
             AnyFormat::Hyb(m) => DevFormat::Hyb {
                 ell: ell(&m.ell)?,
                 coo: coo(&m.coo)?,
+                line_carries: crate::backend::cuda::launch::coo_line_carries(
+                    row_runs(&m.coo.rows),
+                    m.coo.rows.len(),
+                    T::BYTES,
+                    be.resident_warps(),
+                ),
             },
             AnyFormat::Sell(m) => DevFormat::Sell {
                 c: m.c,
@@ -310,6 +326,12 @@ impl<T: CudaScalar> DevFormat<T> {
                 let start = formats::hyb::remainder_starts(csr, width);
                 let over = start[nrows];
                 fits(slots_bytes(width * nrows) + over as u64 * (8 + vb) + scratch)?;
+                let line_carries = crate::backend::cuda::launch::coo_line_carries(
+                    (0..nrows).map(|i| (i, start[i + 1] - start[i])),
+                    over,
+                    T::BYTES,
+                    be.resident_warps(),
+                );
                 let start: Vec<u32> = start.iter().map(|&v| v as u32).collect();
                 let start = up(s, &start)?;
                 let mut rows = filled::<u32>(s, over, 0, "allocating HYB's COO rows")?;
@@ -329,6 +351,7 @@ impl<T: CudaScalar> DevFormat<T> {
                         cols: done(cols, over),
                         val: done(vals, over),
                     },
+                    line_carries,
                 }
             }
             FormatKind::Sell => {
@@ -468,7 +491,7 @@ impl<T: CudaScalar> DevFormat<T> {
         match self {
             DevFormat::Coo(m) => coo(m),
             DevFormat::Ell(m) => ell(m),
-            DevFormat::Hyb { ell: e, coo: c } => ell(e) + coo(c),
+            DevFormat::Hyb { ell: e, coo: c, .. } => ell(e) + coo(c),
             DevFormat::Sell {
                 slice_ptr,
                 col,
@@ -505,7 +528,7 @@ impl<T: CudaScalar> DevFormat<T> {
         match self {
             DevFormat::Coo(m) => m.val.len,
             DevFormat::Ell(m) => m.val.len,
-            DevFormat::Hyb { ell, coo } => ell.val.len + coo.val.len,
+            DevFormat::Hyb { ell, coo, .. } => ell.val.len + coo.val.len,
             DevFormat::Sell { val, .. }
             | DevFormat::Jad { val, .. }
             | DevFormat::Dia { val, .. }

@@ -33,12 +33,21 @@ pub(super) fn own_kernel<T: CudaScalar>(
             ),
         }),
         (Variant::CsrMerge, _) => Kernel::Merge(Box::new(Merge::new(be, up, csr, block)?)),
-        (Variant::Coo, Some(DevFormat::Coo(m))) => coo_kernel(be, m, block, After::Memset)?,
+        (Variant::Coo, Some(DevFormat::Coo(m))) => coo_kernel(be, m, block, After::Memset, false)?,
         (Variant::Ell, Some(DevFormat::Ell(m))) => ell_kernel(be, m, block, "ell")?,
-        (Variant::Hyb, Some(DevFormat::Hyb { ell, coo })) => {
+        (
+            Variant::Hyb,
+            Some(DevFormat::Hyb {
+                ell,
+                coo,
+                line_carries,
+            }),
+        ) => {
             // The COO part, if any, follows the ELL kernel in the stream, or as its
-            // programmatic dependent where that is asked for.
+            // programmatic dependent where that is asked for; its walk merged per block where
+            // that is asked for and its carries onto one line of y reach the cut.
             let dependent = coo.val.len > 0 && programmatic(be);
+            let merged = be.hyb_launch().merges() && *line_carries >= launch::merge_from();
             let coo = if coo.val.len == 0 {
                 None
             } else {
@@ -47,7 +56,7 @@ pub(super) fn own_kernel<T: CudaScalar>(
                 } else {
                     After::Kernel
                 };
-                Some(Box::new(coo_kernel(be, coo, block, after)?))
+                Some(Box::new(coo_kernel(be, coo, block, after, merged)?))
             };
             let ell = Box::new(ell_kernel(
                 be,
@@ -260,14 +269,16 @@ fn sell_kernel<T: CudaScalar>(
     }))
 }
 
-/// COO's adding kernel over the COO arrays `m`, after `after` ([`coo_sequence`]).
+/// COO's adding kernel over the COO arrays `m`, after `after` ([`coo_sequence`]); its walk
+/// block-merged where `merged` (`coo_merged_*`, kernels/coo.cu).
 fn coo_kernel<T: CudaScalar>(
     be: &CudaBackend,
     m: &DevCoo<T>,
     block: u32,
     after: After,
+    merged: bool,
 ) -> Result<Kernel<T>> {
-    coo_sequence(be, m.val.len, block, after, |chunks| {
+    coo_sequence(be, m.val.len, block, after, merged, |chunks| {
         args::coo(
             m.val.len as u32,
             chunks,
@@ -292,21 +303,22 @@ pub(super) enum After {
 
 /// The launch sequence of COO's adding kernel over `nnz` entries after `after` (`args` builds
 /// the argument list for a number of chunks per warp): [`Kernel::Adding`], or
-/// [`Kernel::Dependent`] after [`After::Release`].
+/// [`Kernel::Dependent`] after [`After::Release`]; the block-merged walk where `merged`.
 pub(super) fn coo_sequence<T: CudaScalar>(
     be: &CudaBackend,
     nnz: usize,
     block: u32,
     after: After,
+    merged: bool,
     args: impl FnOnce(u32) -> Vec<args::Arg<T>>,
 ) -> Result<Kernel<T>> {
-    let resident_warps = be.info.sm_count * be.info.max_warps_per_sm;
-    let chunks = launch::coo_chunks(nnz, resident_warps);
+    let chunks = launch::coo_chunks(nnz, be.resident_warps());
     let grid = launch::coo_grid(nnz, chunks, block)?;
-    let name = if after == After::Release {
-        "coo_dependent"
-    } else {
-        "coo"
+    let name = match (after == After::Release, merged) {
+        (true, false) => "coo_dependent",
+        (false, false) => "coo",
+        (true, true) => "coo_dependent_merged",
+        (false, true) => "coo_merged",
     };
     let launch = Launch {
         f: function::<T>(be, name, block)?,
@@ -327,7 +339,7 @@ pub(super) fn coo_sequence<T: CudaScalar>(
 /// HYB sequence says ([`CudaBackend::hyb_launch`]: the profile's, or [`launch::PDL_VAR`]'s).
 /// Today only HYB uses it.
 pub(super) fn programmatic(be: &CudaBackend) -> bool {
-    be.hyb_launch() == launch::HybLaunch::Programmatic
+    be.hyb_launch().is_programmatic()
 }
 
 /// SEG-TILE (a tile's rows in `groups` interleaved groups, a thread block each). With x staged in

@@ -81,9 +81,14 @@ impl<'a, T: CudaScalar> CudaPrepared<'a, T> {
                 }
                 _ => {
                     let (rows_d, cols_d, val) = synthetic::fill_coo::<T>(be, shape)?;
-                    own::coo_sequence(be, nnz as usize, block, own::After::Memset, |chunks| {
-                        args::coo(shape.nnz, chunks, rows_d, cols_d, val)
-                    })?
+                    own::coo_sequence(
+                        be,
+                        nnz as usize,
+                        block,
+                        own::After::Memset,
+                        false,
+                        |chunks| args::coo(shape.nnz, chunks, rows_d, cols_d, val),
+                    )?
                 }
             }
         };
