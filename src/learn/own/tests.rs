@@ -567,6 +567,24 @@ fn kept_by(rows: &[TableRow], keep: fn(&mut [ConfigSet<'_>])) -> Vec<usize> {
         .collect()
 }
 
+/// The sequence [`fit::keep_hyb_times_as_modelled`] models on `rows` (HYB's times) and the
+/// indices of the rows whose example it keeps (the others counted as left out).
+fn hyb_kept(rows: &[TableRow]) -> (HybLaunch, Vec<usize>) {
+    let refs: Vec<&TableRow> = rows.iter().collect();
+    let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
+    let (modelled, left_out) = fit::keep_hyb_times_as_modelled(&mut sets);
+    let kept: Vec<usize> = (0..rows.len())
+        .filter(|&i| {
+            sets[0]
+                .examples
+                .iter()
+                .any(|(r, _)| std::ptr::eq(*r, &rows[i]))
+        })
+        .collect();
+    assert_eq!(kept.len() + left_out, rows.len());
+    (modelled, kept)
+}
+
 /// 5,000 rows of 1 entry, with or without a last row of 9: Bell & Garland's width is 1 (at least
 /// 4,096 rows reach it), so the long row's tail is HYB's COO part.
 fn hyb_fixture(long: bool) -> Features {
@@ -599,21 +617,7 @@ fn the_fit_models_the_hyb_sequence_most_short_times_measured() {
         "the fixture has a COO part"
     );
     assert_eq!(hyb_fixture(false).hyb_coo_nnz, 0);
-    let keep = |rows: &[TableRow]| {
-        let refs: Vec<&TableRow> = rows.iter().collect();
-        let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
-        let (modelled, left_out) = fit::keep_hyb_times_as_modelled(&mut sets);
-        let kept: Vec<usize> = (0..rows.len())
-            .filter(|&i| {
-                sets[0]
-                    .examples
-                    .iter()
-                    .any(|(r, _)| std::ptr::eq(*r, &rows[i]))
-            })
-            .collect();
-        assert_eq!(kept.len() + left_out, rows.len());
-        (modelled, kept)
-    };
+    let keep = hyb_kept;
     let (short, long) = (5e-6, 2.0 * fit::HYB_SEQUENCES_AGREE_FROM_S);
     // Tables of the plain sequence (every table before session 83), one row re-timed.
     let rows = [
@@ -801,19 +805,7 @@ fn the_merged_sequence_keeps_programmatic_times_only_where_hyb_cannot_merge() {
         row(long_hyb_fixture(), long, Programmatic),        // its count says it merges
         row(hyb_fixture(false), short, Programmatic),       // no COO part: kept
     ];
-    let refs: Vec<&TableRow> = rows.iter().collect();
-    let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
-    let (modelled, left_out) = fit::keep_hyb_times_as_modelled(&mut sets);
-    assert_eq!((modelled, left_out), (ProgrammaticMerged, 3));
-    let kept: Vec<usize> = (0..rows.len())
-        .filter(|&i| {
-            sets[0]
-                .examples
-                .iter()
-                .any(|(r, _)| std::ptr::eq(*r, &rows[i]))
-        })
-        .collect();
-    assert_eq!(kept, vec![0, 1, 5]);
+    assert_eq!(hyb_kept(&rows), (ProgrammaticMerged, vec![0, 1, 5]));
     // One merged time, however long, makes the fit model the merged sequence: the programmatic
     // time whose count reaches the cut is left out, those that cannot merge kept.
     let rows = [
@@ -822,21 +814,11 @@ fn the_merged_sequence_keeps_programmatic_times_only_where_hyb_cannot_merge() {
         row(long_hyb_fixture(), long, Programmatic),
         row(long_hyb_fixture(), long, ProgrammaticMerged),
     ];
-    let refs: Vec<&TableRow> = rows.iter().collect();
-    let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
-    assert_eq!(
-        fit::keep_hyb_times_as_modelled(&mut sets),
-        (ProgrammaticMerged, 1)
-    );
+    assert_eq!(hyb_kept(&rows), (ProgrammaticMerged, vec![0, 1, 3]));
     // Without a merged time the programmatic sequence, which keeps no merged time either.
     let rows = [
         row(hyb_fixture(true), short, Programmatic),
         row(long_hyb_fixture(), long, Programmatic),
     ];
-    let refs: Vec<&TableRow> = rows.iter().collect();
-    let mut sets = crate::learn::dataset::per_config(&refs, Precision::F64).unwrap();
-    assert_eq!(
-        fit::keep_hyb_times_as_modelled(&mut sets),
-        (Programmatic, 0)
-    );
+    assert_eq!(hyb_kept(&rows), (Programmatic, vec![0, 1]));
 }
