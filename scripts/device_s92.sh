@@ -27,8 +27,9 @@ SEED=${SEED:-s41}
 source scripts/device_env.sh
 source scripts/seed_args.sh
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
-pack() { (cd "$OUT" && tar cf "s92-$G.tar" corpus-*.jsonl.gz collect-*.log.gz selftest-* 2>/dev/null &&
-    rm -f corpus-*.jsonl.gz collect-*.log.gz selftest-*; ls -la); }
+# One tar of whatever exists (a missing pattern must not stop it: the call returns 8 files at most).
+pack() { (cd "$OUT" && shopt -s nullglob && f=(corpus-*.jsonl.gz collect-*.log.gz selftest-*) &&
+    [ ${#f[@]} -gt 0 ] && tar cf "s92-$G.tar" "${f[@]}" && rm -f "${f[@]}"; ls -la); }
 if [ "$STEP" = check ]; then
     timeout 200 "$BIN" selftest --backend cuda > "$OUT/selftest-full-$G.txt" 2>&1
     rc=$?
